@@ -1,0 +1,11 @@
+"""The command line; each command lives in its own module and registers on `cli`."""
+
+from gatecheck.cli import check as _check  # noqa: F401  (registers the command)
+from gatecheck.cli.common import cli
+
+
+def main() -> None:
+    cli(prog_name="gatecheck")
+
+
+__all__ = ["cli", "main"]

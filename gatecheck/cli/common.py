@@ -1,0 +1,76 @@
+"""Command line: `gatecheck check | explain | audit | rules`. Exit 0 clean, 1 findings,
+2 usage, config or internal error."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from gatecheck import __version__
+from gatecheck.config.loader import load_ruleset
+from gatecheck.config.model import ConfigErrors, RuleSet
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class GatecheckGroup(click.Group):
+    """Turns config errors and crashes into one-line messages with exit 2."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except ConfigErrors as err:
+            for error in err.errors:
+                click.echo(str(error), err=True)
+            ctx.exit(EXIT_ERROR)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as err:  # contained: one line, unless --debug
+            if ctx.meta.get("gatecheck.debug"):
+                raise
+            click.echo(f"gatecheck: internal error: {type(err).__name__}: {err}", err=True)
+            ctx.exit(EXIT_ERROR)
+        return None
+
+
+def load_rules(rules: Sequence[Path]) -> RuleSet:
+    return load_ruleset(list(rules) if rules else None)
+
+
+def check_generations(ruleset: RuleSet, generations: Sequence[str]) -> None:
+    unknown = [g for g in generations if g not in ruleset.registry]
+    if unknown:
+        known = ", ".join(ruleset.registry.names)
+        raise click.BadParameter(
+            f"unknown generation {unknown[0]!r} (known: {known})", param_hint="--generation"
+        )
+
+
+@click.group(cls=GatecheckGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gatecheck")
+@click.option("--debug", is_flag=True, help="Re-raise internal errors with a traceback.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Static analysis of GPU architecture gates."""
+    ctx.meta["gatecheck.debug"] = debug
+    # Deeply nested conditions in generated code must not blow the stack.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+
+
+paths_argument = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+rules_option = click.option(
+    "--rules",
+    "rules",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Rule file or folder (repeatable). Default: the shipped rules.",
+)
+generation_option = click.option(
+    "--generation",
+    "generations",
+    multiple=True,
+    help="Only these generations (repeatable).",
+)

@@ -1,0 +1,145 @@
+"""Typed configuration objects: the generation registry and feature rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where a config item was declared (1-based line and column, for messages)."""
+
+    path: Path
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Generation:
+    name: str
+    vendor: str
+    # What torch.cuda.get_device_capability() returns on such a device.
+    capability: tuple[int, int]
+    family: str
+    products: tuple[str, ...] = ()
+
+    @property
+    def major(self) -> int:
+        return self.capability[0]
+
+    @property
+    def minor(self) -> int:
+        return self.capability[1]
+
+    @property
+    def sm_version(self) -> int:
+        return self.capability[0] * 10 + self.capability[1]
+
+
+@dataclass(frozen=True)
+class Registry:
+    generations: tuple[Generation, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", {g.name: g for g in self.generations})
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(g.name for g in self.generations)
+
+    def get(self, name: str) -> Generation:
+        by_name: dict[str, Generation] = self._by_name  # type: ignore[attr-defined]
+        return by_name[name]
+
+    def __contains__(self, name: object) -> bool:
+        by_name: dict[str, Generation] = self._by_name  # type: ignore[attr-defined]
+        return name in by_name
+
+    def all_names(self) -> frozenset[str]:
+        return frozenset(self.names)
+
+    def vendor_names(self, vendor: str) -> frozenset[str]:
+        return frozenset(g.name for g in self.generations if g.vendor == vendor)
+
+    def ordered(self, names: Iterable[str]) -> list[str]:
+        wanted = set(names)
+        return [g.name for g in self.generations if g.name in wanted]
+
+
+@dataclass(frozen=True)
+class FeatureExample:
+    """A small code example a rule carries, with the verdict gatecheck must reach on it."""
+
+    description: str
+    # Module path (e.g. `pkg/mod.py`) -> source text.
+    files: Mapping[str, str]
+    expect: str  # "fail" or "pass"
+    # The generation the example is checked against, when not the feature's `require`.
+    generation: str | None = None
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A feature whose gates must admit the `require`d generations."""
+
+    id: str
+    description: str
+    # Feature flags (attribute / field names) whose switching-on or reading is a gate.
+    flags: tuple[str, ...]
+    # Explicit gate functions, dotted (`pkg.mod.func` or `pkg.mod.Class.method`).
+    gate_functions: tuple[str, ...]
+    require: frozenset[str]
+    # Deliberate exclusions: generation -> reason. Never flagged, never "fixed".
+    exclude: Mapping[str, str] = field(default_factory=dict)
+    # Kernel entry points (dotted) the feature reaches, for kernel-aware checks.
+    kernels: tuple[str, ...] = ()
+    # CLI options that set the flag, if the rule names them (else discovered).
+    location: SourceLocation | None = None
+    examples: tuple[FeatureExample, ...] = ()
+
+
+@dataclass(frozen=True)
+class VocabularyEntry:
+    """Project-specific predicate vocabulary: a name pattern and what it admits.
+
+    Used only where no body can be read (compiled or third-party code).
+    `pattern` is an fnmatch-style glob on the callee's dotted or bare name.
+    """
+
+    pattern: str
+    admits: frozenset[str]
+    location: SourceLocation | None = None
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    registry: Registry
+    features: tuple[Feature, ...] = ()
+    vocabulary: tuple[VocabularyEntry, ...] = ()
+    sources: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConfigError:
+    """One problem in a config file; str() is the one-line `file:line:col: message`."""
+
+    path: Path
+    line: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: {self.message}"
+
+
+class ConfigErrors(Exception):
+    """All problems found while loading config, reported together."""
+
+    def __init__(self, errors: list[ConfigError]) -> None:
+        super().__init__("\n".join(str(e) for e in errors))
+        self.errors = errors

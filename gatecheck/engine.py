@@ -1,0 +1,195 @@
+"""The check pipeline without any I/O policy: discover -> load -> gates -> semantics ->
+findings. The CLI and reporters sit on top; this module imports neither."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from astroid import nodes
+
+from gatecheck.config.model import Feature, RuleSet
+from gatecheck.discovery import Discovery, Skipped, discover
+from gatecheck.findings import MISSING_GENERATION, Finding, Hop, Position
+from gatecheck.gates.feature_gates import find_feature_gates, mentions
+from gatecheck.gates.model import Gate, Polarity
+from gatecheck.loading.project import FileDiagnostic, Project, read_source
+from gatecheck.semantics.admitted import Admission, Semantics
+from gatecheck.semantics.culprit import culprit
+from gatecheck.semantics.predicates import ScopePredicate, module_predicates
+from gatecheck.semantics.values import UNKNOWN
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """A gate of a feature with its semantics: what the feature admits through it."""
+
+    feature: Feature
+    gate: Gate
+    admission: Admission
+    feature_admits: frozenset[str]
+    missing: frozenset[str]
+
+
+@dataclass
+class Analysis:
+    project: Project
+    semantics: Semantics
+    discovery: Discovery
+    gate_results: list[GateResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def diagnostics(self) -> list[FileDiagnostic]:
+        return self.project.diagnostics
+
+    @property
+    def skipped(self) -> tuple[Skipped, ...]:
+        return self.discovery.skipped
+
+
+def flag_assumptions(feature: Feature, polarity: Polarity) -> dict[str, object]:
+    # Disabling gates are read with the feature requested (its flag on); enabling gates
+    # cannot assume anything about the flag they are about to set.
+    value: object = True if polarity is Polarity.DISABLES else UNKNOWN
+    return {flag: value for flag in feature.flags}
+
+
+def open_project(paths: Sequence[Path], excludes: Sequence[str] = ()) -> tuple[Project, Discovery]:
+    found = discover(paths, excludes)
+    return Project(found.files, found.roots), found
+
+
+def analyse(
+    paths: Sequence[Path],
+    ruleset: RuleSet,
+    *,
+    features: Iterable[str] | None = None,
+    generations: Iterable[str] | None = None,
+    excludes: Sequence[str] = (),
+) -> Analysis:
+    project, found = open_project(paths, excludes)
+    semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
+    analysis = Analysis(project, semantics, found)
+    wanted = set(features) if features is not None else None
+    selected = [f for f in ruleset.features if wanted is None or f.id in wanted]
+    texts = _prefilter_texts(project, selected)
+    for feature in selected:
+        modules = [
+            m
+            for path, text in texts.items()
+            if mentions(text, feature) and (m := project.module_at(path)) is not None
+        ]
+        for gate in find_feature_gates(project, feature, modules):
+            result = evaluate_gate(semantics, feature, gate, generations)
+            if result is None:
+                continue
+            analysis.gate_results.append(result)
+            if result.missing:
+                analysis.findings.append(make_finding(semantics, result))
+    analysis.findings.sort(key=lambda f: (str(f.path), f.start, f.feature))
+    return analysis
+
+
+def _prefilter_texts(project: Project, features: Sequence[Feature]) -> dict[Path, str]:
+    texts: dict[Path, str] = {}
+    for path in project.files:
+        try:
+            text = read_source(path).text
+        except (OSError, ValueError, SyntaxError, LookupError):
+            project.module_at(path)  # records the diagnostic
+            continue
+        if any(mentions(text, f) for f in features):
+            texts[path] = text
+    return texts
+
+
+def evaluate_gate(
+    semantics: Semantics,
+    feature: Feature,
+    gate: Gate,
+    generations: Iterable[str] | None = None,
+) -> GateResult | None:
+    admission = semantics.admission(gate.condition, flag_assumptions(feature, gate.polarity))
+    if not semantics.is_arch_dependent(admission):
+        return None  # mentions no arch term: not a gate
+    feature_admits = (
+        admission.can_be_true if gate.polarity is Polarity.ENABLES else admission.can_be_false
+    )
+    required = set(feature.require)
+    if generations is not None:
+        required &= set(generations)
+    missing = frozenset(required - feature_admits - set(feature.exclude))
+    return GateResult(feature, gate, admission, feature_admits, missing)
+
+
+def make_finding(semantics: Semantics, result: GateResult) -> Finding:
+    gate, feature = result.gate, result.feature
+    registry = semantics.registry
+    first_missing = registry.ordered(result.missing)[0]
+    evaluator = semantics.evaluator(first_missing, flag_assumptions(feature, gate.polarity))
+    blocking = culprit(gate.condition, evaluator, needs=gate.polarity is Polarity.ENABLES)
+    missing_text = ", ".join(registry.ordered(result.missing))
+    admits_text = ", ".join(registry.ordered(result.feature_admits)) or "no generation"
+    verb = "admits" if gate.polarity is Polarity.ENABLES else "lets the feature through on"
+    message = (
+        f"{gate.kind.value} gate of '{feature.id}' excludes required {missing_text}: "
+        f"it {verb} only {admits_text}"
+    )
+    notes: list[str] = []
+    module = gate.condition.root()
+    available: list[ScopePredicate] = []
+    if isinstance(module, nodes.Module):
+        candidates = [p for p in module_predicates(module, semantics) if p.admits & result.missing]
+
+        # Prefer the predicates that add least beyond what is missing.
+        def extra(p: ScopePredicate) -> int:
+            return len(p.admits - result.missing - result.feature_admits)
+
+        least = min((extra(p) for p in candidates), default=0)
+        available = [p for p in candidates if extra(p) == least]
+    for predicate in available:
+        where = {"import": "imported", "def": "defined", "alias": "defined"}[predicate.origin]
+        usage = f"{predicate.name}()" if predicate.form == "call" else predicate.name
+        covers = ", ".join(registry.ordered(predicate.admits & result.missing))
+        notes.append(
+            f"'{predicate.name}' is already {where} in this module (line {predicate.line}) "
+            f"and admits {covers}, but the gate does not use it: add `{usage}`"
+        )
+    if result.admission.assumed:
+        notes.append(
+            "partly assumed from names (no readable body): "
+            + "; ".join(sorted(result.admission.assumed))
+        )
+    hop = Hop(
+        gate.path,
+        gate.line,
+        gate.qualname,
+        gate.kind.value,
+        gate.condition.as_string(),
+        result.feature_admits,
+        int(gate.condition.col_offset or 0),
+    )
+    return Finding(
+        rule=MISSING_GENERATION,
+        path=gate.path,
+        start=Position(int(blocking.lineno or 1), int(blocking.col_offset or 0)),
+        end=Position(
+            int(blocking.end_lineno or blocking.lineno or 1),
+            int(blocking.end_col_offset or 0),
+        ),
+        feature=feature.id,
+        message=message,
+        required=frozenset(feature.require),
+        admitted=result.feature_admits,
+        missing=result.missing,
+        gate_kind=gate.kind.value,
+        polarity=gate.polarity.value,
+        qualname=gate.qualname,
+        condition=gate.condition.as_string(),
+        culprit=blocking.as_string(),
+        notes=tuple(notes),
+        assumed=tuple(sorted(result.admission.assumed)),
+        hops=(hop,),
+    )

@@ -1,0 +1,181 @@
+"""Step 2: load modules. Files are mapped to dotted module names up front (cheap), and
+built into astroid trees only when something needs them (lazy), each failure contained
+to its own file."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from astroid import nodes
+from astroid.builder import AstroidBuilder
+from astroid.exceptions import AstroidBuildingError, AstroidSyntaxError
+from astroid.manager import AstroidManager
+
+
+@dataclass(frozen=True)
+class FileDiagnostic:
+    """A file that could not be analysed, and why (reported, never fatal)."""
+
+    path: Path
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path
+    text: str
+    raw: bytes
+    encoding: str
+
+
+def read_source(path: Path) -> SourceFile:
+    raw = path.read_bytes()
+    if b"\x00" in raw:
+        raise ValueError("file contains NUL bytes")
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    text = raw.decode(encoding)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return SourceFile(path, text, raw, encoding)
+
+
+def module_name_for(path: Path, roots: Iterable[Path] = ()) -> str:
+    """Dotted name from the package structure: folders holding __init__.py, and every
+    folder below a scanned root (namespace packages have no __init__.py)."""
+    path = path if path.is_absolute() else path.resolve()
+    root_set = set(roots)
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    folder = path.parent
+    below_root = any(_is_under(folder, r) and folder != r for r in root_set)
+    while (folder / "__init__.py").is_file() or below_root:
+        parts.insert(0, folder.name)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+        below_root = any(_is_under(folder, r) and folder != r for r in root_set)
+    return ".".join(parts) or path.stem
+
+
+def _is_under(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+class _Builder(AstroidBuilder):
+    """astroid's builder without its import machinery: wildcard imports are expanded by
+    the evaluator over the project index (astroid would search sys.path, or reuse a
+    stale module of the same name), and `self.x = ...` is recorded without inference."""
+
+    def add_from_names_to_locals(
+        self, node: nodes.ImportFrom, global_name: Collection[str]
+    ) -> None:
+        if any(name == "*" for name, _ in node.names):
+            return
+        super().add_from_names_to_locals(node, global_name)
+
+    def delayed_assattr(self, node: nodes.AssignAttr) -> None:
+        if not isinstance(node.expr, nodes.Name):
+            return
+        func = node.scope()
+        if not isinstance(func, nodes.FunctionDef) or not isinstance(func.parent, nodes.ClassDef):
+            return
+        params = list(func.args.posonlyargs or []) + list(func.args.args or [])
+        if params and params[0].name == node.expr.name:
+            func.parent.instance_attrs.setdefault(node.attrname, []).append(node)
+
+
+class Project:
+    """The scanned code base: module index plus lazily built astroid trees."""
+
+    def __init__(self, files: Sequence[Path], roots: Iterable[Path] = ()) -> None:
+        self._manager = AstroidManager()
+        self._builder = _Builder(self._manager, apply_transforms=False)
+        self.roots = tuple(roots)
+        self.files = tuple(files)
+        self._by_name: dict[str, Path] = {}
+        self._name_of: dict[Path, str] = {}
+        for file in files:
+            name = module_name_for(file, self.roots)
+            self._name_of[file] = name
+            self._by_name.setdefault(name, file)
+        self._modules: dict[Path, nodes.Module | None] = {}
+        self._sources: dict[Path, SourceFile] = {}
+        self.diagnostics: list[FileDiagnostic] = []
+
+    # -- index -------------------------------------------------------------------------
+    def has_module(self, name: str) -> bool:
+        return name in self._by_name
+
+    def path_of(self, name: str) -> Path | None:
+        return self._by_name.get(name)
+
+    def name_of(self, path: Path) -> str:
+        return self._name_of.get(path) or module_name_for(path, self.roots)
+
+    def is_package(self, name: str) -> bool:
+        path = self._by_name.get(name)
+        return path is not None and path.name == "__init__.py"
+
+    # -- loading -----------------------------------------------------------------------
+    def module(self, name: str) -> nodes.Module | None:
+        path = self._by_name.get(name)
+        return None if path is None else self.module_at(path)
+
+    def module_at(self, path: Path) -> nodes.Module | None:
+        if path in self._modules:
+            return self._modules[path]
+        module: nodes.Module | None = None
+        try:
+            source = read_source(path)
+            self._sources[path] = source
+            name = self.name_of(path)
+            module = self._builder.string_build(source.text, name, str(path))
+            # Modules belong to this project, not to astroid's process-wide cache.
+            self._manager.astroid_cache.pop(name, None)
+        except AstroidSyntaxError as err:
+            line, col = _error_position(err)
+            self._diagnose(path, line, col, f"syntax error: {_first_line(err)}")
+        except (UnicodeDecodeError, SyntaxError, LookupError) as err:
+            self._diagnose(path, 1, 0, f"cannot decode: {_first_line(err)}")
+        except ValueError as err:
+            self._diagnose(path, 1, 0, f"cannot read: {err}")
+        except OSError as err:
+            self._diagnose(path, 1, 0, f"unreadable: {err.strerror or err}")
+        except RecursionError:
+            self._diagnose(path, 1, 0, "too deeply nested to analyse")
+        except AstroidBuildingError as err:
+            self._diagnose(path, 1, 0, f"cannot build: {_first_line(err)}")
+        self._modules[path] = module
+        return module
+
+    def source(self, path: Path) -> SourceFile | None:
+        if path not in self._sources:
+            self.module_at(path)
+        return self._sources.get(path)
+
+    def loaded_modules(self) -> list[nodes.Module]:
+        return [m for m in self._modules.values() if m is not None]
+
+    def _diagnose(self, path: Path, line: int, col: int, message: str) -> None:
+        self.diagnostics.append(FileDiagnostic(path, line, col, message))
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0] if text else type(err).__name__
+
+
+def _error_position(err: AstroidSyntaxError) -> tuple[int, int]:
+    cause = err.error
+    if isinstance(cause, SyntaxError):
+        return cause.lineno or 1, max((cause.offset or 1) - 1, 0)
+    return 1, 0

@@ -1,0 +1,79 @@
+"""Findings as JSON data (stable keys; 1-based columns like every human-facing view)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gatecheck.config.model import Registry
+from gatecheck.findings import Finding, Hop
+from gatecheck.loading.project import FileDiagnostic
+from gatecheck.reporting.paths import display_path
+
+
+def hop_to_dict(hop: Hop, registry: Registry, base: Path | None) -> dict[str, Any]:
+    return {
+        "path": display_path(hop.path, base),
+        "line": hop.line,
+        "column": hop.column + 1,
+        "qualname": hop.qualname,
+        "kind": hop.kind,
+        "condition": hop.condition,
+        "admitted": registry.ordered(hop.admitted),
+    }
+
+
+def finding_to_dict(finding: Finding, registry: Registry, base: Path | None) -> dict[str, Any]:
+    rel = display_path(finding.path, base)
+    return {
+        "rule": finding.rule.id,
+        "rule_name": finding.rule.name,
+        "level": finding.level,
+        "feature": finding.feature,
+        "path": rel,
+        "start": {"line": finding.start.line, "column": finding.start.column + 1},
+        "end": {"line": finding.end.line, "column": finding.end.column + 1},
+        "message": finding.message,
+        "required": registry.ordered(finding.required),
+        "admitted": registry.ordered(finding.admitted),
+        "missing": registry.ordered(finding.missing),
+        "gate": {
+            "kind": finding.gate_kind,
+            "polarity": finding.polarity,
+            "qualname": finding.qualname,
+            "condition": finding.condition,
+            "culprit": finding.culprit,
+        },
+        "notes": list(finding.notes),
+        "assumed": list(finding.assumed),
+        "path_hops": [hop_to_dict(h, registry, base) for h in finding.hops],
+        "fix": (
+            {"edits": len(finding.edits), "note": finding.fix_note}
+            if finding.edits or finding.fix_note
+            else None
+        ),
+        "fingerprint": finding.fingerprint(rel),
+    }
+
+
+def render_json(
+    findings: Sequence[Finding],
+    diagnostics: Sequence[FileDiagnostic],
+    registry: Registry,
+    base: Path | None,
+) -> str:
+    data = {
+        "findings": [finding_to_dict(f, registry, base) for f in findings],
+        "diagnostics": [
+            {
+                "path": display_path(d.path, base),
+                "line": d.line,
+                "column": d.column + 1,
+                "message": d.message,
+            }
+            for d in diagnostics
+        ],
+    }
+    return json.dumps(data, indent=2, sort_keys=False)

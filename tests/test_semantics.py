@@ -1,0 +1,285 @@
+"""Expression -> admitted generations, one case per idiom (SEMANTICS.md).
+
+Each case is a mini project: `files` (module sources) and a condition evaluated in
+`gate.py`'s scope after its imports. Expected sets are hand-labelled."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from astroid import nodes
+
+from gatecheck.config.model import RuleSet
+from gatecheck.discovery import discover
+from gatecheck.loading.project import Project
+from gatecheck.semantics.admitted import Admission, Semantics
+from tests.conftest import write_tree
+
+NV = [
+    "sm70",
+    "sm75",
+    "sm80",
+    "sm86",
+    "sm87",
+    "sm89",
+    "sm90",
+    "sm100",
+    "sm103",
+    "sm110",
+    "sm120",
+    "sm121",
+]
+AMD = ["gfx90a", "gfx942", "gfx950"]
+ALL = NV + AMD
+
+UTILS = """
+from functools import lru_cache, partial
+import torch
+
+def is_cuda():
+    return torch.cuda.is_available() and torch.version.cuda
+
+def _check(majors, cuda_version):
+    if not is_cuda():
+        return False
+    return (
+        torch.cuda.get_device_capability()[0] in majors
+        and tuple(map(int, torch.version.cuda.split(".")[:2])) >= cuda_version
+    )
+
+is_sm90_supported = lru_cache(maxsize=1)(partial(_check, majors=[9], cuda_version=(12, 3)))
+is_sm100_supported = lru_cache(maxsize=1)(partial(_check, majors=[10], cuda_version=(12, 8)))
+is_sm120_supported = lru_cache(maxsize=1)(partial(_check, majors=[12], cuda_version=(12, 8)))
+is_blackwell = lru_cache(maxsize=1)(partial(_check, majors=[10, 11, 12], cuda_version=(12, 8)))
+
+def get_device_sm():
+    if torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability()
+        return major * 10 + minor
+    return 0
+
+def is_nvidia_hopper():
+    # the name says Hopper; the body says "Hopper or newer"
+    return torch.cuda.get_device_capability()[0] >= 9
+
+is_hip = lambda: torch.version.hip is not None
+"""
+
+PLATFORM = """
+from typing import NamedTuple
+import torch
+
+class DeviceCapability(NamedTuple):
+    major: int
+    minor: int
+
+    def to_int(self) -> int:
+        return self.major * 10 + self.minor
+
+class Platform:
+    @classmethod
+    def get_device_capability(cls, device_id: int = 0):
+        return None
+
+    @classmethod
+    def has_device_capability(cls, capability, device_id: int = 0) -> bool:
+        current = cls.get_device_capability(device_id=device_id)
+        if current is None:
+            return False
+        if isinstance(capability, tuple):
+            return current >= capability
+        return current.to_int() >= capability
+
+    @classmethod
+    def is_device_capability(cls, capability, device_id: int = 0) -> bool:
+        current = cls.get_device_capability(device_id=device_id)
+        if current is None:
+            return False
+        if isinstance(capability, tuple):
+            return current == capability
+        return current.to_int() == capability
+
+    @classmethod
+    def is_device_capability_family(cls, capability: int, device_id: int = 0) -> bool:
+        current = cls.get_device_capability(device_id=device_id)
+        if current is None:
+            return False
+        return (current.to_int() // 10) == (capability // 10)
+
+class CudaPlatform(Platform):
+    @classmethod
+    def get_device_capability(cls, device_id: int = 0):
+        major, minor = torch.cuda.get_device_capability(device_id)
+        return DeviceCapability(major=major, minor=minor)
+
+    @property
+    def is_sm90(self):
+        return self.get_device_capability().major == 9
+
+current_platform = CudaPlatform()
+
+def get_platform():
+    return current_platform
+"""
+
+HEADER = """
+import os
+import torch
+from pkg.utils import *
+from pkg import utils
+from pkg.platform import current_platform, get_platform, CudaPlatform
+"""
+
+
+def _sets(*names: str) -> set[str]:
+    return set(names)
+
+
+CASES = [
+    # predicate calls, resolved through imports and partial/lru_cache
+    pytest.param("is_sm90_supported()", _sets("sm90"), id="partial-predicate"),
+    pytest.param("is_sm100_supported()", _sets("sm100", "sm103"), id="partial-predicate-family"),
+    pytest.param(
+        "is_sm90_supported() or is_sm100_supported()", _sets("sm90", "sm100", "sm103"), id="or"
+    ),
+    pytest.param("not is_sm90_supported()", set(ALL), id="not-of-unknown-true"),
+    pytest.param("utils.is_sm120_supported()", _sets("sm120", "sm121"), id="module-attribute"),
+    pytest.param(
+        "is_blackwell()", _sets("sm100", "sm103", "sm110", "sm120", "sm121"), id="blackwell-majors"
+    ),
+    pytest.param("is_nvidia_hopper()", set(NV[6:]) | set(AMD), id="name-lies-hopper-or-newer"),
+    pytest.param("is_cuda() and is_nvidia_hopper()", set(NV[6:]), id="is-cuda-excludes-amd"),
+    pytest.param("is_hip()", set(AMD), id="lambda-hip"),
+    # capability tuples and major/minor
+    pytest.param(
+        "torch.cuda.get_device_capability() >= (9, 0)", set(NV[6:]) | set(AMD), id="tuple-ge"
+    ),
+    pytest.param("torch.cuda.get_device_capability() == (12, 0)", _sets("sm120"), id="tuple-eq"),
+    pytest.param(
+        "torch.cuda.get_device_capability()[0] == 12", _sets("sm120", "sm121"), id="index-major"
+    ),
+    pytest.param(
+        "torch.cuda.get_device_capability() in [(9, 0), (10, 0)]",
+        _sets("sm90", "sm100", "gfx90a"),
+        id="tuple-in-list",
+    ),
+    pytest.param(
+        "MAJOR in [10, 12]", _sets("sm100", "sm103", "sm120", "sm121"), id="module-major-in"
+    ),
+    pytest.param(
+        "90 <= SM < 120",
+        _sets("sm90", "sm100", "sm103", "sm110", "gfx90a", "gfx942", "gfx950"),
+        id="chained",
+    ),
+    pytest.param("SM >= 100", set(NV[7:]), id="sm-int"),
+    pytest.param(
+        "get_device_sm() in (90, 100)", _sets("sm90", "sm100", "gfx90a"), id="sm-int-helper"
+    ),
+    pytest.param(
+        "torch.cuda.get_device_properties(0).major >= 10", set(NV[7:]), id="device-properties"
+    ),
+    pytest.param(
+        '"gfx94" in torch.cuda.get_device_properties(0).gcnArchName', _sets("gfx942"), id="gcn-arch"
+    ),
+    # platform methods: read bodies
+    pytest.param(
+        "current_platform.has_device_capability(100)", set(NV[7:]), id="has-capability-ge"
+    ),
+    pytest.param(
+        "current_platform.is_device_capability(100)", _sets("sm100"), id="is-capability-eq"
+    ),
+    pytest.param(
+        "current_platform.is_device_capability_family(100)",
+        _sets("sm100", "sm103"),
+        id="capability-family",
+    ),
+    pytest.param(
+        "current_platform.has_device_capability((12, 0))",
+        _sets("sm120", "sm121"),
+        id="has-capability-tuple",
+    ),
+    pytest.param(
+        "get_platform().is_sm90", _sets("sm90", "gfx90a", "gfx942", "gfx950"), id="property"
+    ),
+    # unknown terms stay unknown
+    pytest.param(
+        "torch.version.cuda >= '12.8' and is_sm100_supported()",
+        _sets("sm100", "sm103"),
+        id="cuda-version-unknown",
+    ),
+    pytest.param('"H20" in torch.cuda.get_device_name()', set(ALL), id="device-name-unknown"),
+    pytest.param(
+        "is_sm90_supported() if FLAG else is_sm100_supported()",
+        _sets("sm90", "sm100", "sm103"),
+        id="ifexp",
+    ),
+    # Kleene logic does not see that both sides are the same unknown: sm90 stays admitted.
+    pytest.param(
+        "is_sm90_supported() and not is_sm90_supported()", _sets("sm90"), id="unknown-contradiction"
+    ),
+    pytest.param("MAJOR == 9 and not MAJOR == 9", set(), id="known-contradiction"),
+    pytest.param(
+        "CAPS_TABLE.get(torch.cuda.get_device_capability()[0], False)",
+        set(ALL),
+        id="dict-get-unknown-method",
+    ),
+    pytest.param(
+        "CAPS_TABLE[torch.cuda.get_device_capability()[0]]",
+        _sets("sm90", "sm100", "sm103", "gfx90a", "gfx942", "gfx950"),
+        id="dict-keyed-by-major",
+    ),
+    pytest.param("_IS_SM100", _sets("sm100", "sm103"), id="module-alias"),
+    pytest.param("check_local()", _sets("sm120", "sm121"), id="local-major-minor"),
+]
+
+GATE_BODY = """
+MAJOR = torch.cuda.get_device_capability()[0]
+SM = get_device_sm()
+CAPS_TABLE = {9: True, 10: True}
+_IS_SM100 = is_cuda() and is_sm100_supported()
+FLAG = os.environ.get("USE_FAST_PATH") == "1"
+
+def check_local():
+    major, minor = torch.cuda.get_device_capability()
+    value = major * 10 + minor
+    return value >= 120
+"""
+
+
+def _admitted(tmp_path: Path, ruleset: RuleSet, expr: str) -> set[str]:
+    admission = _admission(tmp_path, ruleset, expr)
+    # Every case here has readable bodies: nothing may come from naming conventions.
+    assert not admission.assumed, admission.assumed
+    return set(admission.can_be_true)
+
+
+def _admission(tmp_path: Path, ruleset: RuleSet, expr: str) -> Admission:
+    source = textwrap.dedent(HEADER) + textwrap.dedent(GATE_BODY) + f"\nRESULT = ({expr})\n"
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": UTILS,
+            "pkg/platform.py": PLATFORM,
+            "pkg/gate.py": source,
+        },
+    )
+    found = discover([tmp_path])
+    project = Project(found.files, found.roots)
+    semantics = Semantics(project, ruleset.registry)
+    module = project.module("pkg.gate")
+    assert module is not None
+    assign = module.locals["RESULT"][0].parent
+    assert isinstance(assign, nodes.Assign)
+    return semantics.admission(assign.value)
+
+
+@pytest.mark.parametrize(("expr", "expected"), CASES)
+def test_admitted(tmp_path: Path, ruleset: RuleSet, expr: str, expected: set[str]) -> None:
+    assert _admitted(tmp_path, ruleset, expr) == expected
+
+
+def test_unknown_everywhere_is_not_a_gate(tmp_path: Path, ruleset: RuleSet) -> None:
+    assert _admitted(tmp_path, ruleset, "FLAG and len('x') == 1") == set(ALL)

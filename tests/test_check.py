@@ -65,22 +65,56 @@ features:
 @pytest.mark.parametrize(
     ("gate", "findings"),
     [
-        pytest.param("if major in (9, 10):\n            self.enable_fast_thing = True", 1, id="enable-allowlist"),
-        pytest.param("if major in (9, 10, 12):\n            self.enable_fast_thing = True", 0, id="enable-ok"),
-        pytest.param("if major >= 9:\n            self.enable_fast_thing = True", 0, id="enable-range-ok"),
-        pytest.param("if major == 12:\n            self.enable_fast_thing = False", 1, id="disable-on-sm120"),
-        pytest.param("if major < 9:\n            self.enable_fast_thing = False", 0, id="disable-old-ok"),
-        pytest.param("if self.enable_fast_thing and major not in (9, 10):\n            raise ValueError('unsupported')", 1, id="raise-when-requested"),
+        pytest.param(
+            "if major in (9, 10):\n            self.enable_fast_thing = True",
+            1,
+            id="enable-allowlist",
+        ),
+        pytest.param(
+            "if major in (9, 10, 12):\n            self.enable_fast_thing = True", 0, id="enable-ok"
+        ),
+        pytest.param(
+            "if major >= 9:\n            self.enable_fast_thing = True", 0, id="enable-range-ok"
+        ),
+        pytest.param(
+            "if major == 12:\n            self.enable_fast_thing = False", 1, id="disable-on-sm120"
+        ),
+        pytest.param(
+            "if major < 9:\n            self.enable_fast_thing = False", 0, id="disable-old-ok"
+        ),
+        pytest.param(
+            "if self.enable_fast_thing and major not in (9, 10):\n            raise ValueError('unsupported')",
+            1,
+            id="raise-when-requested",
+        ),
         pytest.param("self.enable_fast_thing = major == 9 and minor == 0", 1, id="flag-value"),
-        pytest.param("if major < 9:\n            pass\n        else:\n            self.enable_fast_thing = True", 0, id="else-branch-ok"),
-        pytest.param("if major == 9:\n            pass\n        else:\n            self.enable_fast_thing = True", 1, id="else-branch-excludes-sm90"),
-        pytest.param("if major != 9:\n            return\n        self.enable_fast_thing = True", 1, id="early-exit"),
-        pytest.param("if torch.version.cuda:\n            self.enable_fast_thing = True", 0, id="not-a-gate"),
+        pytest.param(
+            "if major < 9:\n            pass\n        else:\n            self.enable_fast_thing = True",
+            0,
+            id="else-branch-ok",
+        ),
+        pytest.param(
+            "if major == 9:\n            pass\n        else:\n            self.enable_fast_thing = True",
+            1,
+            id="else-branch-excludes-sm90",
+        ),
+        pytest.param(
+            "if major != 9:\n            return\n        self.enable_fast_thing = True",
+            1,
+            id="early-exit",
+        ),
+        pytest.param(
+            "if torch.version.cuda:\n            self.enable_fast_thing = True", 0, id="not-a-gate"
+        ),
     ],
 )
 def test_gate_shapes(make_tree, gate: str, findings: int) -> None:  # type: ignore[no-untyped-def]
-    root = make_tree({"pkg/__init__.py": "", "pkg/args.py": SERVER.replace("{gate}", gate), "rules.yaml": RULE})
-    result = CliRunner().invoke(cli, ["check", str(root), "--rules", str(root / "rules.yaml"), "--format", "json"])
+    root = make_tree(
+        {"pkg/__init__.py": "", "pkg/args.py": SERVER.replace("{gate}", gate), "rules.yaml": RULE}
+    )
+    result = CliRunner().invoke(
+        cli, ["check", str(root), "--rules", str(root / "rules.yaml"), "--format", "json"]
+    )
     assert result.exit_code == (1 if findings else 0), result.output
     assert len(json.loads(result.output)["findings"]) == findings
 
@@ -98,7 +132,9 @@ def test_cli_exit_codes_and_formats() -> None:
     assert "Traceback" not in missing.output
     concise = runner.invoke(cli, ["check", target, "--format", "concise"])
     lines = concise.output.strip().splitlines()
-    assert len(lines) == 2 and all(": GC001 [flashinfer-allreduce-fusion]" in line for line in lines)
+    assert len(lines) == 2 and all(
+        ": GC001 [flashinfer-allreduce-fusion]" in line for line in lines
+    )
 
 
 def test_text_output_has_frame_and_note() -> None:

@@ -126,6 +126,7 @@ def get_platform():
 
 HEADER = """
 import os
+from typing import TYPE_CHECKING
 import torch
 from pkg.utils import *
 from pkg import utils
@@ -222,8 +223,8 @@ CASES = [
     pytest.param("MAJOR == 9 and not MAJOR == 9", set(), id="known-contradiction"),
     pytest.param(
         "CAPS_TABLE.get(torch.cuda.get_device_capability()[0], False)",
-        set(ALL),
-        id="dict-get-unknown-method",
+        _sets("sm90", "sm100", "sm103", "gfx90a", "gfx942", "gfx950"),
+        id="dict-get-keyed-by-major",
     ),
     pytest.param(
         "CAPS_TABLE[torch.cuda.get_device_capability()[0]]",
@@ -232,6 +233,13 @@ CASES = [
     ),
     pytest.param("_IS_SM100", _sets("sm100", "sm103"), id="module-alias"),
     pytest.param("check_local()", _sets("sm120", "sm121"), id="local-major-minor"),
+    pytest.param('match_arch(["120", "121"])', _sets("sm120", "sm121"), id="fstring-arch-list"),
+    pytest.param('match_arch(["90a"])', set(), id="fstring-arch-list-never-matches"),
+    pytest.param('props_dict()["cc"][0] >= 10', set(NV[7:]), id="dict-call-kwargs"),
+    pytest.param(
+        "capability_or_none() >= (9, 0)", set(NV[6:]) | set(AMD), id="other-backends-absent"
+    ),
+    pytest.param("DECLARED_ONLY", set(ALL), id="type-checking-declaration-unknown"),
 ]
 
 GATE_BODY = """
@@ -240,6 +248,25 @@ SM = get_device_sm()
 CAPS_TABLE = {9: True, 10: True}
 _IS_SM100 = is_cuda() and is_sm100_supported()
 FLAG = os.environ.get("USE_FAST_PATH") == "1"
+
+if TYPE_CHECKING:
+    DECLARED_ONLY: bool = False
+
+def match_arch(archs):
+    major, minor = torch.cuda.get_device_capability()
+    return f"{major * 10 + minor}" in archs
+
+def props_dict():
+    props = torch.cuda.get_device_properties(0)
+    return dict(cc=(props.major, props.minor), name=props.name)
+
+def capability_or_none():
+    major, minor = None, None
+    if hasattr(torch, "cuda") and torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability()
+    if hasattr(torch, "xpu") and torch.xpu.is_available():
+        major, minor = None, None
+    return major, minor
 
 def check_local():
     major, minor = torch.cuda.get_device_capability()

@@ -86,6 +86,7 @@ _SAFE_METHODS = {
         "partition",
     },
     Capability: {"to_int", "as_version_str"},
+    dict: {"get", "keys", "values", "items"},
 }
 
 
@@ -195,7 +196,26 @@ class Evaluator:
             return value
         if isinstance(node, nodes.Lambda):
             return FunctionRef(node)
+        if isinstance(node, nodes.JoinedStr):
+            return self._fstring(node, env)
         return UNKNOWN
+
+    def _fstring(self, node: nodes.JoinedStr, env: Env | None) -> Any:
+        # f"{major * 10 + minor}" style arch strings: known when every part is.
+        parts: list[str] = []
+        for value in node.values:
+            if isinstance(value, nodes.Const):
+                parts.append(str(value.value))
+                continue
+            if not isinstance(value, nodes.FormattedValue) or value.format_spec is not None:
+                return UNKNOWN
+            inner = self._eval(value.value, env)
+            if _contains_unknown(inner) or value.conversion not in (-1, None, 115):
+                return UNKNOWN
+            if not isinstance(inner, (int, str, float, bool)) or inner is None:
+                return UNKNOWN
+            parts.append(str(inner))
+        return "".join(parts)
 
     @staticmethod
     def _safe(thunk: Callable[[], Any]) -> Any:
@@ -352,6 +372,12 @@ class Evaluator:
             parent = node.parent
             while isinstance(parent, (nodes.Tuple, nodes.List, nodes.Starred)):
                 parent = parent.parent
+            if _under_type_checking(parent):
+                # Declarations for type checkers (vllm's envs, current_platform): the
+                # runtime value comes from elsewhere (a module __getattr__, env vars).
+                annotation = getattr(parent, "annotation", None)
+                declared = None if annotation is None else self._eval(annotation, None)
+                return InstanceRef(declared.node) if isinstance(declared, ClassRef) else UNKNOWN
             if isinstance(parent, nodes.Assign):
                 rhs = self._eval(parent.value, None)
                 for target in parent.targets:
@@ -628,6 +654,10 @@ class Evaluator:
             if found is UNKNOWN and len(args) == 3:
                 return UNKNOWN
             return found
+        if name == "hasattr" and len(args) == 2 and isinstance(args[1], str):
+            return self._hasattr(args[0], args[1])
+        if name == "dict" and not args:
+            return dict(kwargs)
         if name == "isinstance" and len(args) == 2:
             return self._isinstance(args[0], args[1])
         if _contains_unknown(list(args)) or kwargs:
@@ -638,6 +668,15 @@ class Evaluator:
         if impl is None:
             return UNKNOWN
         return self._safe(lambda: impl(*args))
+
+    def _hasattr(self, value: Any, name: str) -> Any:
+        if isinstance(value, ExternalRef) and (value.dotted, name) in _ALWAYS_PRESENT:
+            return True
+        if isinstance(value, DeviceProps):
+            return name in ("major", "minor", "name") or (
+                name == "gcnArchName" and bool(value.gcn_arch)
+            )
+        return UNKNOWN
 
     def _isinstance(self, value: Any, kinds: Any) -> Any:
         options = kinds if isinstance(kinds, tuple) else (kinds,)
@@ -869,6 +908,19 @@ class Evaluator:
 # -- helpers ---------------------------------------------------------------------------
 
 
+def _under_type_checking(node: nodes.NodeNG) -> bool:
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (nodes.Module, nodes.FunctionDef)):
+        if (
+            isinstance(parent, nodes.If)
+            and child in parent.body
+            and parent.test.as_string().endswith("TYPE_CHECKING")
+        ):
+            return True
+        child, parent = parent, parent.parent
+    return False
+
+
 def _annotated_fields(cls: nodes.ClassDef) -> list[str]:
     return [
         stmt.target.name
@@ -991,6 +1043,9 @@ _BUILTINS: dict[str, Any] = {
         "hasattr",
     )
 }
+# Attributes every torch build has (the rest, like torch.xpu or torch.hpu, depend on it).
+_ALWAYS_PRESENT = {("torch", "cuda"), ("torch", "version"), ("torch", "backends")}
+
 _BUILTIN_TYPES: dict[str, type] = {
     "tuple": tuple,
     "list": list,

@@ -46,6 +46,11 @@ _PROPERTIES_CALLS = ("torch.cuda.get_device_properties", "cuda.get_device_proper
 _TRITON_TARGET = "get_current_target"
 # On a device of any registry generation, torch sees a GPU (CUDA or ROCm build alike).
 _GPU_PRESENT_CALLS = ("torch.cuda.is_available", "cuda.is_available")
+# ...and no other accelerator backend claims it.
+_OTHER_DEVICE_CALLS = tuple(
+    f"torch.{backend}.is_available"
+    for backend in ("xpu", "hpu", "npu", "mps", "mlu", "musa", "backends.mps")
+)
 
 
 def intrinsic_call(dotted: str, gen: Generation) -> Any | None:
@@ -58,6 +63,8 @@ def intrinsic_call(dotted: str, gen: Generation) -> Any | None:
         return triton_target(gen)
     if any(dotted == c or dotted.endswith("." + c) for c in _GPU_PRESENT_CALLS):
         return True
+    if any(dotted.endswith(c) for c in _OTHER_DEVICE_CALLS):
+        return False
     return None
 
 

@@ -3,7 +3,7 @@ findings. The CLI and reporters sit on top; this module imports neither."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +39,8 @@ class Analysis:
     discovery: Discovery
     gate_results: list[GateResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    # Each finding with the gate it came from (the fixer needs the nodes).
+    failures: list[tuple[Finding, GateResult]] = field(default_factory=list)
 
     @property
     def diagnostics(self) -> list[FileDiagnostic]:
@@ -56,9 +58,13 @@ def flag_assumptions(feature: Feature, polarity: Polarity) -> dict[str, object]:
     return {flag: value for flag in feature.flags}
 
 
-def open_project(paths: Sequence[Path], excludes: Sequence[str] = ()) -> tuple[Project, Discovery]:
+def open_project(
+    paths: Sequence[Path],
+    excludes: Sequence[str] = (),
+    overrides: Mapping[Path, bytes] | None = None,
+) -> tuple[Project, Discovery]:
     found = discover(paths, excludes)
-    return Project(found.files, found.roots), found
+    return Project(found.files, found.roots, overrides), found
 
 
 def analyse(
@@ -68,8 +74,9 @@ def analyse(
     features: Iterable[str] | None = None,
     generations: Iterable[str] | None = None,
     excludes: Sequence[str] = (),
+    overrides: Mapping[Path, bytes] | None = None,
 ) -> Analysis:
-    project, found = open_project(paths, excludes)
+    project, found = open_project(paths, excludes, overrides)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
     analysis = Analysis(project, semantics, found)
     wanted = set(features) if features is not None else None
@@ -87,8 +94,9 @@ def analyse(
                 continue
             analysis.gate_results.append(result)
             if result.missing:
-                analysis.findings.append(make_finding(semantics, result))
-    analysis.findings.sort(key=lambda f: (str(f.path), f.start, f.feature))
+                analysis.failures.append((make_finding(semantics, result), result))
+    analysis.failures.sort(key=lambda pair: (str(pair[0].path), pair[0].start, pair[0].feature))
+    analysis.findings = [finding for finding, _ in analysis.failures]
     return analysis
 
 
@@ -96,7 +104,7 @@ def _prefilter_texts(project: Project, features: Sequence[Feature]) -> dict[Path
     texts: dict[Path, str] = {}
     for path in project.files:
         try:
-            text = read_source(path).text
+            text = read_source(path, project.overrides.get(path)).text
         except (OSError, ValueError, SyntaxError, LookupError):
             project.module_at(path)  # records the diagnostic
             continue

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 import tokenize
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,8 +34,9 @@ class SourceFile:
     encoding: str
 
 
-def read_source(path: Path) -> SourceFile:
-    raw = path.read_bytes()
+def read_source(path: Path, raw: bytes | None = None) -> SourceFile:
+    if raw is None:
+        raw = path.read_bytes()
     if b"\x00" in raw:
         raise ValueError("file contains NUL bytes")
     encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
@@ -96,7 +97,14 @@ class _Builder(AstroidBuilder):
 class Project:
     """The scanned code base: module index plus lazily built astroid trees."""
 
-    def __init__(self, files: Sequence[Path], roots: Iterable[Path] = ()) -> None:
+    def __init__(
+        self,
+        files: Sequence[Path],
+        roots: Iterable[Path] = (),
+        overrides: Mapping[Path, bytes] | None = None,
+    ) -> None:
+        # In-memory contents that replace files on disk (a fix being verified).
+        self.overrides = dict(overrides or {})
         self._manager = AstroidManager()
         self._builder = _Builder(self._manager, apply_transforms=False)
         self.roots = tuple(roots)
@@ -135,7 +143,7 @@ class Project:
             return self._modules[path]
         module: nodes.Module | None = None
         try:
-            source = read_source(path)
+            source = read_source(path, self.overrides.get(path))
             self._sources[path] = source
             name = self.name_of(path)
             module = self._builder.string_build(source.text, name, str(path))

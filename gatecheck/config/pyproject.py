@@ -1,0 +1,275 @@
+"""`[tool.gatecheck]` in the nearest pyproject.toml, merged with command-line overrides.
+
+Every effective setting remembers where it came from (a pyproject line, a flag, or the
+default), for `gatecheck config show` and for error messages that point at the line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Generic, TypeVar
+
+import tomllib
+
+from gatecheck.config.model import ConfigError, ConfigErrors, SourceLocation
+
+T = TypeVar("T")
+PYPROJECT = "pyproject.toml"
+TABLE = ("tool", "gatecheck")
+LIST_KEYS = ("rules", "generations", "exclude", "select", "ignore")
+KEYS = (*LIST_KEYS, "per-file-ignores")
+
+PerFileIgnores = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+@dataclass(frozen=True)
+class Sourced(Generic[T]):
+    """A setting's value and its origin: `location` for pyproject values, else `origin`
+    names the flag ("--rules") or "default"."""
+
+    value: T
+    origin: str = "default"
+    location: SourceLocation | None = None
+
+    def describe(self) -> str:
+        return str(self.location) if self.location else self.origin
+
+
+@dataclass(frozen=True)
+class Settings:
+    rules: Sourced[tuple[Path, ...]] = field(default_factory=lambda: Sourced(()))
+    generations: Sourced[tuple[str, ...]] = field(default_factory=lambda: Sourced(()))
+    exclude: Sourced[tuple[str, ...]] = field(default_factory=lambda: Sourced(()))
+    select: Sourced[tuple[str, ...]] = field(default_factory=lambda: Sourced(()))
+    ignore: Sourced[tuple[str, ...]] = field(default_factory=lambda: Sourced(()))
+    per_file_ignores: Sourced[PerFileIgnores] = field(default_factory=lambda: Sourced(()))
+    # The pyproject.toml the settings came from (None: none with [tool.gatecheck] found).
+    config_file: Path | None = None
+
+    @property
+    def base(self) -> Path:
+        """Folder that per-file-ignores globs are relative to."""
+        return self.config_file.parent if self.config_file else Path.cwd().resolve()
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Command-line values; an empty tuple means "not given"."""
+
+    rules: tuple[Path, ...] = ()
+    generations: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
+def find_pyproject(start: Path | None = None) -> Path | None:
+    """The nearest pyproject.toml from `start` upwards that has a [tool.gatecheck] table
+    (like ruff: a pyproject.toml without the table does not stop the search)."""
+    folder = (start or Path.cwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        path = candidate / PYPROJECT
+        if path.is_file() and _has_table(path):
+            return path
+    return None
+
+
+def _has_table(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if "gatecheck" not in text:
+        return False  # cheap: most pyproject files never mention us
+    try:
+        tool = tomllib.loads(text).get("tool", {})
+    except tomllib.TOMLDecodeError:
+        return True  # ours, and broken: load_pyproject reports where
+    return isinstance(tool, dict) and "gatecheck" in tool
+
+
+def resolve_settings(overrides: Overrides, start: Path | None = None) -> Settings:
+    """pyproject settings (if any) with the command line on top."""
+    path = find_pyproject(start)
+    settings = load_pyproject(path) if path else Settings()
+    return apply_overrides(settings, overrides)
+
+
+def apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
+    """A flag given on the command line replaces the pyproject value (lists are not merged)."""
+
+    def pick(
+        current: Sourced[tuple[T, ...]], given: tuple[T, ...], flag: str
+    ) -> Sourced[tuple[T, ...]]:
+        return Sourced(given, flag) if given else current
+
+    return replace(
+        settings,
+        rules=pick(settings.rules, overrides.rules, "--rules"),
+        generations=pick(settings.generations, overrides.generations, "--generation"),
+        exclude=pick(settings.exclude, overrides.exclude, "--exclude"),
+        select=pick(settings.select, overrides.select, "--select"),
+        ignore=pick(settings.ignore, overrides.ignore, "--ignore"),
+    )
+
+
+def load_pyproject(path: Path) -> Settings:
+    """Read and validate [tool.gatecheck]; every problem is reported at once."""
+    shown = _shown_path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigErrors([ConfigError(shown, 1, 1, f"cannot read: {exc}")]) from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line, column = _decode_error_position(str(exc))
+        message = re.sub(r"\s*\(at line \d+, column \d+\)$", "", str(exc))
+        raise ConfigErrors([ConfigError(shown, line, column, f"invalid TOML: {message}")]) from exc
+    table = data.get("tool", {}).get("gatecheck")
+    if table is None:
+        return Settings(config_file=path.resolve())
+    reader = _TableReader(shown, path.resolve().parent, _key_positions(text))
+    settings = reader.read(table)
+    if reader.errors:
+        raise ConfigErrors(reader.errors)
+    return settings
+
+
+def _shown_path(path: Path) -> Path:
+    # Messages read `pyproject.toml:3:1: ...` when the file is in the working directory.
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
+
+
+def _decode_error_position(message: str) -> tuple[int, int]:
+    found = re.search(r"\(at line (\d+), column (\d+)\)", message)
+    return (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+
+
+class _TableReader:
+    def __init__(
+        self, path: Path, base: Path, positions: Mapping[tuple[str, ...], tuple[int, int]]
+    ):
+        self.path = path
+        self.base = base
+        self.positions = positions
+        self.errors: list[ConfigError] = []
+
+    def location(self, *keys: str) -> SourceLocation:
+        # The most specific key we can place; the table header otherwise.
+        for depth in range(len(keys), -1, -1):
+            found = self.positions.get((*TABLE, *keys[:depth]))
+            if found:
+                return SourceLocation(self.path, *found)
+        return SourceLocation(self.path, 1, 1)
+
+    def error(self, message: str, *keys: str) -> None:
+        where = self.location(*keys)
+        self.errors.append(ConfigError(where.path, where.line, where.column, message))
+
+    def read(self, table: object) -> Settings:
+        if not isinstance(table, dict):
+            self.error("[tool.gatecheck] must be a table")
+            return Settings()
+        lists: dict[str, Sourced[tuple[str, ...]]] = {}
+        per_file: Sourced[PerFileIgnores] = Sourced(())
+        for key, value in table.items():
+            if key not in KEYS:
+                close = difflib.get_close_matches(key, KEYS, n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                known = ", ".join(KEYS)
+                self.error(
+                    f"unknown key '{key}' in [tool.gatecheck]{hint}; known keys: {known}", key
+                )
+            elif key == "per-file-ignores":
+                per_file = self.per_file_ignores(value)
+            else:
+                lists[key] = self.strings(key, value)
+        empty: Sourced[tuple[str, ...]] = Sourced(())
+        return Settings(
+            rules=self.rule_paths(lists.get("rules", empty)),
+            generations=lists.get("generations", empty),
+            exclude=lists.get("exclude", empty),
+            select=lists.get("select", empty),
+            ignore=lists.get("ignore", empty),
+            per_file_ignores=per_file,
+            config_file=self.base / PYPROJECT,
+        )
+
+    def strings(self, key: str, value: object) -> Sourced[tuple[str, ...]]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.error(f"'{key}' must be a list of strings", key)
+            return Sourced(())
+        return Sourced(tuple(value), "pyproject", self.location(key))
+
+    def rule_paths(self, rules: Sourced[tuple[str, ...]]) -> Sourced[tuple[Path, ...]]:
+        if not rules.value:
+            return Sourced(())
+        paths = tuple(self.base / p for p in rules.value)
+        for given, resolved in zip(rules.value, paths, strict=True):
+            if not resolved.exists():
+                self.error(f"rules path '{given}' does not exist (relative to this file)", "rules")
+        return Sourced(paths, rules.origin, rules.location)
+
+    def per_file_ignores(self, value: object) -> Sourced[PerFileIgnores]:
+        key = "per-file-ignores"
+        if not isinstance(value, dict):
+            self.error(f"'{key}' must be a table of glob = [ids]", key)
+            return Sourced(())
+        entries: list[tuple[str, tuple[str, ...]]] = []
+        for glob, ids in value.items():
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                self.error(f"'{key}' entry '{glob}' must be a list of strings", key, glob)
+                continue
+            entries.append((glob, tuple(ids)))
+        return Sourced(tuple(entries), "pyproject", self.location(key))
+
+
+# --- where keys are, for messages (tomllib keeps no positions) ------------------------------
+
+_HEADER = re.compile(r"^\s*\[(?!\[)\s*(?P<name>[^\]]+?)\s*\]\s*(?:#.*)?$")
+_KEY = re.compile(
+    r"^\s*(?P<key>(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'))*)\s*="
+)
+_INLINE_KEY = re.compile(r"(?P<key>[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')\s*=")
+_PART = re.compile(r"[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'")
+
+
+def _parts(dotted: str) -> tuple[str, ...]:
+    return tuple(p.strip("\"'") for p in _PART.findall(dotted))
+
+
+def _key_positions(text: str) -> dict[tuple[str, ...], tuple[int, int]]:
+    """1-based (line, column) of table headers and keys, by full dotted path. A line-based
+    scan: good enough to point at a key, never used to read values."""
+    positions: dict[tuple[str, ...], tuple[int, int]] = {}
+    table: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            table = _parts(header.group("name"))
+            positions.setdefault(table, (number, line.index("[") + 1))
+            continue
+        key = _KEY.match(line)
+        if not key:
+            continue
+        path = (*table, *_parts(key.group("key")))
+        positions.setdefault(path, (number, key.start("key") + 1))
+        rest = line[key.end() :]
+        if rest.lstrip().startswith("{"):
+            offset = key.end()
+            for inner in _INLINE_KEY.finditer(rest):
+                inner_path = (*path, inner.group("key").strip("\"'"))
+                positions.setdefault(inner_path, (number, offset + inner.start("key") + 1))
+    return positions
+
+
+def unknown_ids(values: Sequence[str], known: Sequence[str] | frozenset[str]) -> list[str]:
+    return [v for v in values if v not in known]

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import py_compile
+import shutil
+from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from gatecheck.cli import cli
 from gatecheck.config.model import RuleSet
 from gatecheck.engine import analyse
 from tests.conftest import corpus_package
@@ -25,3 +31,32 @@ def test_sglang_059_has_exactly_the_two_seed_gates(ruleset: RuleSet) -> None:
     server_args = next(f for f in analysis.findings if f.path.name == "server_args.py")
     assert any("'is_sm120_supported' is already imported" in note for note in server_args.notes)
     assert not analysis.diagnostics
+
+
+def test_sglang_059_fix_is_the_seed_patch_and_idempotent(tmp_path: Path) -> None:
+    source = corpus_package("sglang==0.5.9")
+    root = tmp_path / "sglang-0.5.9"
+    shutil.copytree(source / "sglang", root / "sglang")
+    runner = CliRunner()
+    diff = runner.invoke(cli, ["check", str(root), "--diff"])
+    assert diff.exit_code == 1
+    changed = [
+        line
+        for line in diff.output.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    assert changed == [
+        "+    is_sm120_supported,",
+        "+_is_sm120_supported = _is_cuda and is_sm120_supported()",
+        "-        (_is_sm90_supported or _is_sm100_supported)",
+        "+        (_is_sm90_supported or _is_sm100_supported or _is_sm120_supported)",
+        "-            and (is_sm90_supported() or is_sm100_supported())",
+        "+            and (is_sm90_supported() or is_sm100_supported() or is_sm120_supported())",
+    ]
+    assert runner.invoke(cli, ["check", str(root), "--fix"]).exit_code == 0
+    for rel in ("sglang/srt/layers/communicator.py", "sglang/srt/server_args.py"):
+        py_compile.compile(str(root / rel), doraise=True)
+    assert runner.invoke(cli, ["check", str(root)]).exit_code == 0
+    snapshot = {p: p.read_bytes() for p in (root / "sglang/srt").rglob("*.py")}
+    assert runner.invoke(cli, ["check", str(root), "--fix"]).exit_code == 0
+    assert {p: p.read_bytes() for p in (root / "sglang/srt").rglob("*.py")} == snapshot

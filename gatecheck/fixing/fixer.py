@@ -164,9 +164,8 @@ def _try(
     except OverlappingEdits as err:
         return f"fixes conflict in this file ({err})"
     after = wrap_long_lines(raw, after, encoding)
-    codec = encoding.replace("-sig", "")
     try:
-        ast.parse(after.decode(codec))
+        ast.parse(after)  # bytes: the parser honours the BOM and coding cookie itself
     except SyntaxError as err:
         return f"the edit would not parse ({err.msg}); file left untouched"
     return _verify(analysis, rerun.__call__({path: after}), path, planned) or after

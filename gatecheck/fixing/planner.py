@@ -104,6 +104,11 @@ def _extend(ctx: _Context, target: nodes.NodeNG) -> tuple[frozenset[str], str]:
         return adds, f"added `{text}` to `{target.as_string()}`"
     if isinstance(target, nodes.Compare) and len(target.ops) == 1:
         return _extend_compare(ctx, target)
+    if isinstance(target, nodes.Compare):
+        raise _Refuse(
+            f"range `{target.as_string()}`: widening it would also admit generations in "
+            "between; edit by hand"
+        )
     if isinstance(target, (nodes.Name, nodes.Call, nodes.Attribute)):
         text, adds = _predicate_for(ctx, [target])
         if _needs_parens(target):
@@ -144,13 +149,13 @@ def _extend_compare(ctx: _Context, compare: nodes.Compare) -> tuple[frozenset[st
         end = ctx.raw.offset(right.end_lineno, right.end_col_offset)
         ctx.edits.append(Edit(ctx.raw.path, start, end, f" in ({rendered})"))
         return (
-            ctx.missing,
+            allowed_extra(ctx),
             f"`{compare.as_string()}` now also accepts {', '.join(map(repr, values))}",
         )
     if op == "in" and isinstance(right, (nodes.Tuple, nodes.List, nodes.Set)) and right.elts:
         insertion = "".join(f", {v!r}" for v in values)
         ctx.edits.append(_insert_after(ctx, right.elts[-1], insertion))
-        return ctx.missing, f"added {', '.join(map(repr, values))} to `{right.as_string()}`"
+        return allowed_extra(ctx), f"added {', '.join(map(repr, values))} to `{right.as_string()}`"
     if op == "in" and isinstance(right, nodes.Name):
         raise _Refuse(
             f"the allowlist is the named constant `{right.name}`: extend it where it is "
@@ -209,8 +214,19 @@ def _usage(predicate: ScopePredicate) -> str:
     return f"{predicate.name}()" if predicate.form == "call" else predicate.name
 
 
+def allowed_extra(ctx: _Context) -> frozenset[str]:
+    """What a fix may bring along besides the missing generations: their same-major
+    siblings (is_sm120_supported also admits sm121), nothing from another major."""
+    registry = ctx.analysis.semantics.registry
+    majors = {(registry.get(g).vendor, registry.get(g).major) for g in ctx.missing}
+    return frozenset(g.name for g in registry.generations if (g.vendor, g.major) in majors) - set(
+        ctx.result.feature.exclude
+    )
+
+
 def _narrowest(candidates: Sequence[ScopePredicate], ctx: _Context) -> ScopePredicate | None:
-    covering = [p for p in candidates if ctx.missing <= p.admits]
+    within = allowed_extra(ctx) | ctx.result.feature_admits
+    covering = [p for p in candidates if ctx.missing <= p.admits and p.admits <= within]
     if not covering:
         return None
     admitted = ctx.result.feature_admits
@@ -233,13 +249,13 @@ def _new_alias(ctx: _Context, siblings: Sequence[nodes.NodeNG]) -> tuple[str, fr
     wrapped = [
         call
         for call in statement.value.nodes_of_class(nodes.Call)
-        if isinstance(call.func, nodes.Name) and call.func.name in sibling.name
+        if isinstance(call.func, nodes.Name) and _digits(call.func.name)
     ]
     if not wrapped:
         raise _Refuse(f"alias `{sibling.name}` does not wrap a predicate call; cannot add a twin")
-    function = str(wrapped[0].func.name)
-    new_function, admits = _function_in_scope_or_import(ctx, wrapped[0])
-    new_alias = sibling.name.replace(function, new_function)
+    function = str(wrapped[-1].func.name)
+    new_function, admits = _function_in_scope_or_import(ctx, wrapped[-1])
+    new_alias = _twin_name(sibling.name, function, new_function)
     if new_alias in ctx.module.locals:
         raise _Refuse(f"`{new_alias}` exists but does not admit the generation")
     text = _statement_source(ctx, statement)
@@ -251,6 +267,21 @@ def _new_alias(ctx: _Context, siblings: Sequence[nodes.NodeNG]) -> tuple[str, fr
     indent = " " * statement.col_offset
     ctx.edits.append(Edit(ctx.raw.path, line_end, line_end, f"{indent}{new_text}{ctx.raw.newline}"))
     return new_alias, admits
+
+
+def _digits(name: str) -> str:
+    found = re.search(r"\d+", name)
+    return found.group(0) if found else ""
+
+
+def _twin_name(alias: str, function: str, new_function: str) -> str:
+    """_is_sm100_supported -> _is_sm120_supported; _is_sm100 -> _is_sm120."""
+    if function in alias:
+        return alias.replace(function, new_function)
+    old, new = _digits(function), _digits(new_function)
+    if old and new and old in alias:
+        return alias.replace(old, new, 1)
+    raise _Refuse(f"cannot name a twin of `{alias}` for `{new_function}`")
 
 
 def _function_in_scope_or_import(
@@ -312,7 +343,8 @@ def _sibling_in_module(
         number = re.sub(r"\D", "", gen)
         for candidate in {sibling[: digits.start()] + number + sibling[digits.end() :]}:
             admits = _call_admits(ctx, module_name, candidate)
-            if admits and ctx.missing <= admits and not admits & excluded:
+            within = allowed_extra(ctx) | ctx.result.feature_admits
+            if admits and ctx.missing <= admits <= within and not admits & excluded:
                 extra = len(admits - ctx.missing - ctx.result.feature_admits)
                 options.append((extra, candidate, admits))
     if not options:

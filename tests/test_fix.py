@@ -1,0 +1,359 @@
+"""Autofix: (before, after) pairs per form, refusals that must leave the file untouched
+("noop" cases with their reason), byte-level preservation, idempotence."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gatecheck.cli import cli
+from gatecheck.config.loader import load_ruleset
+from gatecheck.engine import analyse
+from gatecheck.fixing.fixer import FixReport, plan_fixes, write_changes
+from tests.conftest import FIXTURES
+
+UTILS = """\
+import torch
+from functools import lru_cache
+
+def _major():
+    return torch.cuda.get_device_capability()[0]
+
+@lru_cache(maxsize=1)
+def is_sm90_supported():
+    return _major() == 9
+
+@lru_cache(maxsize=1)
+def is_sm100_supported():
+    return _major() == 10
+
+@lru_cache(maxsize=1)
+def is_sm120_supported():
+    return _major() == 12
+
+def is_blackwell():
+    return _major() in (10, 11, 12)
+"""
+
+RULE = """\
+features:
+  - id: fast-path
+    description: a fast path
+    flags: [enable_fast_path]
+    require: [sm90, sm100, sm120]
+"""
+
+
+def _project(tmp_path: Path, gate_module: str, rule: str = RULE) -> Path:
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "utils.py").write_text(UTILS)
+    (root / "pkg" / "gate.py").write_bytes(gate_module.encode("utf-8"))
+    (root / "rules.yaml").write_text(rule)
+    return root
+
+
+def _fix(root: Path) -> FixReport:
+    ruleset = load_ruleset([root / "rules.yaml"])
+    analysis = analyse([root], ruleset)
+    return plan_fixes(analysis, ruleset, [root])
+
+
+def _fixed_text(tmp_path: Path, before: str, rule: str = RULE) -> tuple[str, FixReport]:
+    root = _project(tmp_path, textwrap.dedent(before), rule)
+    report = _fix(root)
+    write_changes(report, [root])
+    return (root / "pkg" / "gate.py").read_text(), report
+
+
+PAIRS = [
+    pytest.param(
+        """\
+        from pkg.utils import is_sm90_supported, is_sm100_supported, is_sm120_supported
+        class A:
+            def f(self):
+                if is_sm90_supported() or is_sm100_supported():
+                    self.enable_fast_path = True
+        """,
+        """\
+        from pkg.utils import is_sm90_supported, is_sm100_supported, is_sm120_supported
+        class A:
+            def f(self):
+                if is_sm90_supported() or is_sm100_supported() or is_sm120_supported():
+                    self.enable_fast_path = True
+        """,
+        id="function-imported",
+    ),
+    pytest.param(
+        """\
+        from pkg.utils import is_sm90_supported, is_sm100_supported
+        class A:
+            def f(self):
+                if is_sm90_supported() or is_sm100_supported():
+                    self.enable_fast_path = True
+        """,
+        """\
+        from pkg.utils import is_sm90_supported, is_sm100_supported, is_sm120_supported
+        class A:
+            def f(self):
+                if is_sm90_supported() or is_sm100_supported() or is_sm120_supported():
+                    self.enable_fast_path = True
+        """,
+        id="import-added-single-line",
+    ),
+    pytest.param(
+        """\
+        from pkg.utils import (
+            is_sm90_supported,
+            is_sm100_supported,  # keep this comment
+        )
+        _is_sm90 = is_sm90_supported()
+        _is_sm100 = is_sm100_supported()
+        def enabled(args):
+            return (_is_sm90 or _is_sm100) and args.enable_fast_path
+        """,
+        """\
+        from pkg.utils import (
+            is_sm90_supported,
+            is_sm100_supported,  # keep this comment
+            is_sm120_supported,
+        )
+        _is_sm90 = is_sm90_supported()
+        _is_sm100 = is_sm100_supported()
+        _is_sm120 = is_sm120_supported()
+        def enabled(args):
+            return (_is_sm90 or _is_sm100 or _is_sm120) and args.enable_fast_path
+        """,
+        id="alias-twin-and-import",
+    ),
+    pytest.param(
+        """\
+        import torch
+        class A:
+            def f(self):
+                major, minor = torch.cuda.get_device_capability()
+                if major == 10:
+                    self.enable_fast_path = True
+        """,
+        None,
+        id="major-eq-refused-sm90-and-sm120-both-missing",
+    ),
+    pytest.param(
+        """\
+        import torch
+        class A:
+            def f(self):
+                major, minor = torch.cuda.get_device_capability()
+                if major == 9 or major == 10:
+                    self.enable_fast_path = True
+        """,
+        None,
+        id="or-of-comparisons-refused",
+    ),
+    pytest.param(
+        """\
+        import torch
+        def enabled(args):
+            return torch.cuda.get_device_capability() in [(9, 0), (10, 0)] and args.enable_fast_path
+        """,
+        """\
+        import torch
+        def enabled(args):
+            return torch.cuda.get_device_capability() in [(9, 0), (10, 0), (12, 0)] and args.enable_fast_path
+        """,
+        id="capability-tuple-list",
+    ),
+    pytest.param(
+        """\
+        import torch
+        SM = torch.cuda.get_device_capability()[0] * 10 + torch.cuda.get_device_capability()[1]
+        def enabled(args):
+            return SM in (90, 100,) and args.enable_fast_path
+        """,
+        """\
+        import torch
+        SM = torch.cuda.get_device_capability()[0] * 10 + torch.cuda.get_device_capability()[1]
+        def enabled(args):
+            return SM in (90, 100, 120,) and args.enable_fast_path
+        """,
+        id="sm-int-trailing-comma",
+    ),
+    pytest.param(
+        """\
+        from pkg.utils import is_sm90_supported, is_blackwell, is_sm120_supported
+        def enabled(args):
+            return is_sm90_supported() and args.enable_fast_path and is_blackwell() is not None
+        """,
+        None,
+        id="sm100-missing-but-no-sm100-predicate-in-scope-refused",
+    ),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), PAIRS)
+def test_fix_pairs(tmp_path: Path, before: str, after: str | None) -> None:
+    text, report = _fixed_text(tmp_path, before)
+    if after is None:
+        assert text == textwrap.dedent(before), "a refused fix must leave the file untouched"
+        assert report.refused and not report.changes
+    else:
+        assert text == textwrap.dedent(after)
+        assert not report.refused
+
+
+MAJOR_RULE = RULE.replace("require: [sm90, sm100, sm120]", "require: [sm100, sm120]")
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param(
+            "import torch\nclass A:\n    def f(self):\n        major = torch.cuda.get_device_capability()[0]\n        if major == 10:\n            self.enable_fast_path = True\n",
+            "import torch\nclass A:\n    def f(self):\n        major = torch.cuda.get_device_capability()[0]\n        if major in (10, 12):\n            self.enable_fast_path = True\n",
+            id="major-eq-to-in",
+        ),
+        pytest.param(
+            "from pkg.utils import is_sm100_supported, is_sm120_supported\ndef enabled(args):\n    return is_sm100_supported() and args.enable_fast_path\n",
+            "from pkg.utils import is_sm100_supported, is_sm120_supported\ndef enabled(args):\n    return (is_sm100_supported() or is_sm120_supported()) and args.enable_fast_path\n",
+            id="lone-conjunct-parenthesized",
+        ),
+        pytest.param(
+            "from pkg.utils import is_sm100_supported, is_sm120_supported\ndef enabled(args):\n    if not is_sm100_supported():\n        return False\n    return args.enable_fast_path\n",
+            "from pkg.utils import is_sm100_supported, is_sm120_supported\ndef enabled(args):\n    if not (is_sm100_supported() or is_sm120_supported()):\n        return False\n    return args.enable_fast_path\n",
+            id="early-exit-negation",
+        ),
+    ],
+)
+def test_fix_pairs_sm100_sm120(tmp_path: Path, before: str, after: str) -> None:
+    text, report = _fixed_text(tmp_path, before, MAJOR_RULE)
+    assert text == after, report.refused
+
+
+NOOPS = [
+    pytest.param(
+        "import torch\ndef enabled(args):\n    return 9 <= torch.cuda.get_device_capability()[0] < 12 and args.enable_fast_path\n",
+        "range",
+        id="range-widening-refused",
+    ),
+    pytest.param(
+        "import torch\nMAJORS = (9, 10)\ndef enabled(args):\n    return torch.cuda.get_device_capability()[0] in MAJORS and args.enable_fast_path\n",
+        "named constant",
+        id="named-constant-refused",
+    ),
+    pytest.param(
+        "from pkg.utils import is_blackwell\ndef enabled(args):\n    return not is_blackwell() and args.enable_fast_path\n",
+        "negation",
+        id="negated-predicate-refused",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "reason"), NOOPS)
+def test_noop_refusals_keep_file(tmp_path: Path, source: str, reason: str) -> None:
+    text, report = _fixed_text(tmp_path, source)
+    assert text == source
+    assert report.refused and reason in report.refused[0][1]
+
+
+def test_excluded_generation_is_never_fixed(tmp_path: Path) -> None:
+    rule = RULE.replace(
+        "require: [sm90, sm100, sm120]",
+        "require: [sm90, sm100]\n    exclude: {sm120: 'no kernels'}",
+    )
+    source = "from pkg.utils import is_sm90_supported, is_sm100_supported, is_sm120_supported\ndef enabled(args):\n    return (is_sm90_supported() or is_sm100_supported()) and args.enable_fast_path\n"
+    text, report = _fixed_text(tmp_path, source, rule)
+    assert text == source and not report.fixed and not report.refused
+
+
+def test_crlf_bom_comments_and_mode_survive(tmp_path: Path) -> None:
+    source = (
+        "\ufefffrom pkg.utils import is_sm90_supported, is_sm100_supported, is_sm120_supported\r\n"
+        "def enabled(args):  # é comment\r\n"
+        "    return (is_sm90_supported() or is_sm100_supported()) and args.enable_fast_path  # why\r\n"
+    )
+    root = _project(tmp_path, source)
+    gate = root / "pkg" / "gate.py"
+    os.chmod(gate, 0o640)
+    write_changes(_fix(root), [root])
+    raw = gate.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    assert b"\n" not in raw.replace(b"\r\n", b""), "every line ending stays CRLF"
+    # the edited line grew past 88 columns, so it was wrapped the way black does
+    assert b"        or is_sm120_supported()\r\n    ) and args.enable_fast_path  # why\r\n" in raw
+    assert "# é comment".encode() in raw
+    assert stat.S_IMODE(gate.stat().st_mode) == 0o640
+
+
+def test_long_line_wrapped_like_black(tmp_path: Path) -> None:
+    source = (
+        "from pkg.utils import is_sm90_supported, is_sm100_supported, is_sm120_supported\n"
+        "class A:\n"
+        "    def f(self, model):\n"
+        "        if (\n"
+        "            model == 'DeepseekV3ForCausalLM'\n"
+        "            and (is_sm90_supported() or is_sm100_supported()) and not self.enable_dp_x\n"
+        "        ):\n"
+        "            self.enable_fast_path = True\n"
+    )
+    text, report = _fixed_text(tmp_path, source)
+    assert not report.refused
+    assert all(len(line) <= 88 for line in text.splitlines())
+    assert (
+        "            and (\n                is_sm90_supported()\n                or is_sm100_supported()\n                or is_sm120_supported()\n            ) and not self.enable_dp_x\n"
+        in text
+    )
+
+
+@pytest.mark.parametrize("variant", ["seed_alias", "seed_utils_only"])
+def test_seed_fixtures_fix_and_idempotence(tmp_path: Path, variant: str) -> None:
+    root = tmp_path / variant
+    shutil.copytree(FIXTURES / variant, root)
+    runner = CliRunner()
+    first = runner.invoke(cli, ["check", str(root), "--fix"])
+    assert first.exit_code == 0, first.output
+    communicator = (root / "sglang/srt/layers/communicator.py").read_text()
+    assert "(_is_sm90_supported or _is_sm100_supported or _is_sm120_supported)" in communicator
+    snapshot = {p: p.read_bytes() for p in root.rglob("*.py")}
+    assert runner.invoke(cli, ["check", str(root)]).exit_code == 0
+    again = runner.invoke(cli, ["check", str(root), "--fix"])
+    assert again.exit_code == 0
+    assert {p: p.read_bytes() for p in root.rglob("*.py")} == snapshot
+
+
+def test_seed_alias_edit_is_exactly_the_seed_patch(tmp_path: Path) -> None:
+    root = tmp_path / "seed"
+    shutil.copytree(FIXTURES / "seed_alias", root)
+    result = CliRunner().invoke(cli, ["check", str(root), "--diff"])
+    assert result.exit_code == 1
+    changed = [
+        line
+        for line in result.output.splitlines()
+        if line.startswith(("+ ", "- ", "+\t", "-\t"))
+        or (line[:1] in "+-" and not line.startswith(("+++", "---")))
+    ]
+    assert changed == [
+        "-        (_is_sm90_supported or _is_sm100_supported)",
+        "+        (_is_sm90_supported or _is_sm100_supported or _is_sm120_supported)",
+        "-            and (is_sm90_supported() or is_sm100_supported())",
+        "+            and (is_sm90_supported() or is_sm100_supported() or is_sm120_supported())",
+    ]
+    # --diff writes nothing
+    assert "_is_sm120_supported)" not in (root / "sglang/srt/layers/communicator.py").read_text()
+
+
+def test_file_changed_on_disk_is_not_written(tmp_path: Path) -> None:
+    source = "from pkg.utils import is_sm90_supported, is_sm100_supported, is_sm120_supported\ndef enabled(args):\n    return (is_sm90_supported() or is_sm100_supported()) and args.enable_fast_path\n"
+    root = _project(tmp_path, source)
+    report = _fix(root)
+    gate = root / "pkg" / "gate.py"
+    gate.write_text(source + "# edited meanwhile\n")
+    write_changes(report, [root])
+    assert gate.read_text() == source + "# edited meanwhile\n"
+    assert report.not_written and "changed on disk" in report.not_written[0][1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from gatecheck.findings import Finding
@@ -114,16 +114,18 @@ def gate_lines(finding: Finding) -> range:
 
 
 def touched_by(
-    findings: Sequence[Finding], changes: Mapping[Path, frozenset[int] | None]
+    findings: Sequence[Finding],
+    changes: Mapping[Path, frozenset[int] | None],
+    span: Callable[[Finding], range] = gate_lines,
 ) -> tuple[list[Finding], int]:
-    """Findings whose gate lines a change touched (None: the whole file is new), and how
-    many others were left out."""
+    """Findings whose gate lines (`span`) a change touched (None: the whole file is new),
+    and how many others were left out."""
     kept: list[Finding] = []
     for finding in findings:
         path = finding.path.resolve()
         if path not in changes:
             continue
         lines = changes[path]
-        if lines is None or any(line in lines for line in gate_lines(finding)):
+        if lines is None or any(line in lines for line in span(finding)):
             kept.append(finding)
     return kept, len(findings) - len(kept)

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from gatecheck.baseline import (
     BaselineError,
+    gate_lines,
     project_relpath,
     read_baseline,
     touched_by,
@@ -359,7 +360,18 @@ def _new(run: CheckRun, findings: list[Finding]) -> list[Finding]:
         changes = changed_lines(repository, merge_base(repository, ref))
     except VcsError as err:
         raise CheckError(f"--new-since: {err}") from err
-    kept, _ = touched_by(findings, changes)
+    # A gate's lines: its whole condition (the engine's node), not just the flagged operand.
+    conditions = {id(f): r.gate.condition for f, r in run.analysis.failures}
+
+    def span(finding: Finding) -> range:
+        condition = conditions.get(id(finding))
+        if condition is None:
+            return gate_lines(finding)
+        first = min(int(condition.lineno or finding.start.line), finding.start.line)
+        last = max(int(condition.end_lineno or finding.end.line), finding.end.line)
+        return range(first, last + 1)
+
+    kept, _ = touched_by(findings, changes, span)
     return kept
 
 

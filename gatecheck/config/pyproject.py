@@ -127,8 +127,8 @@ def load_pyproject(path: Path) -> Settings:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line, column = _decode_error_position(str(exc))
-        message = re.sub(r"\s*\(at line \d+, column \d+\)$", "", str(exc))
+        line, column = _decode_error_position(str(exc), text)
+        message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)$", "", str(exc))
         raise ConfigErrors([ConfigError(shown, line, column, f"invalid TOML: {message}")]) from exc
     table = data.get("tool", {}).get("gatecheck")
     if table is None:
@@ -148,9 +148,14 @@ def _shown_path(path: Path) -> Path:
         return path
 
 
-def _decode_error_position(message: str) -> tuple[int, int]:
+def _decode_error_position(message: str, text: str) -> tuple[int, int]:
     found = re.search(r"\(at line (\d+), column (\d+)\)", message)
-    return (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+    if found:
+        return int(found.group(1)), int(found.group(2))
+    if "(at end of document)" in message:
+        last_line = text.rsplit("\n", 1)[-1]
+        return text.count("\n") + 1, len(last_line) + 1
+    return 1, 1
 
 
 class _TableReader:

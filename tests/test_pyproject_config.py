@@ -1,0 +1,224 @@
+"""`[tool.gatecheck]` in the nearest pyproject.toml, flags on top, `gatecheck config show`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gatecheck.cli import cli
+from gatecheck.config.pyproject import _key_positions, find_pyproject
+from tests.conftest import write_tree
+
+RULE = """
+features:
+  - id: fast-thing
+    description: the fast thing
+    flags: [enable_fast_thing]
+    require: [sm90, sm100, sm120]
+"""
+
+ARGS = """
+import torch
+
+
+class Args:
+    enable_fast_thing: bool = False
+
+    def adjust(self):
+        major, minor = torch.cuda.get_device_capability()
+        if major in (9, 10):
+            self.enable_fast_thing = True
+"""
+
+
+@pytest.fixture
+def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "pkg/__init__.py": "",
+            "pkg/args.py": ARGS,
+            "tests/test_args.py": ARGS,
+            "config/rules.yaml": RULE,
+        },
+    )
+    monkeypatch.chdir(root)
+    return root
+
+
+def pyproject(root: Path, body: str) -> None:
+    (root / "pyproject.toml").write_text(body, encoding="utf-8")
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.output
+
+
+def findings(*args: str) -> list[str]:
+    code, output = run("check", *args, "--format", "json")
+    assert code in (0, 1), output
+    return sorted(f"{f['path']}:{f['rule']}" for f in json.loads(output)["findings"])
+
+
+BOTH = ["pkg/args.py:GC001", "tests/test_args.py:GC001"]
+
+
+def test_rules_from_pyproject_relative_to_it(proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pyproject(proj, '[tool.gatecheck]\nrules = ["config/rules.yaml"]\n')
+    assert findings(".") == BOTH
+    # From a sub-folder the same pyproject is found, and its rules path still resolves.
+    monkeypatch.chdir(proj / "pkg")
+    assert sorted(f.rsplit("/", 1)[-1] for f in findings(str(proj))) == [
+        "args.py:GC001",
+        "test_args.py:GC001",
+    ]
+
+
+def test_pyproject_without_the_table_does_not_stop_the_search(proj: Path) -> None:
+    pyproject(proj, '[tool.gatecheck]\nrules = ["config/rules.yaml"]\n')
+    (proj / "pkg" / "pyproject.toml").write_text('[project]\nname = "pkg"\n')
+    assert find_pyproject(proj / "pkg") == (proj / "pyproject.toml").resolve()
+
+
+def test_no_pyproject_means_defaults(proj: Path) -> None:
+    # The shipped rules know nothing of fast-thing: nothing to report, and no error.
+    code, output = run("check", ".")
+    assert code == 0, output
+
+
+def test_flags_override_pyproject(proj: Path) -> None:
+    pyproject(proj, '[tool.gatecheck]\nrules = ["config/rules.yaml"]\ngenerations = ["sm90"]\n')
+    assert findings(".") == []
+    assert findings(".", "--generation", "sm120") == BOTH
+    code, output = run("check", ".", "--rules", "missing.yaml")
+    assert code == 2 and "no such file or directory" in output
+
+
+@pytest.mark.parametrize(
+    ("table", "expected"),
+    [
+        pytest.param('select = ["GC101"]', [], id="select-rule"),
+        pytest.param('select = ["fast-thing"]', BOTH, id="select-feature"),
+        pytest.param('ignore = ["fast-thing"]', [], id="ignore-feature"),
+        pytest.param('ignore = ["gate-excludes-required-generation"]', [], id="ignore-rule-name"),
+        pytest.param('exclude = ["tests"]', ["pkg/args.py:GC001"], id="exclude"),
+        pytest.param(
+            '[tool.gatecheck.per-file-ignores]\n"tests/*" = ["GC001"]',
+            ["pkg/args.py:GC001"],
+            id="per-file-ignores",
+        ),
+        pytest.param(
+            'per-file-ignores = {"pkg/*.py" = ["fast-thing"]}',
+            ["tests/test_args.py:GC001"],
+            id="per-file-ignores-inline",
+        ),
+    ],
+)
+def test_selection(proj: Path, table: str, expected: list[str]) -> None:
+    pyproject(proj, f'[tool.gatecheck]\nrules = ["config/rules.yaml"]\n{table}\n')
+    assert findings(".") == expected
+
+
+def test_cli_select_and_ignore(proj: Path) -> None:
+    pyproject(proj, '[tool.gatecheck]\nrules = ["config/rules.yaml"]\nignore = ["GC001"]\n')
+    assert findings(".") == []
+    assert findings(".", "--ignore", "GC102") == BOTH
+    code, output = run("check", ".", "--select", "GC00l")
+    assert code == 2 and "unknown rule or feature id 'GC00l'" in output
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        pytest.param(
+            '[tool.gatecheck]\nrules = ["config/rules.yaml"]\nexclud = ["x"]\n',
+            "pyproject.toml:3:1: unknown key 'exclud' in [tool.gatecheck] (did you mean 'exclude'?)",
+            id="unknown-key",
+        ),
+        pytest.param(
+            '[tool.gatecheck]\nselect = "GC001"\n',
+            "pyproject.toml:2:1: 'select' must be a list of strings",
+            id="wrong-type",
+        ),
+        pytest.param(
+            '[tool.gatecheck]\nrules = ["nope.yaml"]\n',
+            "pyproject.toml:2:1: rules path 'nope.yaml' does not exist",
+            id="missing-rules",
+        ),
+        pytest.param(
+            '[tool.gatecheck]\ngenerations = ["sm12"]\n',
+            "pyproject.toml:2:1: unknown generation 'sm12'",
+            id="unknown-generation",
+        ),
+        pytest.param(
+            '[tool.gatecheck]\n\n  ignore = ["nothing-like-this"]\n',
+            "pyproject.toml:3:3: unknown rule or feature id 'nothing-like-this'",
+            id="unknown-id",
+        ),
+        pytest.param(
+            '[tool.gatecheck.per-file-ignores]\n"tests/*" = "GC001"\n',
+            "pyproject.toml:2:1: 'per-file-ignores' entry 'tests/*' must be a list of strings",
+            id="per-file-wrong-type",
+        ),
+        pytest.param(
+            "[tool.gatecheck]\nrules = [\n", "pyproject.toml:3:1: invalid TOML", id="invalid-toml"
+        ),
+        pytest.param(
+            "[tool]\ngatecheck.colour = 1\n",
+            "pyproject.toml:2:1: unknown key 'colour'",
+            id="dotted-key",
+        ),
+    ],
+)
+def test_invalid_pyproject_is_reported_at_the_line(proj: Path, body: str, message: str) -> None:
+    pyproject(proj, body)
+    code, output = run("check", ".")
+    assert code == 2
+    assert message in output, output
+    assert "Traceback" not in output
+
+
+def test_every_problem_is_reported_at_once(proj: Path) -> None:
+    pyproject(proj, '[tool.gatecheck]\nfoo = 1\nbar = 2\nrules = "x"\n')
+    code, output = run("check", ".")
+    assert code == 2
+    assert [line.split(": ")[0] for line in output.splitlines()] == [
+        "pyproject.toml:2:1",
+        "pyproject.toml:3:1",
+        "pyproject.toml:4:1",
+    ]
+
+
+def test_config_show_names_each_origin(proj: Path) -> None:
+    pyproject(
+        proj, '[tool.gatecheck]\nrules = ["config/rules.yaml"]\ngenerations = ["sm90", "sm120"]\n'
+    )
+    code, output = run("config", "show", "--ignore", "GC102")
+    assert code == 0, output
+    lines = {line.split(" = ")[0]: line for line in output.splitlines() if " = " in line}
+    assert f"# config file: {(proj / 'pyproject.toml').resolve()}" in output
+    assert lines["rules"].endswith("# pyproject.toml:2:1")
+    assert str(proj / "config" / "rules.yaml") in lines["rules"]
+    assert lines["generations"] == 'generations = ["sm90", "sm120"]  # pyproject.toml:3:1'
+    assert lines["ignore"] == 'ignore = ["GC102"]  # --ignore'
+    assert lines["select"].startswith("select = []  # default")
+
+
+def test_config_show_without_pyproject(proj: Path) -> None:
+    code, output = run("config", "show")
+    assert code == 0
+    assert "[tool.gatecheck] not found" in output
+    assert "default: the shipped rules" in output
+
+
+def test_key_positions() -> None:
+    text = '[tool.gatecheck]\nrules = ["a"]\nper-file-ignores = { "t/*" = ["x"] }\n[tool."gatecheck".sub]\nk=1\n'
+    positions = _key_positions(text)
+    assert positions[("tool", "gatecheck")] == (1, 1)
+    assert positions[("tool", "gatecheck", "rules")] == (2, 1)
+    assert positions[("tool", "gatecheck", "per-file-ignores", "t/*")] == (3, 22)
+    assert positions[("tool", "gatecheck", "sub", "k")] == (5, 1)

@@ -3,59 +3,25 @@ findings. The CLI and reporters sit on top; this module imports neither."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from astroid import nodes
 
 from gatecheck.config.model import Feature, RuleSet
-from gatecheck.discovery import Discovery, Skipped, discover
+from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import MISSING_GENERATION, Finding, Hop, Position
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
 from gatecheck.gates.model import Gate, Polarity
-from gatecheck.loading.project import FileDiagnostic, Project, read_source
-from gatecheck.semantics.admitted import Admission, Semantics
+from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
+from gatecheck.loading.project import Project
+from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
-from gatecheck.semantics.values import UNKNOWN
+from gatecheck.tracing.paths import build_path
 
-
-@dataclass(frozen=True)
-class GateResult:
-    """A gate of a feature with its semantics: what the feature admits through it."""
-
-    feature: Feature
-    gate: Gate
-    admission: Admission
-    feature_admits: frozenset[str]
-    missing: frozenset[str]
-
-
-@dataclass
-class Analysis:
-    project: Project
-    semantics: Semantics
-    discovery: Discovery
-    gate_results: list[GateResult] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    # Each finding with the gate it came from (the fixer needs the nodes).
-    failures: list[tuple[Finding, GateResult]] = field(default_factory=list)
-
-    @property
-    def diagnostics(self) -> list[FileDiagnostic]:
-        return self.project.diagnostics
-
-    @property
-    def skipped(self) -> tuple[Skipped, ...]:
-        return self.discovery.skipped
-
-
-def flag_assumptions(feature: Feature, polarity: Polarity) -> dict[str, object]:
-    # Disabling gates are read with the feature requested (its flag on); enabling gates
-    # cannot assume anything about the flag they are about to set.
-    value: object = True if polarity is Polarity.DISABLES else UNKNOWN
-    return {flag: value for flag in feature.flags}
+__all__ = ["Analysis", "GateResult", "analyse", "flag_assumptions", "open_project"]
 
 
 def open_project(
@@ -95,6 +61,7 @@ def analyse(
             analysis.gate_results.append(result)
             if result.missing:
                 analysis.failures.append((make_finding(semantics, result), result))
+    _attach_paths(analysis, selected)
     analysis.failures.sort(key=lambda pair: (str(pair[0].path), pair[0].start, pair[0].feature))
     analysis.findings = [finding for finding, _ in analysis.failures]
     return analysis
@@ -103,14 +70,27 @@ def analyse(
 def _prefilter_texts(project: Project, features: Sequence[Feature]) -> dict[Path, str]:
     texts: dict[Path, str] = {}
     for path in project.files:
-        try:
-            text = read_source(path, project.overrides.get(path)).text
-        except (OSError, ValueError, SyntaxError, LookupError):
+        text = project.text_of(path)
+        if text is None:
             project.module_at(path)  # records the diagnostic
             continue
         if any(mentions(text, f) for f in features):
             texts[path] = text
     return texts
+
+
+def _attach_paths(analysis: Analysis, features: Sequence[Feature]) -> None:
+    """Each finding carries its feature's activation path (option, field, gates and the
+    gate functions' direct callers), for SARIF codeFlows and the JSON report."""
+    failing = {finding.feature for finding, _ in analysis.failures}
+    for feature in features:
+        if feature.id not in failing:
+            continue
+        hops = tuple(build_path(analysis, feature, caller_depth=1).hops())
+        analysis.failures = [
+            (dataclasses.replace(f, hops=hops), r) if f.feature == feature.id else (f, r)
+            for f, r in analysis.failures
+        ]
 
 
 def evaluate_gate(

@@ -117,6 +117,7 @@ class Project:
             self._by_name.setdefault(name, file)
         self._modules: dict[Path, nodes.Module | None] = {}
         self._sources: dict[Path, SourceFile] = {}
+        self._texts: dict[Path, str | None] = {}
         self.diagnostics: list[FileDiagnostic] = []
 
     # -- index -------------------------------------------------------------------------
@@ -164,6 +165,16 @@ class Project:
             self._diagnose(path, 1, 0, f"cannot build: {_first_line(err)}")
         self._modules[path] = module
         return module
+
+    def text_of(self, path: Path) -> str | None:
+        """Decoded text for cheap prefilters, read once; None when unreadable (the
+        diagnostic comes when the module is built)."""
+        if path not in self._texts:
+            try:
+                self._texts[path] = read_source(path, self.overrides.get(path)).text
+            except (OSError, ValueError, SyntaxError, LookupError):
+                self._texts[path] = None
+        return self._texts[path]
 
     def source(self, path: Path) -> SourceFile | None:
         if path not in self._sources:

@@ -1,0 +1,283 @@
+"""Step 5: a feature's activation path, built statically across modules.
+
+CLI option -> settings field -> auto-enable gates -> runtime gates -> their callers (a few
+hops up, through wrappers, methods and module constants). Unresolvable calls and cycles
+become marked hops, never crashes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from astroid import nodes
+
+from gatecheck.config.model import Feature
+from gatecheck.findings import Hop
+from gatecheck.gates.model import GateKind, Polarity, qualname_of
+from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
+from gatecheck.semantics.culprit import culprit
+from gatecheck.semantics.values import FunctionRef
+
+MAX_CALLER_DEPTH = 3
+ENABLING_KINDS = (GateKind.AUTO_ENABLE, GateKind.FLAG_VALUE, GateKind.AUTO_DISABLE)
+
+
+@dataclass
+class PathNode:
+    hop: Hop
+    result: GateResult | None = None
+    children: list[PathNode] = field(default_factory=list)
+    # For a gate: per generation it shuts out, the sub-expression that does it.
+    blocking: dict[str, Hop] = field(default_factory=dict)
+
+    def where(self, generation: str) -> Hop:
+        return self.blocking.get(generation, self.hop)
+
+
+@dataclass
+class ActivationPath:
+    feature: Feature
+    options: list[Hop] = field(default_factory=list)
+    fields: list[Hop] = field(default_factory=list)
+    auto_gates: list[PathNode] = field(default_factory=list)
+    runtime_gates: list[PathNode] = field(default_factory=list)
+
+    def hops(self) -> list[Hop]:
+        """Flattened, in activation order (for SARIF codeFlows and check findings)."""
+        out = list(self.options) + list(self.fields)
+        for node in [*self.auto_gates, *self.runtime_gates]:
+            out.extend(_flatten(node))
+        return out
+
+    @property
+    def option_names(self) -> list[str]:
+        return [hop.condition for hop in self.options]
+
+
+def _flatten(node: PathNode) -> Iterator[Hop]:
+    yield node.hop
+    for child in node.children:
+        yield from _flatten(child)
+
+
+def _hop(node: nodes.NodeNG, kind: str, text: str, admitted: frozenset[str]) -> Hop:
+    root = node.root()
+    path = Path(root.file) if isinstance(root, nodes.Module) and root.file else Path("?")
+    return Hop(
+        path,
+        int(node.lineno or 1),
+        qualname_of(node),
+        kind,
+        text,
+        admitted,
+        int(node.col_offset or 0),
+    )
+
+
+def build_path(
+    analysis: Analysis, feature: Feature, caller_depth: int = MAX_CALLER_DEPTH
+) -> ActivationPath:
+    every = analysis.semantics.registry.all_names()
+    path = ActivationPath(feature)
+    results = [r for r in analysis.gate_results if r.feature.id == feature.id]
+    modules = _modules_mentioning(analysis, [*feature.flags, *(_dashed(f) for f in feature.flags)])
+    for module in modules:
+        path.options.extend(_cli_options(module, feature, every))
+        path.fields.extend(_settings_fields(module, feature, every))
+    for result in results:
+        hop = Hop(
+            result.gate.path,
+            result.gate.line,
+            result.gate.qualname,
+            result.gate.kind.value,
+            result.gate.condition.as_string(),
+            result.feature_admits,
+            int(result.gate.condition.col_offset or 0),
+        )
+        node = PathNode(hop, result, blocking=_blocking(analysis, result))
+        if result.gate.kind in ENABLING_KINDS:
+            path.auto_gates.append(node)
+        else:
+            scope = result.gate.statement.scope()
+            if isinstance(scope, nodes.FunctionDef):
+                node.children = _callers(analysis, scope, every, 1, {id(scope)}, caller_depth)
+            path.runtime_gates.append(node)
+    return path
+
+
+def _blocking(analysis: Analysis, result: GateResult) -> dict[str, Hop]:
+    gate = result.gate
+    needs = gate.polarity is Polarity.ENABLES
+    out: dict[str, Hop] = {}
+    for generation in analysis.semantics.registry.names:
+        if generation in result.feature_admits:
+            continue
+        evaluator = analysis.semantics.evaluator(
+            generation, flag_assumptions(result.feature, gate.polarity)
+        )
+        node = culprit(gate.condition, evaluator, needs)
+        out[generation] = Hop(
+            gate.path,
+            int(node.lineno or gate.line),
+            gate.qualname,
+            gate.kind.value,
+            node.as_string(),
+            result.feature_admits,
+            int(node.col_offset or 0),
+        )
+    return out
+
+
+def _dashed(flag: str) -> str:
+    return "--" + flag.replace("_", "-")
+
+
+def _modules_mentioning(analysis: Analysis, needles: Iterable[str]) -> list[nodes.Module]:
+    wanted = [n for n in needles if n]
+    found: list[nodes.Module] = []
+    for file in analysis.project.files:
+        text = analysis.project.text_of(file)
+        if text is not None and any(n in text for n in wanted):
+            module = analysis.project.module_at(file)
+            if module is not None:
+                found.append(module)
+    return found
+
+
+def _cli_options(module: nodes.Module, feature: Feature, every: frozenset[str]) -> Iterator[Hop]:
+    dashed = {_dashed(flag): flag for flag in feature.flags}
+    for call in module.nodes_of_class(nodes.Call):
+        func = call.func
+        if not (isinstance(func, nodes.Attribute) and func.attrname == "add_argument"):
+            continue
+        names = [
+            a.value for a in call.args if isinstance(a, nodes.Const) and isinstance(a.value, str)
+        ]
+        dest = next(
+            (
+                k.value.value
+                for k in call.keywords or []
+                if k.arg == "dest" and isinstance(k.value, nodes.Const)
+            ),
+            None,
+        )
+        for name in names:
+            if name in dashed or (dest in feature.flags and name.startswith("--")):
+                yield _hop(call, "cli-option", name, every)
+                break
+
+
+def _settings_fields(
+    module: nodes.Module, feature: Feature, every: frozenset[str]
+) -> Iterator[Hop]:
+    for assign in module.nodes_of_class(nodes.AnnAssign):
+        target = assign.target
+        if (
+            isinstance(target, nodes.AssignName)
+            and target.name in feature.flags
+            and isinstance(assign.parent, nodes.ClassDef)
+        ):
+            default = assign.value.as_string() if assign.value is not None else "(no default)"
+            text = (
+                f"{assign.parent.name}.{target.name}: {assign.annotation.as_string()} = {default}"
+            )
+            yield _hop(assign, "settings-field", text, every)
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _callers(
+    analysis: Analysis,
+    function: nodes.FunctionDef,
+    every: frozenset[str],
+    depth: int,
+    seen: set[int],
+    max_depth: int = MAX_CALLER_DEPTH,
+) -> list[PathNode]:
+    """Call sites of `function`, resolved through bindings (bind by the import, not by
+    the name). Method calls on receivers that cannot be resolved are counted in one
+    summary hop instead of being listed: `x.forward()` is everywhere."""
+    name = str(function.name)
+    evaluator = analysis.semantics.evaluator(analysis.semantics.registry.names[0])
+    out: list[PathNode] = []
+    unresolved: list[nodes.Call] = []
+    for module in _candidate_modules(analysis, function):
+        for call in module.nodes_of_class(nodes.Call):
+            callee = call.func
+            spelled = (
+                callee.attrname
+                if isinstance(callee, nodes.Attribute)
+                else getattr(callee, "name", None)
+            )
+            if spelled != name:
+                continue
+            value = evaluator.value(callee)
+            if not isinstance(value, FunctionRef):
+                unresolved.append(call)
+                continue
+            if value.node is not function:
+                continue
+            out.append(_call_site(analysis, call, every, depth, seen, max_depth))
+    if unresolved:
+        first = unresolved[0]
+        text = (
+            f"{len(unresolved)} call(s) of `{name}` on receivers that cannot be resolved "
+            f"statically (first: {_statement_text(first)})"
+        )
+        out.append(PathNode(_hop(first, "unresolved-calls", text, every)))
+    return out
+
+
+def _candidate_modules(analysis: Analysis, function: nodes.FunctionDef) -> list[nodes.Module]:
+    """Cheap prefilter: a method's callers name its class somewhere (they build or
+    annotate the receiver) or live in its module; a function's callers name it."""
+    name = str(function.name)
+    owner = function.parent
+    if not isinstance(owner, nodes.ClassDef):
+        return _modules_mentioning(analysis, [name])
+    home = function.root()
+    found: list[nodes.Module] = [home] if isinstance(home, nodes.Module) else []
+    for file in analysis.project.files:
+        text = analysis.project.text_of(file)
+        if text is None or name not in text or str(owner.name) not in text:
+            continue
+        module = analysis.project.module_at(file)
+        if module is not None and module is not home:
+            found.append(module)
+    return found
+
+
+def _call_site(
+    analysis: Analysis,
+    call: nodes.Call,
+    every: frozenset[str],
+    depth: int,
+    seen: set[int],
+    max_depth: int,
+) -> PathNode:
+    caller = call.scope()
+    if isinstance(caller, nodes.Module):
+        kind = "module-constant" if _assigned(call) else "call-site"
+        return PathNode(_hop(call, kind, _statement_text(call), every))
+    node = PathNode(_hop(call, "call-site", _statement_text(call), every))
+    if isinstance(caller, nodes.FunctionDef):
+        if id(caller) in seen:
+            text = f"{caller.name} is already on the path (recursion)"
+            node.children.append(PathNode(_hop(caller, "cycle", text, every)))
+        elif depth < max_depth:
+            node.children = _callers(
+                analysis, caller, every, depth + 1, seen | {id(caller)}, max_depth
+            )
+    return node
+
+
+def _assigned(call: nodes.Call) -> bool:
+    return isinstance(call.statement(), (nodes.Assign, nodes.AnnAssign))
+
+
+def _statement_text(node: nodes.NodeNG) -> str:
+    text = node.statement().as_string().splitlines()[0]
+    return text if len(text) <= 120 else text[:117] + "..."

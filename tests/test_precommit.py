@@ -198,3 +198,14 @@ def test_precommit_hooks_reject_a_broken_gate(tmp_path: Path) -> None:
     assert "excludes required sm120" in output
     assert "- hook id: gatecheck\n" in output and "- hook id: gatecheck-project\n" in output
     assert _git(repo, "rev-list", "--count", "HEAD", env=env).stdout.strip() == "1"
+
+
+def test_readme_yaml_snippets_parse() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = [part.split("```", 1)[0] for part in readme.split("```yaml\n")[1:]]
+    documents = [yaml.safe_load(block) for block in blocks]
+    hooks = [d for d in documents if isinstance(d, dict) and "repos" in d]
+    assert hooks and hooks[0]["repos"][0]["hooks"][0]["id"] == "gatecheck"
+    workflows = [d for d in documents if isinstance(d, dict) and "jobs" in d]
+    steps = workflows[0]["jobs"]["gatecheck"]["steps"]
+    assert any("upload-sarif" in step.get("uses", "") for step in steps)

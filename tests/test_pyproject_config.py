@@ -222,3 +222,15 @@ def test_key_positions() -> None:
     assert positions[("tool", "gatecheck", "rules")] == (2, 1)
     assert positions[("tool", "gatecheck", "per-file-ignores", "t/*")] == (3, 22)
     assert positions[("tool", "gatecheck", "sub", "k")] == (5, 1)
+
+
+def test_readme_configuration_example_is_valid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    write_tree(tmp_path, {"gatecheck-rules/rules.yaml": RULE, "pyproject.toml": block})
+    monkeypatch.chdir(tmp_path)
+    code, output = run("config", "show")
+    assert code == 0, output
+    assert '"tests/*" = ["GC001"]' in output

@@ -91,7 +91,7 @@ def test_ten_per_level_and_one_notice(tmp_path: Path) -> None:
     assert len([line for line in lines if line.startswith("::warning ")]) == 3
     notices = [line for line in lines if line.startswith("::notice ")]
     assert len(notices) == 10  # 9 findings + the one that says how many more exist
-    assert notices[-1].startswith("::notice title=gatecheck::16 more gatecheck findings")
+    assert notices[-1].startswith("::notice title=gatecheck::16 more gatecheck annotations")
     assert "13 errors, 3 notices" in notices[-1]
 
 
@@ -182,3 +182,17 @@ def test_sglang_059_annotations(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (
         "%0A'is_sm120_supported' is already imported" in lines[1]
     )  # a note, on an escaped new line
+
+
+def test_files_not_analysed_are_warnings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rule = "features:\n  - id: fast-thing\n    description: d\n    flags: [enable_fast_thing]\n    require: [sm90]\n"
+    (tmp_path / "rules.yaml").write_text(rule, encoding="utf-8")
+    (tmp_path / "bad.py").write_text("enable_fast_thing = (\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = CliRunner().invoke(cli, ["check", ".", "--rules", "rules.yaml", "--format", "github"])
+    assert result.exit_code == 0
+    assert result.output.startswith("::warning file=bad.py,line=")
+    assert ",title=GC900 file not analysed::syntax error" in result.output
+    assert "**Files not analysed**\n\n- `bad.py:" in summary.read_text(encoding="utf-8")

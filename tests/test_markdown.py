@@ -68,7 +68,7 @@ def test_report_has_table_and_details(tmp_path: Path) -> None:
         "| ❌ | GC001 | `fast-thing` | `pkg/m.py:2:12` | sm120 | gate \\| excludes sm120 |" in text
     )
     assert (
-        "**Activation path**\n\n1. `pkg/m.py:2` runtime gate in `pkg.m.f`: `is_sm90_supported()` admits sm90\n"
+        "**Activation path**\n\n1. `pkg/m.py:2` runtime in `pkg.m.f`: `is_sm90_supported()` admits sm90\n"
         in text
     )
     assert "- 'is_sm120_supported' is importable" in text

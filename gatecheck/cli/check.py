@@ -475,7 +475,7 @@ def render(run: CheckRun, output_format: str) -> str:
             suppressed=suppressed,
         )
     if output_format == "github":
-        return render_github(findings, run.root)
+        return render_github(findings, run.root, analysis.diagnostics)
     if output_format == "markdown":
         return _markdown(run, None)
     raise ValueError(f"no renderer for {output_format!r}")
@@ -495,6 +495,7 @@ def _markdown(run: CheckRun, max_bytes: int | None) -> str:
         summary=summary_line(run),
         link_base=link_base,
         max_bytes=max_bytes,
+        diagnostics=run.analysis.diagnostics,
     )
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from gatecheck.findings import Finding
-from gatecheck.reporting.sarif import SourceLines, relative_uri
+from gatecheck.loading.project import FileDiagnostic
+from gatecheck.reporting.sarif import DIAGNOSTIC_ID, SourceLines, relative_uri
 
 MAX_PER_LEVEL = 10
 COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
@@ -59,23 +61,51 @@ def importance(finding: Finding) -> tuple[int, int, str, int]:
     return (rule_rank, -len(finding.missing), str(finding.path), finding.start.line)
 
 
-def render_github(findings: Sequence[Finding], root: Path) -> str:
-    by_level: dict[str, list[Finding]] = {}
+class _Item(NamedTuple):
+    rank: tuple[int, int, str, int]
+    order: tuple[str, int, int]
+    text: str
+
+
+def _diagnostic(diagnostic: FileDiagnostic, root: Path, lines: SourceLines) -> _Item:
+    column = lines.column(diagnostic.path, diagnostic.line, diagnostic.column)
+    props = ",".join(
+        f"{key}={escape_property(value)}"
+        for key, value in (
+            ("file", _path(diagnostic.path, root)),
+            ("line", str(diagnostic.line)),
+            ("col", str(column)),
+            ("title", f"{DIAGNOSTIC_ID} file not analysed"),
+        )
+    )
+    where = (str(diagnostic.path), diagnostic.line, diagnostic.column)
+    # After every finding of the level: a file that cannot be read matters less than a gate.
+    rank = (2, 0, str(diagnostic.path), diagnostic.line)
+    return _Item(rank, where, f"::warning {props}::{escape_data(diagnostic.message)}")
+
+
+def render_github(
+    findings: Sequence[Finding], root: Path, diagnostics: Sequence[FileDiagnostic] = ()
+) -> str:
+    lines = SourceLines()
+    by_level: dict[str, list[_Item]] = {}
     for finding in findings:
         level = finding.level if finding.level in COMMANDS else "warning"
-        by_level.setdefault(level, []).append(finding)
+        order = (str(finding.path), finding.start.line, finding.start.column)
+        item = _Item(importance(finding), order, annotation(finding, root, lines))
+        by_level.setdefault(level, []).append(item)
+    for diagnostic in diagnostics:
+        by_level.setdefault("warning", []).append(_diagnostic(diagnostic, root, lines))
     limits = {level: MAX_PER_LEVEL for level in LEVEL_ORDER}
     hidden = _hidden(by_level, limits)
     if hidden:
         limits["note"] = MAX_PER_LEVEL - 1  # room for the notice that says so
         hidden = _hidden(by_level, limits)
-    lines = SourceLines()
     out: list[str] = []
     for level in LEVEL_ORDER:
-        chosen = sorted(by_level.get(level, []), key=importance)[: limits[level]]
+        chosen = sorted(by_level.get(level, []))[: limits[level]]
         # Shown in file order: the log reads like the other formats.
-        chosen.sort(key=lambda f: (str(f.path), f.start.line, f.start.column))
-        out.extend(annotation(f, root, lines) for f in chosen)
+        out.extend(item.text for item in sorted(chosen, key=lambda item: item.order))
     if hidden:
         parts = ", ".join(
             f"{count} {COMMANDS[level]}{'' if count == 1 else 's'}"
@@ -83,15 +113,15 @@ def render_github(findings: Sequence[Finding], root: Path) -> str:
         )
         total = sum(hidden.values())
         message = (
-            f"{total} more gatecheck findings are not shown as annotations ({parts}): GitHub "
-            f"shows at most {MAX_PER_LEVEL} per level in a step. See the job summary or the "
-            "SARIF report for all of them."
+            f"{total} more gatecheck annotations are not shown ({parts}): GitHub shows at "
+            f"most {MAX_PER_LEVEL} per level in a step. See the job summary or the SARIF "
+            "report for all of them."
         )
         out.append(f"::notice title=gatecheck::{escape_data(message)}")
     return "".join(line + "\n" for line in out)
 
 
-def _hidden(by_level: dict[str, list[Finding]], limits: dict[str, int]) -> dict[str, int]:
+def _hidden(by_level: dict[str, list[_Item]], limits: dict[str, int]) -> dict[str, int]:
     return {
         level: len(by_level[level]) - limits[level]
         for level in LEVEL_ORDER

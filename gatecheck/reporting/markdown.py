@@ -10,6 +10,7 @@ from pathlib import Path
 
 from gatecheck.config.model import Registry
 from gatecheck.findings import Edit, Finding
+from gatecheck.loading.project import FileDiagnostic
 from gatecheck.reporting.sarif import SourceLines, relative_uri
 
 LEVEL_ICONS = {"error": "❌", "warning": "⚠️", "note": "ℹ️"}
@@ -109,7 +110,7 @@ class _Renderer:
                 rel = _relpath(hop.path, self.root)
                 admitted = self.ordered(hop.admitted) or "no generation"
                 out.append(
-                    f"{number}. {code(f'{rel}:{hop.line}')} {hop.kind} gate in "
+                    f"{number}. {code(f'{rel}:{hop.line}')} {hop.kind} in "
                     f"{code(hop.qualname)}: {code(hop.condition)} admits {admitted}\n"
                 )
         if finding.notes:
@@ -136,10 +137,16 @@ def render_markdown(
     summary: str = "",
     link_base: str | None = None,
     max_bytes: int | None = None,
+    diagnostics: Sequence[FileDiagnostic] = (),
 ) -> str:
     """The report; with `max_bytes`, findings that do not fit are left out with a note."""
     renderer = _Renderer(root, registry, link_base)
     head = "## gatecheck\n\n" + (f"{summary}\n\n" if summary else "")
+    if diagnostics:
+        head += "**Files not analysed**\n\n" + "".join(
+            f"- {code(f'{_relpath(d.path, root)}:{d.line}')}: {d.message}\n" for d in diagnostics
+        )
+        head += "\n"
     if not findings:
         return head + "No findings.\n"
     rows = [renderer.row(f) for f in findings]

@@ -120,7 +120,7 @@ class _Builder:
             "startColumn": self.lines.column(hop.path, hop.line, hop.column),
         }
         admitted = ", ".join(self.ordered(hop.admitted)) or "no generation"
-        message = f"{hop.kind} gate in {hop.qualname}: `{hop.condition}` admits {admitted}"
+        message = f"{hop.kind} in {hop.qualname}: `{hop.condition}` admits {admitted}"
         return {"location": self.location(hop.path, region, message), "executionOrder": order}
 
     def code_flows(self, finding: Finding) -> list[Json]:

@@ -2,6 +2,7 @@
 
 from gatecheck.cli import check as _check  # noqa: F401  (registers the command)
 from gatecheck.cli import config_cmd as _config_cmd  # noqa: F401  (registers the command)
+from gatecheck.cli import explain as _explain  # noqa: F401
 from gatecheck.cli.common import cli
 
 

@@ -275,3 +275,18 @@ def test_sglang_059_sarif(validator: Draft4Validator, monkeypatch: pytest.Monkey
         ("sglang/srt/server_args.py", 1691),
     ]
     assert all(r["codeFlows"][0]["threadFlows"][0]["locations"] for r in results)
+
+
+def test_files_not_analysed_are_notifications(
+    tmp_path: Path, validator: Draft4Validator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = mini(tmp_path)
+    (root / "pkg" / "bad.py").write_text("enable_fast_thing = (\n", encoding="utf-8")
+    monkeypatch.chdir(root)
+    log = sarif(".", "--rules", "rules.yaml")
+    assert_valid(validator, log)
+    (notification,) = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert notification["descriptor"]["id"] == "GC900"
+    assert (
+        notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "pkg/bad.py"
+    )

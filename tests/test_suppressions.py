@@ -211,3 +211,26 @@ def test_apply_suppressions_prefers_the_same_line(tmp_path: Path) -> None:
     assert [s.reason for _f, s in outcome.suppressed] == ["same"]
     assert [(p.rule, p.start.line) for p in outcome.problems] == [(UNUSED_SUPPRESSION, 1)]
     assert SUPPRESSION_WITHOUT_REASON.id == "GC101" and UNUSED_SUPPRESSION.id == "GC102"
+
+
+def test_fix_leaves_suppressed_gates_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from tests.conftest import FIXTURES
+
+    root = tmp_path / "seed"
+    shutil.copytree(FIXTURES / "seed_alias", root)
+    server = root / "sglang/srt/server_args.py"
+    text = server.read_text(encoding="utf-8")
+    gate = "and (is_sm90_supported() or is_sm100_supported())"
+    server.write_text(
+        text.replace(
+            gate, gate + "  # gatecheck: ignore[flashinfer-allreduce-fusion] decided later"
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(cli, ["check", ".", "--diff"])
+    assert result.exit_code == 1
+    assert "+++ b/sglang/srt/layers/communicator.py" in result.output
+    assert "server_args.py" not in result.output

@@ -15,6 +15,12 @@ from gatecheck.findings import MISSING_GENERATION, Finding, Hop, Position
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
 from gatecheck.gates.model import Gate, Polarity
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
+from gatecheck.kernels.checks import (
+    KernelCatalog,
+    built_generations,
+    unbuilt_finding,
+    with_kernel_block,
+)
 from gatecheck.loading.project import Project
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
@@ -41,6 +47,7 @@ def analyse(
     generations: Iterable[str] | None = None,
     excludes: Sequence[str] = (),
     overrides: Mapping[Path, bytes] | None = None,
+    kernel_sources: Sequence[Path] = (),
 ) -> Analysis:
     project, found = open_project(paths, excludes, overrides)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
@@ -48,7 +55,11 @@ def analyse(
     wanted = set(features) if features is not None else None
     selected = [f for f in ruleset.features if wanted is None or f.id in wanted]
     texts = _prefilter_texts(project, selected)
+    kernels = KernelCatalog(ruleset.registry, kernel_sources, project.roots)
     for feature in selected:
+        if feature.kernels:
+            analysis.kernels[feature.id] = [kernels.support(k) for k in feature.kernels]
+        built = built_generations(analysis.kernels.get(feature.id, []))
         modules = [
             m
             for path, text in texts.items()
@@ -59,8 +70,16 @@ def analyse(
             if result is None:
                 continue
             analysis.gate_results.append(result)
+            supports = analysis.kernels.get(feature.id, [])
             if result.missing:
-                analysis.failures.append((make_finding(semantics, result), result))
+                finding = make_finding(semantics, result)
+                analysis.failures.append(
+                    (with_kernel_block(ruleset.registry, finding, result, supports, built), result)
+                )
+            if built is not None:
+                unbuilt = unbuilt_finding(semantics, result, supports, built)
+                if unbuilt is not None:
+                    analysis.failures.append((unbuilt, result))
     _attach_paths(analysis, selected)
     analysis.failures.sort(key=lambda pair: (str(pair[0].path), pair[0].start, pair[0].feature))
     analysis.findings = [finding for finding, _ in analysis.failures]

@@ -32,7 +32,17 @@ MISSING_GENERATION = RuleInfo(
     "be false) on at least one required generation, so the feature is silently off there.",
     "error",
 )
-RULES: tuple[RuleInfo, ...] = (MISSING_GENERATION,)
+UNBUILT_GENERATION = RuleInfo(
+    "GC002",
+    "gate-admits-unbuilt-generation",
+    "A gate admits a generation the feature's kernels are not built for.",
+    "A gate should admit exactly the generations its kernels support: no fewer (the feature "
+    "is silently lost) and no more. This gate lets the feature run on a generation the "
+    "kernel library behind it does not compile for, which trades a slow path for a failure "
+    "at first use.",
+    "error",
+)
+RULES: tuple[RuleInfo, ...] = (MISSING_GENERATION, UNBUILT_GENERATION)
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,9 @@ class Finding:
     hops: tuple[Hop, ...] = ()
     edits: tuple[Edit, ...] = ()
     fix_note: str | None = None
+    # Set when the kernel library behind the feature is not built for a missing
+    # generation: widening the gate would crash at first use, so --fix needs --force.
+    blocked_by_kernel: str | None = None
     extra: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
 
     @property

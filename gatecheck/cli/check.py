@@ -107,6 +107,8 @@ class CheckOptions:
     include_suppressed: bool
     fix: bool
     show_diff: bool
+    kernel_sources: tuple[Path, ...]
+    force: bool
 
     def overrides(self) -> Overrides:
         return Overrides(self.rules, self.generations, self.excludes, self.select, self.ignore)
@@ -168,6 +170,18 @@ class CheckRun:
 @click.option(
     "--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; write nothing."
 )
+@click.option(
+    "--kernel-source",
+    "kernel_sources",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Folder holding a kernel library's source (default: the environment's site-packages).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="With --fix: widen gates even where the kernel library is not built for the generation.",
+)
 def check(**params: Any) -> None:
     """Check that every gate of every rule's feature admits the required generations."""
     run = start(CheckOptions(**params))
@@ -195,6 +209,7 @@ def start(options: CheckOptions) -> CheckRun:
         features=options.features or None,
         generations=settings.generations.value or None,
         excludes=settings.exclude.value,
+        kernel_sources=options.kernel_sources,
     )
     return CheckRun(options, settings, ruleset, root, targets, analysis)
 
@@ -408,6 +423,7 @@ def _run_fixes(run: CheckRun, analysis: Analysis) -> tuple[list[Finding], bool]:
         features=run.options.features or None,
         generations=run.generations or None,
         excludes=run.excludes,
+        force=run.options.force,
     )
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if show_diff:

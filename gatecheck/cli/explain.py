@@ -19,6 +19,13 @@ from gatecheck.tracing.paths import build_path
 @rules_option
 @generation_option
 @click.option(
+    "--kernel-source",
+    "kernel_sources",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Folder holding a kernel library's source (default: the environment's site-packages).",
+)
+@click.option(
     "--format",
     "output_format",
     type=click.Choice(("text", "json")),
@@ -31,6 +38,7 @@ def explain(
     rules: tuple[Path, ...],
     generations: tuple[str, ...],
     output_format: str,
+    kernel_sources: tuple[Path, ...],
 ) -> None:
     """Show why FEATURE is on or off per generation: its CLI option, settings field,
     auto-enable and runtime gates, and their callers."""
@@ -43,7 +51,7 @@ def explain(
             f"unknown feature {feature!r} (known: {known})", param_hint="FEATURE"
         )
     targets = list(paths) or [Path.cwd()]
-    analysis = analyse(targets, ruleset, features=[feature])
+    analysis = analyse(targets, ruleset, features=[feature], kernel_sources=kernel_sources)
     path = build_path(analysis, chosen)
     shown = list(generations) or ruleset.registry.ordered(chosen.require)
     base = Path.cwd()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gatecheck.config.model import RuleSet
 from gatecheck.engine import Analysis, GateResult, analyse
-from gatecheck.findings import Edit, Finding
+from gatecheck.findings import MISSING_GENERATION, Edit, Finding
 from gatecheck.fixing.planner import Plan, Refusal, plan_fix
 from gatecheck.fixing.text import OverlappingEdits, apply_edits, write_atomic
 from gatecheck.fixing.wrap import wrap_long_lines
@@ -77,10 +77,19 @@ def plan_fixes(
     features: Iterable[str] | None = None,
     generations: Iterable[str] | None = None,
     excludes: Sequence[str] = (),
+    force: bool = False,
 ) -> FixReport:
     report = FixReport()
     by_file: dict[Path, list[tuple[Finding, GateResult, Plan]]] = defaultdict(list)
     for finding, result in analysis.failures:
+        if finding.rule is not MISSING_GENERATION:
+            report.refused.append((finding, "narrowing a gate is not automated; edit it by hand"))
+            continue
+        if finding.blocked_by_kernel and not force:
+            report.refused.append(
+                (finding, f"{finding.blocked_by_kernel} (use --force to widen anyway)")
+            )
+            continue
         plan = plan_fix(analysis, result)
         if isinstance(plan, Refusal):
             report.refused.append((finding, plan.reason))

@@ -8,6 +8,7 @@ from gatecheck.config.model import Feature
 from gatecheck.discovery import Discovery, Skipped
 from gatecheck.findings import Finding
 from gatecheck.gates.model import Gate, Polarity
+from gatecheck.kernels.support import KernelSupport
 from gatecheck.loading.project import FileDiagnostic, Project
 from gatecheck.semantics.admitted import Admission, Semantics
 from gatecheck.semantics.values import UNKNOWN
@@ -33,6 +34,8 @@ class Analysis:
     findings: list[Finding] = field(default_factory=list)
     # Each finding with the gate it came from (the fixer needs the nodes).
     failures: list[tuple[Finding, GateResult]] = field(default_factory=list)
+    # Feature id -> what its kernels are built for (kernel-aware checks).
+    kernels: dict[str, list[KernelSupport]] = field(default_factory=dict)
 
     @property
     def diagnostics(self) -> list[FileDiagnostic]:

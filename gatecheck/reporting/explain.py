@@ -14,6 +14,7 @@ from rich.tree import Tree
 
 from gatecheck.config.model import Registry
 from gatecheck.findings import Hop
+from gatecheck.kernels.support import KernelSupport
 from gatecheck.reporting.paths import display_path
 from gatecheck.tracing.paths import ActivationPath, PathNode
 
@@ -53,6 +54,12 @@ def verdict(path: ActivationPath, generation: str, base: Path | None = None) -> 
         else:
             how = f" with {option}" if option else ""
             parts.append(f"runs when enabled{how} ({_where(path.runtime_gates, base, generation)})")
+    unbuilt = [
+        k for k in path.kernels if k.generations is not None and generation not in k.generations
+    ]
+    if unbuilt:
+        built = "; ".join(f"{k.label} is built for {k.built_for}" for k in unbuilt)
+        parts.append(f"and its kernels are not built for it ({built})")
     return f"on {generation}: " + "; ".join(parts)
 
 
@@ -117,9 +124,42 @@ def render_tree(
             sub.add(Text("none found", style="dim"))
         for node in path_nodes:
             _add(sub, node, generations, registry, base)
+    if path.kernels:
+        sub = tree.add(Text("kernels", style="bold magenta"))
+        for kernel in path.kernels:
+            sub.add(_kernel_label(kernel, generations))
     console.print(tree)
     for gen in generations:
         console.print(Text.assemble(("verdict ", "bold"), verdict(path, gen, base)))
+
+
+def _kernel_label(kernel: KernelSupport, generations: Sequence[str]) -> Text:
+    text = Text()
+    for gen in generations:
+        if kernel.generations is None:
+            text.append("? ", style="yellow")
+        else:
+            ok = gen in kernel.generations
+            text.append("✓ " if ok else "✗ ", style="green" if ok else "bold red")
+    text.append("kernel ", style="bold")
+    text.append(kernel.label, style="cyan")
+    text.append(f"\nbuilt for {kernel.built_for}")
+    for why in kernel.evidence:
+        text.append(f"\n{why}", style="dim")
+    return text
+
+
+def _kernel_dict(kernel: KernelSupport, registry: Registry) -> dict[str, Any]:
+    return {
+        "kernel": kernel.kernel,
+        "library": kernel.source.package if kernel.source else None,
+        "version": kernel.source.version if kernel.source else None,
+        "source": str(kernel.source.root) if kernel.source else None,
+        "generations": None if kernel.generations is None else registry.ordered(kernel.generations),
+        "built_for": kernel.built_for,
+        "evidence": list(kernel.evidence),
+        "reached": list(kernel.reached),
+    }
 
 
 def _node_dict(node: PathNode, registry: Registry, base: Path | None) -> dict[str, Any]:
@@ -153,11 +193,15 @@ def render_json(
         "settings_fields": [_hop_dict(h, registry, base) for h in path.fields],
         "auto_enable_gates": [_node_dict(n, registry, base) for n in path.auto_gates],
         "runtime_gates": [_node_dict(n, registry, base) for n in path.runtime_gates],
+        "kernels": [_kernel_dict(k, registry) for k in path.kernels],
         "verdicts": {
             gen: {
                 "text": verdict(path, gen, base),
                 "auto_enable_passes": not failing(path.auto_gates, gen),
                 "runtime_passes": not failing(path.runtime_gates, gen),
+                "kernels_built": all(
+                    k.generations is None or gen in k.generations for k in path.kernels
+                ),
             }
             for gen in generations
         },

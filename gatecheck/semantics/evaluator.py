@@ -797,6 +797,18 @@ class Evaluator:
             env[arguments.kwarg] = UNKNOWN
         return env
 
+    def can_complete(self, func: FunctionRef) -> bool:
+        """Whether some path through the body returns instead of raising (a loader that
+        raises unless the device is right only completes on the right generations)."""
+        if not isinstance(func.node, nodes.FunctionDef):
+            return True
+        try:
+            env = self._bind_arguments(func, [], {})
+            returns, falls_through = self._exec_block(func.node.body, env)
+        except RecursionError:
+            return True
+        return bool(returns) or falls_through
+
     # -- statements (function bodies) ----------------------------------------------------
     def _run_body(self, body: Sequence[nodes.NodeNG], env: Env) -> Any:
         returns, falls_through = self._exec_block(body, env)

@@ -17,6 +17,7 @@ from gatecheck.config.model import Feature
 from gatecheck.findings import Hop
 from gatecheck.gates.model import GateKind, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
+from gatecheck.kernels.support import KernelSupport
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.values import FunctionRef
 
@@ -43,6 +44,8 @@ class ActivationPath:
     fields: list[Hop] = field(default_factory=list)
     auto_gates: list[PathNode] = field(default_factory=list)
     runtime_gates: list[PathNode] = field(default_factory=list)
+    # The kernels behind the feature and what they are built for (last hop).
+    kernels: list[KernelSupport] = field(default_factory=list)
 
     def hops(self) -> list[Hop]:
         """Flattened, in activation order (for SARIF codeFlows and check findings)."""
@@ -80,7 +83,7 @@ def build_path(
     analysis: Analysis, feature: Feature, caller_depth: int = MAX_CALLER_DEPTH
 ) -> ActivationPath:
     every = analysis.semantics.registry.all_names()
-    path = ActivationPath(feature)
+    path = ActivationPath(feature, kernels=list(analysis.kernels.get(feature.id, [])))
     results = [r for r in analysis.gate_results if r.feature.id == feature.id]
     modules = _modules_mentioning(analysis, [*feature.flags, *(_dashed(f) for f in feature.flags)])
     for module in modules:

@@ -1,0 +1,89 @@
+"""Where a kernel library's source is: a path given with --kernel-source, the scanned
+roots, or the active environment's site-packages (found without importing anything)."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    package: str  # top-level import name, e.g. "flashinfer"
+    root: Path  # folder holding the package folder
+    version: str | None
+    origin: str  # "--kernel-source", "scanned roots" or "site-packages"
+
+
+def _has_package(root: Path, package: str) -> bool:
+    return (root / package / "__init__.py").is_file() or (root / f"{package}.py").is_file()
+
+
+def _candidates(path: Path, package: str) -> list[Path]:
+    """`path` itself, or a folder below it (an unpacked wheel or sdist) holding the package."""
+    if _has_package(path, package):
+        return [path]
+    if path.name == package and (path / "__init__.py").is_file():
+        return [path.parent]
+    found = [p for p in sorted(path.glob("*/")) if _has_package(p, package)]
+    return found
+
+
+def locate(
+    package: str,
+    kernel_sources: Sequence[Path] = (),
+    scanned_roots: Sequence[Path] = (),
+) -> KernelSource | None:
+    for given in kernel_sources:
+        for root in _candidates(given.resolve(), package):
+            return KernelSource(package, root, read_version(root, package), "--kernel-source")
+    for scanned in scanned_roots:
+        for root in _candidates(scanned.resolve(), package):
+            return KernelSource(package, root, read_version(root, package), "scanned roots")
+    # PathFinder only looks the name up on sys.path; it imports nothing.
+    spec = importlib.machinery.PathFinder.find_spec(package, sys.path)
+    if spec is not None and spec.origin and spec.origin not in ("built-in", "frozen"):
+        origin = Path(spec.origin)
+        root = origin.parent.parent if origin.name == "__init__.py" else origin.parent
+        return KernelSource(package, root, read_version(root, package), "site-packages")
+    return None
+
+
+_VERSION_LINE = re.compile(r"^Version:\s*(\S+)", re.MULTILINE)
+_NAME_LINE = re.compile(r"^Name:\s*(\S+)", re.MULTILINE)
+_DUNDER_VERSION = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']""", re.MULTILINE)
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def read_version(root: Path, package: str) -> str | None:
+    """From the distribution metadata next to the package, else a literal __version__."""
+    for metadata in sorted(root.glob("*.dist-info/METADATA")) + sorted(
+        root.glob("*.egg-info/PKG-INFO")
+    ):
+        try:
+            text = metadata.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        top_level = metadata.parent / "top_level.txt"
+        names = {_normal(n) for n in _NAME_LINE.findall(text)}
+        tops = set()
+        if top_level.is_file():
+            tops = {line.strip() for line in top_level.read_text().splitlines() if line.strip()}
+        if package in tops or any(n.startswith(_normal(package)) for n in names):
+            found = _VERSION_LINE.search(text)
+            if found:
+                return found.group(1)
+    for candidate in ("_build_meta.py", "version.py", "_version.py", "__init__.py"):
+        path = root / package / candidate
+        if path.is_file():
+            found = _DUNDER_VERSION.search(path.read_text(encoding="utf-8", errors="replace"))
+            if found:
+                return found.group(1)
+    return None

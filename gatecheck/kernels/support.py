@@ -1,0 +1,255 @@
+"""Which generations a kernel is built for, read statically from the kernel library's
+source: `supported_major_versions=[9, 10]` build flags, `@supported_compute_capability(
+[100, 103])` decorators, arch lists, and capability checks in the function that loads the
+module -- following calls from the named entry point a few hops into the library."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from astroid import nodes
+
+from gatecheck.config.model import Registry
+from gatecheck.discovery import discover
+from gatecheck.kernels.locate import KernelSource
+from gatecheck.loading.project import Project
+from gatecheck.semantics.admitted import Semantics
+from gatecheck.semantics.values import UNKNOWN, FunctionRef, PartialRef
+
+MAX_HOPS = 4
+_ARCH_KEYWORDS = re.compile(r"^(supported_|target_|cuda_)?(archs?|arch_list|sm_versions?)$")
+
+
+@dataclass(frozen=True)
+class KernelSupport:
+    kernel: str
+    source: KernelSource | None
+    # None: could not tell (no idiom found, or the library is not available).
+    generations: frozenset[str] | None
+    built_for: str  # "majors 9, 10" / "sm100, sm103" / why it cannot tell
+    evidence: tuple[str, ...] = ()
+    reached: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        package = self.source.package if self.source else self.kernel.split(".")[0]
+        version = f" {self.source.version}" if self.source and self.source.version else ""
+        short = self.kernel.rsplit(".", 1)[-1]
+        return f"{short} in {package}{version}"
+
+
+def _gens_for_majors(registry: Registry, majors: set[int]) -> frozenset[str]:
+    return frozenset(
+        g.name for g in registry.generations if g.vendor == "nvidia" and g.major in majors
+    )
+
+
+def _gens_for_arch(registry: Registry, entry: Any) -> frozenset[str]:
+    """'90a', 'sm_100a', '12.0', 120, (9, 0) -> generations."""
+    nvidia = [g for g in registry.generations if g.vendor == "nvidia"]
+    if isinstance(entry, tuple) and len(entry) == 2:
+        major, minor = entry
+        minor_digits = re.sub(r"\D", "", str(minor)) or "0"
+        return frozenset(g.name for g in nvidia if g.capability == (int(major), int(minor_digits)))
+    text = str(entry).lower().removeprefix("sm_").removeprefix("sm").removeprefix("compute_")
+    family = text.endswith("f")
+    match = re.fullmatch(r"(\d+)\.(\d+)[af]?|(\d+)(\d)[af]?", text)
+    if not match:
+        return frozenset()
+    if match.group(1):
+        major, minor = int(match.group(1)), int(match.group(2))
+    else:
+        major, minor = int(match.group(3)), int(match.group(4))
+    if family:
+        return frozenset(g.name for g in nvidia if g.major == major and g.minor >= minor)
+    return frozenset(g.name for g in nvidia if g.capability == (major, minor))
+
+
+class KernelReader:
+    """A lazily loaded project over one kernel library."""
+
+    def __init__(self, source: KernelSource, registry: Registry) -> None:
+        self.source = source
+        self.registry = registry
+        found = discover([source.root / source.package])
+        self.project = Project(found.files, [source.root])
+        self.semantics = Semantics(self.project, registry)
+        self._evaluator = self.semantics.evaluator(registry.names[0])
+
+    def resolve(self, dotted: str) -> nodes.FunctionDef | None:
+        parts = dotted.split(".")
+        for split in range(len(parts) - 1, 0, -1):
+            module_name = ".".join(parts[:split])
+            if not self.project.has_module(module_name):
+                continue
+            value: Any = self._evaluator.module_attribute(module_name, parts[split])
+            for attr in parts[split + 1 :]:
+                value = self._evaluator.attribute(value, attr)
+            while isinstance(value, PartialRef):
+                value = value.func
+            if isinstance(value, FunctionRef) and isinstance(value.node, nodes.FunctionDef):
+                return value.node
+            return None
+        return None
+
+    def support(self, dotted: str) -> KernelSupport:
+        entry = self.resolve(dotted)
+        if entry is None:
+            return KernelSupport(
+                dotted, self.source, None, f"cannot find `{dotted}` in {self.source.root}"
+            )
+        allowed: frozenset[str] | None = None
+        evidence: list[str] = []
+        reached: list[str] = []
+        for function in self._reach(entry):
+            reached.append(_qualname(function))
+            for gens, why in self._restrictions(function):
+                allowed = gens if allowed is None else allowed & gens
+                evidence.append(why)
+        if allowed is None:
+            return KernelSupport(
+                dotted,
+                self.source,
+                None,
+                "no arch restriction found in its build or loader (cannot tell)",
+                (),
+                tuple(reached),
+            )
+        return KernelSupport(
+            dotted,
+            self.source,
+            allowed,
+            _describe(self.registry, allowed),
+            tuple(evidence),
+            tuple(reached),
+        )
+
+    def _reach(self, entry: nodes.FunctionDef) -> Iterator[nodes.FunctionDef]:
+        """The entry and the library functions it calls, breadth first, a few hops."""
+        seen = {id(entry)}
+        frontier = [entry]
+        for _hop in range(MAX_HOPS):
+            following: list[nodes.FunctionDef] = []
+            for function in frontier:
+                yield function
+                for call in function.nodes_of_class(nodes.Call):
+                    if call.scope() is not function:
+                        continue
+                    value = self._evaluator.value(call.func)
+                    while isinstance(value, PartialRef):
+                        value = value.func
+                    if (
+                        isinstance(value, FunctionRef)
+                        and isinstance(value.node, nodes.FunctionDef)
+                        and id(value.node) not in seen
+                    ):
+                        seen.add(id(value.node))
+                        following.append(value.node)
+            frontier = following
+            if not frontier:
+                return
+
+    def _restrictions(self, function: nodes.FunctionDef) -> Iterator[tuple[frozenset[str], str]]:
+        where = self._where(function)
+        if function.decorators is not None:
+            for decorator in function.decorators.nodes:
+                if not isinstance(decorator, nodes.Call) or not decorator.args:
+                    continue
+                name = decorator.func.as_string().rsplit(".", 1)[-1]
+                if "compute_capability" in name or "supported_arch" in name:
+                    gens = self._arch_list(decorator.args[0], sm_ints=True)
+                    if gens is not None:
+                        yield (
+                            gens,
+                            f"@{name}({decorator.args[0].as_string()}) at {where(decorator)}",
+                        )
+        for call in function.nodes_of_class(nodes.Call):
+            if call.scope() is not function:
+                continue
+            for keyword in call.keywords or []:
+                if keyword.arg == "supported_major_versions":
+                    majors = self._evaluator.value(keyword.value)
+                    if isinstance(majors, (list, tuple)) and all(
+                        isinstance(m, int) for m in majors
+                    ):
+                        gens = _gens_for_majors(self.registry, set(majors))
+                        spelled = keyword.value.as_string()
+                        yield gens, f"supported_major_versions={spelled} at {where(keyword)}"
+                elif keyword.arg and _ARCH_KEYWORDS.match(keyword.arg):
+                    gens = self._arch_list(keyword.value, sm_ints=False)
+                    if gens is not None:
+                        yield gens, f"{keyword.arg}={keyword.value.as_string()} at {where(keyword)}"
+        loader = self._loader_restriction(function)
+        if loader is not None:
+            yield loader, f"capability check in {function.name} at {where(function)}"
+
+    def _arch_list(self, node: nodes.NodeNG, sm_ints: bool) -> frozenset[str] | None:
+        value = self._evaluator.value(node)
+        if not isinstance(value, (list, tuple, set, frozenset)) or value is UNKNOWN:
+            return None
+        gens: set[str] = set()
+        for entry in value:
+            if isinstance(entry, int) and sm_ints:
+                gens |= {
+                    g.name
+                    for g in self.registry.generations
+                    if g.vendor == "nvidia" and g.sm_version == entry
+                }
+            elif isinstance(entry, int):
+                gens |= (
+                    _gens_for_majors(self.registry, {entry})
+                    if entry < 20
+                    else _gens_for_arch(self.registry, str(entry))
+                )
+            else:
+                gens |= _gens_for_arch(self.registry, entry)
+        return frozenset(gens)
+
+    def _loader_restriction(self, function: nodes.FunctionDef) -> frozenset[str] | None:
+        """A loader that raises unless the device is right: where can it return?"""
+        if not any(isinstance(n, nodes.Raise) for n in function.nodes_of_class(nodes.Raise)):
+            return None
+        returns: set[str] = set()
+        for generation in self.registry.names:
+            evaluator = self.semantics.evaluator(generation)
+            if evaluator.can_complete(FunctionRef(function)):
+                returns.add(generation)
+        if not returns or returns == self.registry.all_names():
+            return None  # raises always, or never because of the device: no arch check
+        return frozenset(returns)
+
+    def _where(self, function: nodes.FunctionDef) -> Any:
+        root = function.root()
+        path = Path(root.file) if isinstance(root, nodes.Module) and root.file else Path("?")
+        try:
+            shown = path.relative_to(self.source.root).as_posix()
+        except ValueError:
+            shown = path.as_posix()
+
+        def where(node: nodes.NodeNG) -> str:
+            return f"{shown}:{node.lineno}"
+
+        return where
+
+
+def _qualname(function: nodes.FunctionDef) -> str:
+    root = function.root()
+    module = str(root.name) if isinstance(root, nodes.Module) else "?"
+    return f"{module}.{function.name}"
+
+
+def _describe(registry: Registry, gens: frozenset[str]) -> str:
+    nvidia = [g for g in registry.generations if g.vendor == "nvidia"]
+    majors = sorted({g.major for g in nvidia if g.name in gens})
+    whole = all({g.name for g in nvidia if g.major == m} <= gens for m in majors)
+    if majors and whole:
+        return (
+            "majors " + ", ".join(str(m) for m in majors)
+            if len(majors) > 1
+            else f"major {majors[0]}"
+        )
+    return ", ".join(registry.ordered(gens)) or "no generation"

@@ -1,0 +1,49 @@
+"""`gatecheck rules suggest`: a YAML rule skeleton from the audit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from gatecheck.cli.audit import (
+    audit_report,
+    columns_option,
+    exclude_option,
+    generation_required,
+    output_option,
+)
+from gatecheck.cli.common import cli, paths_argument, rules_option
+from gatecheck.suggest import render_suggestion
+
+
+@cli.group()
+def rules() -> None:
+    """Work with rule files."""
+
+
+@rules.command()
+@paths_argument
+@rules_option
+@generation_required
+@columns_option
+@exclude_option
+@output_option
+def suggest(
+    paths: tuple[Path, ...],
+    rules: tuple[Path, ...],
+    generation: str,
+    columns: tuple[str, ...],
+    excludes: tuple[str, ...],
+    output: Path | None,
+) -> None:
+    """Write rules for every feature the audit finds: its gates in comments, `require`
+    pre-filled from what they admit today (plus GENERATION where a gate is a likely gap)."""
+    report, ruleset = audit_report(paths, rules, generation, columns, excludes)
+    shown = " ".join(str(p) for p in paths)
+    command = f"gatecheck rules suggest {shown} --generation {generation}".replace("  ", " ")
+    text = render_suggestion(report, ruleset, Path.cwd(), command)
+    if output:
+        output.write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)

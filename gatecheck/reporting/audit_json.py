@@ -1,0 +1,72 @@
+"""The audit as JSON data: every gate with its place, condition, admitted set, class and
+feature (1-based columns, like every human-facing view)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gatecheck.audit import AuditedGate, AuditReport, CallSite
+from gatecheck.reporting.paths import display_path
+
+
+def summary_dict(report: AuditReport) -> dict[str, Any]:
+    return {
+        "generation": report.generation,
+        "vendor": report.vendor,
+        "columns": list(report.columns),
+        "counts": {c.value: n for c, n in report.counts().items()},
+        "total": len(report.gates),
+        "vendor_gates": report.vendor_gates,
+        "call_site_hops": len(report.hops),
+        "predicate_definitions": report.predicate_definitions,
+        "files": report.files,
+        "scanned_files": report.scanned,
+    }
+
+
+def gate_to_dict(gate: AuditedGate, report: AuditReport, base: Path | None) -> dict[str, Any]:
+    found = gate.found
+    return {
+        "path": display_path(gate.path, base),
+        "line": gate.start.line,
+        "column": gate.start.column + 1,
+        "end_line": gate.end.line,
+        "end_column": gate.end.column + 1,
+        "condition_line": found.line,
+        "condition": gate.condition,
+        "kind": found.kind.value,
+        "polarity": found.polarity.value,
+        "qualname": found.qualname,
+        "feature": gate.feature,
+        "feature_source": gate.feature_source,
+        "class": gate.gate_class.value,
+        "admitted": report.registry.ordered(gate.admits),
+        "reasons": list(gate.reasons),
+        "assumed": sorted(found.admission.assumed),
+        "call_sites": [site_to_dict(s, base) for s in gate.call_sites],
+    }
+
+
+def site_to_dict(site: CallSite, base: Path | None) -> dict[str, Any]:
+    return {
+        "path": display_path(site.path, base),
+        "line": site.line,
+        "column": site.column + 1,
+        "qualname": site.qualname,
+        "condition": site.condition,
+    }
+
+
+def render_audit_json(report: AuditReport, base: Path | None = None) -> str:
+    data = {
+        **summary_dict(report),
+        "gates": [gate_to_dict(g, report, base) for g in report.gates],
+        "hops": [site_to_dict(s, base) for s in report.hops],
+        "diagnostics": [
+            {"path": display_path(d.path, base), "line": d.line, "message": d.message}
+            for d in report.diagnostics
+        ],
+    }
+    return json.dumps(data, indent=2)

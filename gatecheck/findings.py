@@ -11,7 +11,7 @@ from pathlib import Path
 @dataclass(frozen=True, order=True)
 class Position:
     line: int  # 1-based
-    column: int  # 0-based (UTF-8 characters of the line); reporters convert
+    column: int  # 0-based UTF-8 byte offset in the line (astroid's); reporters convert
 
 
 @dataclass(frozen=True)

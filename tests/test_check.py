@@ -143,3 +143,21 @@ def test_text_output_has_frame_and_note() -> None:
     assert "^^^^" in result.output
     assert "already imported in this module" in result.output
     assert "2 findings" in result.output
+
+
+def test_columns_are_code_points_on_non_ascii_lines(make_tree) -> None:  # type: ignore[no-untyped-def]
+    # "é" is two UTF-8 bytes: astroid's byte offset 30 is code point 29 (1-based 30).
+    gate = "self.enable_fast_thing = minor != 'é' and major in (9, 10)"
+    source = SERVER.replace("{gate}", gate)
+    root = make_tree({"pkg/__init__.py": "", "pkg/args.py": source, "rules.yaml": RULE})
+    result = CliRunner().invoke(
+        cli, ["check", str(root), "--rules", str(root / "rules.yaml"), "--format", "json"]
+    )
+    finding = json.loads(result.output)["findings"][0]
+    line = source.splitlines()[finding["start"]["line"] - 1]
+    assert line[finding["start"]["column"] - 1 :].startswith("major in (9, 10)")
+    text = CliRunner().invoke(cli, ["check", str(root), "--rules", str(root / "rules.yaml")]).output
+    assert f":{finding['start']['line']}:{finding['start']['column']}:" in text
+    marker = next(row for row in text.splitlines() if "^^^" in row)
+    code = next(row for row in text.splitlines() if "major in (9, 10)" in row and "|" in row)
+    assert marker.index("^") == code.index("major in (9, 10)")

@@ -60,3 +60,25 @@ def test_sglang_059_fix_is_the_seed_patch_and_idempotent(tmp_path: Path) -> None
     snapshot = {p: p.read_bytes() for p in (root / "sglang/srt").rglob("*.py")}
     assert runner.invoke(cli, ["check", str(root), "--fix"]).exit_code == 0
     assert {p: p.read_bytes() for p in (root / "sglang/srt").rglob("*.py")} == snapshot
+
+
+def test_sglang_059_sarif_carries_code_flows_and_fixes(tmp_path: Path) -> None:
+    import json
+
+    import jsonschema
+
+    schema_path = (
+        Path(__file__).resolve().parents[2] / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+    )
+    if not schema_path.exists():
+        pytest.skip(f"SARIF schema not found at {schema_path}")
+    root = corpus_package("sglang==0.5.9")
+    result = CliRunner().invoke(cli, ["check", str(root), "--format", "sarif"])
+    log = json.loads(result.output)
+    jsonschema.validate(log, json.loads(schema_path.read_text()))
+    results = log["runs"][0]["results"]
+    assert len(results) == 2
+    for item in results:
+        assert item["codeFlows"][0]["threadFlows"][0]["locations"]
+        replacements = item["fixes"][0]["artifactChanges"][0]["replacements"]
+        assert any("is_sm120_supported" in r["insertedContent"]["text"] for r in replacements)

@@ -13,7 +13,8 @@ from jsonschema import Draft4Validator
 
 from gatecheck.cli import cli
 from gatecheck.findings import MISSING_GENERATION, RULES, Edit, Finding, Hop, Position
-from gatecheck.reporting.sarif import FINGERPRINT_KEY, code_point_column, sarif_log
+from gatecheck.reporting.columns import code_point_column
+from gatecheck.reporting.sarif import FINGERPRINT_KEY, sarif_log
 from gatecheck.suppressions import SUPPRESSION_RULES
 from tests.conftest import FIXTURES, REPO, corpus_package, write_tree
 

@@ -294,6 +294,8 @@ def refine(run: CheckRun) -> None:
         )
     if run.options.fix or run.options.show_diff:
         findings = _fix(run, findings)
+    elif run.options.output_format == "sarif" or run.options.sarif_output:
+        findings = _with_planned_edits(run, findings)
     run.findings = findings
 
 
@@ -410,6 +412,25 @@ def _fix(run: CheckRun, findings: list[Finding]) -> list[Finding]:
     fixed = len(failures) - len(remaining)
     _count(run, "fixed", findings, findings, fixed)
     return sorted([*remaining, *others], key=_order)
+
+
+def _with_planned_edits(run: CheckRun, findings: list[Finding]) -> list[Finding]:
+    """SARIF carries each finding's verified edits as `fixes`, even when nothing is written."""
+    wanted = {id(f) for f in findings}
+    failures = [pair for pair in run.analysis.failures if id(pair[0]) in wanted]
+    if not failures:
+        return findings
+    scoped = dataclasses.replace(run.analysis, failures=failures, findings=[f for f, _ in failures])
+    report = plan_fixes(
+        scoped,
+        run.ruleset,
+        run.targets,
+        features=run.options.features or None,
+        generations=run.generations or None,
+        excludes=run.excludes,
+        force=run.options.force,
+    )
+    return attach_fixes(findings, report)
 
 
 def _run_fixes(run: CheckRun, analysis: Analysis) -> tuple[list[Finding], bool]:

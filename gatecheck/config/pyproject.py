@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import difflib
 import re
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
-
-import tomllib
 
 from gatecheck.config.model import ConfigError, ConfigErrors, SourceLocation
 

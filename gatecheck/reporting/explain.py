@@ -15,6 +15,7 @@ from rich.tree import Tree
 from gatecheck.config.model import Registry
 from gatecheck.findings import Hop
 from gatecheck.kernels.support import KernelSupport
+from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.paths import display_path
 from gatecheck.tracing.paths import ActivationPath, PathNode
 
@@ -63,6 +64,7 @@ def verdict(path: ActivationPath, generation: str, base: Path | None = None) -> 
     return f"on {generation}: " + "; ".join(parts)
 
 
+_LINES = SourceLines()
 GATE_KINDS = ("auto-enable", "auto-disable", "flag-value", "runtime", "gate-function", "guard")
 
 
@@ -92,9 +94,8 @@ def _add(
         if gen in node.blocking:
             hop = node.blocking[gen]
             label.append(f"\n✗ {gen} shut out by ", style="red")
-            label.append(
-                f"{display_path(hop.path, base)}:{hop.line}:{hop.column + 1}", style="cyan"
-            )
+            column = _LINES.column(hop.path, hop.line, hop.column)
+            label.append(f"{display_path(hop.path, base)}:{hop.line}:{column}", style="cyan")
             label.append(f"  {hop.condition}", style="bold red")
     branch = tree.add(label)
     for child in node.children:
@@ -175,7 +176,7 @@ def _hop_dict(hop: Hop, registry: Registry, base: Path | None) -> dict[str, Any]
         "kind": hop.kind,
         "path": display_path(hop.path, base),
         "line": hop.line,
-        "column": hop.column + 1,
+        "column": _LINES.column(hop.path, hop.line, hop.column),
         "qualname": hop.qualname,
         "text": hop.condition,
         "admitted": registry.ordered(hop.admitted),

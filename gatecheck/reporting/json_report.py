@@ -10,14 +10,18 @@ from typing import Any
 from gatecheck.config.model import Registry
 from gatecheck.findings import Finding, Hop
 from gatecheck.loading.project import FileDiagnostic
+from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.paths import display_path
 
 
-def hop_to_dict(hop: Hop, registry: Registry, base: Path | None) -> dict[str, Any]:
+def hop_to_dict(
+    hop: Hop, registry: Registry, base: Path | None, lines: SourceLines | None = None
+) -> dict[str, Any]:
+    lines = lines or SourceLines()
     return {
         "path": display_path(hop.path, base),
         "line": hop.line,
-        "column": hop.column + 1,
+        "column": lines.column(hop.path, hop.line, hop.column),
         "qualname": hop.qualname,
         "kind": hop.kind,
         "condition": hop.condition,
@@ -25,16 +29,21 @@ def hop_to_dict(hop: Hop, registry: Registry, base: Path | None) -> dict[str, An
     }
 
 
-def finding_to_dict(finding: Finding, registry: Registry, base: Path | None) -> dict[str, Any]:
+def finding_to_dict(
+    finding: Finding, registry: Registry, base: Path | None, lines: SourceLines | None = None
+) -> dict[str, Any]:
+    lines = lines or SourceLines()
     rel = display_path(finding.path, base)
+    start = lines.column(finding.path, finding.start.line, finding.start.column)
+    end = lines.column(finding.path, finding.end.line, finding.end.column)
     return {
         "rule": finding.rule.id,
         "rule_name": finding.rule.name,
         "level": finding.level,
         "feature": finding.feature,
         "path": rel,
-        "start": {"line": finding.start.line, "column": finding.start.column + 1},
-        "end": {"line": finding.end.line, "column": finding.end.column + 1},
+        "start": {"line": finding.start.line, "column": start},
+        "end": {"line": finding.end.line, "column": end},
         "message": finding.message,
         "required": registry.ordered(finding.required),
         "admitted": registry.ordered(finding.admitted),
@@ -48,7 +57,7 @@ def finding_to_dict(finding: Finding, registry: Registry, base: Path | None) -> 
         },
         "notes": list(finding.notes),
         "assumed": list(finding.assumed),
-        "path_hops": [hop_to_dict(h, registry, base) for h in finding.hops],
+        "path_hops": [hop_to_dict(h, registry, base, lines) for h in finding.hops],
         "fix": (
             {"edits": len(finding.edits), "note": finding.fix_note}
             if finding.edits or finding.fix_note

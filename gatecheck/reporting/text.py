@@ -11,9 +11,11 @@ from rich.text import Text
 from gatecheck.config.model import Registry
 from gatecheck.findings import Finding
 from gatecheck.loading.project import FileDiagnostic
+from gatecheck.reporting.columns import SourceLines, code_point_column
 from gatecheck.reporting.paths import display_path
 
 CONTEXT_LINES = 1
+_LINES = SourceLines()
 
 
 def _frame(lines: list[str], finding: Finding) -> Text:
@@ -24,8 +26,11 @@ def _frame(lines: list[str], finding: Finding) -> Text:
     for number in range(first, last + 1):
         line = lines[number - 1].rstrip("\r\n")
         out.append(f"  {number:>{width}} | ", style="dim")
-        start = finding.start.column if number == finding.start.line else 0
-        end = finding.end.column if number == finding.end.line else len(line)
+        # Finding columns are UTF-8 byte offsets (astroid); the frame indexes characters.
+        start = code_point_column(line, finding.start.column) if number == finding.start.line else 0
+        end = (
+            code_point_column(line, finding.end.column) if number == finding.end.line else len(line)
+        )
         inside = finding.start.line <= number <= finding.end.line
         if inside:
             out.append(line[:start])
@@ -45,7 +50,8 @@ def _frame(lines: list[str], finding: Finding) -> Text:
 def render_finding(
     console: Console, finding: Finding, registry: Registry, base: Path | None
 ) -> None:
-    where = f"{display_path(finding.path, base)}:{finding.start.line}:{finding.start.column + 1}"
+    column = _LINES.column(finding.path, finding.start.line, finding.start.column)
+    where = f"{display_path(finding.path, base)}:{finding.start.line}:{column}"
     header = Text()
     header.append(where, style="bold")
     header.append(": ")
@@ -91,7 +97,8 @@ def render_diagnostics(
 
 def render_concise(console: Console, findings: Sequence[Finding], base: Path | None) -> None:
     for f in findings:
-        where = f"{display_path(f.path, base)}:{f.start.line}:{f.start.column + 1}"
+        column = _LINES.column(f.path, f.start.line, f.start.column)
+        where = f"{display_path(f.path, base)}:{f.start.line}:{column}"
         console.print(
             f"{where}: {f.rule.id} [{f.feature}] {f.message}", highlight=False, markup=False
         )

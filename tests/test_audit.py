@@ -1,0 +1,403 @@
+"""audit without rules: which conditions are gates, which are call-site hops, vendor checks
+or predicate definitions, and how each gate is classified for a new generation."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from gatecheck.audit import AuditReport, GateClass, run_audit
+from gatecheck.config.loader import load_ruleset
+from gatecheck.config.model import RuleSet
+from gatecheck.gates.audit_gates import is_predicate_name, mentions_arch
+from tests.conftest import FIXTURES
+
+MakeTree = Callable[[Mapping[str, str]], Path]
+
+# Device predicates with readable bodies, as engines write them.
+UTILS = """\
+import torch
+
+
+def is_sm90_supported():
+    return torch.cuda.get_device_capability()[0] == 9
+
+
+def is_sm100_supported():
+    return torch.cuda.get_device_capability()[0] == 10
+
+
+def is_sm120_supported():
+    return torch.cuda.get_device_capability()[0] == 12
+
+
+def is_hip():
+    return torch.version.hip is not None
+"""
+IMPORTS = "import torch\nfrom pkg.utils import is_hip, is_sm90_supported, is_sm100_supported\n"
+
+
+def audit(make_tree: MakeTree, source: str, generation: str = "sm120", **kw: object) -> AuditReport:
+    # Two import lines either way, so a snippet's first line is line 3 of mod.py; the
+    # sm120 predicate is imported only where the snippet uses it (an unused one at hand
+    # is itself evidence of a gap).
+    imports = IMPORTS.replace("is_sm100_supported", "is_sm100_supported, is_sm120_supported")
+    if "is_sm120_supported" not in source:
+        imports = IMPORTS
+    root = make_tree(
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": UTILS,
+            "pkg/mod.py": imports + textwrap.dedent(source),
+        }
+    )
+    ruleset = kw.pop("ruleset", None) or load_ruleset([])
+    assert isinstance(ruleset, RuleSet)
+    return run_audit([root], ruleset, generation)
+
+
+def verdicts(report: AuditReport) -> list[tuple[int, str]]:
+    """(line in mod.py, class) of the gates found there."""
+    return sorted(
+        (g.found.line, g.gate_class.value) for g in report.gates if g.path.name == "mod.py"
+    )
+
+
+@pytest.fixture
+def empty_rules() -> RuleSet:
+    return load_ruleset([])
+
+
+# Line numbers count the two import lines: the snippet's first line is line 3.
+CLASSIFY_CASES = [
+    pytest.param(
+        "def use_fast():\n    return is_sm90_supported() or is_sm100_supported()\n",
+        [(4, "likely-gap")],
+        id="enumeration-of-two-majors-is-a-likely-gap",
+    ),
+    pytest.param(
+        "if is_sm100_supported():\n    kernel = 'trtllm'\n",
+        [(3, "probably-deliberate")],
+        id="single-generation-kernel-gate",
+    ),
+    pytest.param(
+        "if is_sm100_supported() or is_sm120_supported():\n    kernel = 'cutlass'\n",
+        [(3, "admits")],
+        id="admits-the-generation",
+    ),
+    pytest.param(
+        "if not (is_sm90_supported() or is_sm100_supported()):\n    raise RuntimeError('no')\n",
+        [(3, "likely-gap")],
+        id="disabling-shape-reads-the-false-side",
+    ),
+    pytest.param(
+        "if torch.cuda.get_device_capability()[0] < 9:\n    kernel = 'old'\n",
+        [(3, "probably-deliberate")],
+        id="older-hardware-threshold",
+    ),
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major < 9:\n"
+        "    if major == 7 or major == 8:\n"
+        "        kernel = 'volta-ampere'\n",
+        [(4, "probably-deliberate"), (5, "probably-deliberate")],
+        id="nested-gate-only-reached-on-older-hardware",
+    ),
+    pytest.param(
+        "if is_hip():\n    kernel = 'aiter'\n",
+        [],
+        id="vendor-gate-is-not-an-architecture-gate",
+    ),
+    pytest.param(
+        "if 'H20' in name:\n    kernel = 'slow'\n",
+        [],
+        id="device-names-are-unknown-not-a-gate",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), CLASSIFY_CASES)
+def test_classification(make_tree: MakeTree, source: str, expected: list[tuple[int, str]]) -> None:
+    assert verdicts(audit(make_tree, source)) == expected
+
+
+def test_vendor_gates_are_counted_not_reported(make_tree: MakeTree) -> None:
+    report = audit(make_tree, "if is_hip():\n    x = 1\nif not is_hip():\n    x = 2\n")
+    assert report.gates == []
+    assert report.vendor_gates == 2
+
+
+def test_nvidia_gates_are_vendor_gates_for_an_amd_generation(make_tree: MakeTree) -> None:
+    report = audit(
+        make_tree, "if is_sm90_supported() or is_sm100_supported():\n    x = 1\n", "gfx950"
+    )
+    assert [g for g in report.gates if g.path.name == "mod.py"] == []
+    assert report.columns == ("gfx90a", "gfx942", "gfx950")
+
+
+def test_call_site_of_a_gate_function_is_a_hop_of_its_gate(make_tree: MakeTree) -> None:
+    # The rule: a condition whose every generation-dependent operand is a call to a
+    # project function holding a gate (or hop), and that is not named like a device
+    # predicate, only passes that gate's answer on. It is listed under the gate.
+    report = audit(
+        make_tree,
+        """\
+        def apply_fusion(n):
+            return (is_sm90_supported() or is_sm100_supported()) and n > 0
+
+
+        def forward(x):
+            if apply_fusion(x) and x > 2:
+                return 1
+            return 0
+        """,
+    )
+    assert verdicts(report) == [(4, "likely-gap")]
+    (gate,) = report.gates
+    assert [(s.line, s.qualname) for s in gate.call_sites] == [(8, "pkg.mod.forward")]
+    assert [h.line for h in report.hops] == [8]
+
+
+def test_call_site_mixing_a_gate_function_and_a_predicate_is_a_gate(make_tree: MakeTree) -> None:
+    report = audit(
+        make_tree,
+        """\
+        def apply_fusion(n):
+            return is_sm90_supported() and n > 0
+
+
+        def forward(x):
+            if apply_fusion(x) or is_sm120_supported():
+                return 1
+        """,
+    )
+    assert verdicts(report) == [(4, "probably-deliberate"), (8, "admits")]
+    assert report.hops == []
+
+
+def test_device_predicate_call_sites_are_gates_not_hops(make_tree: MakeTree) -> None:
+    # is_sm9x_or_10x is named like a device predicate: its body is vocabulary (not
+    # reported), each call site is a decision (reported).
+    report = audit(
+        make_tree,
+        """\
+        def is_sm9x_or_10x():
+            return torch.cuda.get_device_capability()[0] in (9, 10)
+
+
+        if is_sm9x_or_10x():
+            kernel = 'wgmma'
+        if is_sm9x_or_10x():
+            other = 'tma'
+        """,
+    )
+    assert verdicts(report) == [(7, "likely-gap"), (9, "likely-gap")]
+    assert report.predicate_definitions == 5  # this one and the four bodies in utils.py
+    assert report.hops == []
+
+
+def test_gate_binding_uses_are_hops(make_tree: MakeTree) -> None:
+    report = audit(
+        make_tree,
+        """\
+        ENABLE_FAST = is_sm90_supported() or is_sm100_supported()
+        if ENABLE_FAST:
+            kernel = 'fast'
+        """,
+    )
+    assert verdicts(report) == [(3, "likely-gap")]
+    assert [h.line for h in report.hops] == [4]
+    assert report.gates[0].feature == "ENABLE_FAST"
+
+
+def test_predicate_alias_definition_is_vocabulary(make_tree: MakeTree) -> None:
+    report = audit(
+        make_tree,
+        """\
+        _is_sm9x = is_sm90_supported() or is_sm100_supported()
+        if _is_sm9x:
+            kernel = 'fast'
+        """,
+    )
+    assert verdicts(report) == [(4, "likely-gap")]
+    assert report.predicate_definitions >= 1
+
+
+def test_nested_condition_is_part_of_the_outermost_one(make_tree: MakeTree) -> None:
+    report = audit(
+        make_tree,
+        "if (1 if is_sm90_supported() else 0) or is_sm100_supported():\n    x = 1\n",
+    )
+    assert len([g for g in report.gates if g.path.name == "mod.py"]) == 1
+
+
+def test_generation_predicate_at_hand_but_unused_makes_a_likely_gap(make_tree: MakeTree) -> None:
+    source = "if is_sm100_supported():\n    kernel = 'tcgen05'\n"
+    report = audit(make_tree, source + "# is_sm120_supported is imported, never called\n")
+    (gate,) = report.gates
+    assert gate.gate_class is GateClass.LIKELY_GAP
+    assert any("'is_sm120_supported'" in r and "never used" in r for r in gate.reasons)
+
+
+def test_generation_predicate_used_elsewhere_keeps_single_gate_deliberate(
+    make_tree: MakeTree,
+) -> None:
+    report = audit(
+        make_tree,
+        """\
+        if is_sm100_supported():
+            kernel = 'tcgen05'
+        elif is_sm120_supported():
+            kernel = 'mma_sm120'
+        """,
+    )
+    assert verdicts(report) == [(3, "probably-deliberate"), (5, "admits")]
+    assert any("used elsewhere" in r for r in report.gates[0].reasons)
+
+
+def test_rules_exclude_is_the_decision_ledger(make_tree: MakeTree, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        textwrap.dedent(
+            """\
+            features:
+              - id: fused-moe
+                description: fused MoE
+                flags: [enable_fused_moe]
+                require: [sm90, sm100]
+                exclude: {sm120: "no tcgen05 on SM120"}
+            """
+        )
+    )
+    source = """\
+    class Args:
+        def post_init(self):
+            if is_sm90_supported() or is_sm100_supported():
+                self.enable_fused_moe = True
+    """
+    report = audit(make_tree, source, ruleset=load_ruleset([rules]))
+    (gate,) = report.gates
+    assert gate.gate_class is GateClass.DECIDED
+    assert gate.feature == "fused-moe"
+    assert gate.reasons == ("rules exclude sm120 from 'fused-moe': no tcgen05 on SM120",)
+
+
+def test_inline_suppression_is_a_decision(make_tree: MakeTree) -> None:
+    source = """\
+    # gatecheck: ignore[fused-moe] sm120 has no TMA multicast
+    if is_sm90_supported() or is_sm100_supported():
+        kernel = 'fast'
+    """
+    (gate,) = audit(make_tree, source).gates
+    assert gate.gate_class is GateClass.DECIDED
+    assert gate.reasons == ("suppressed inline (line 3): sm120 has no TMA multicast",)
+
+
+FEATURE_CASES = [
+    pytest.param(
+        "class A:\n    def f(self):\n        if is_sm90_supported() or is_sm100_supported():\n            self.enable_fusion = True\n",
+        ("enable_fusion", "assigned"),
+        id="flag-switched-on-in-the-branch",
+    ),
+    pytest.param(
+        "def f(args):\n    return args.use_fp8_gemm and (is_sm90_supported() or is_sm100_supported())\n",
+        ("use_fp8_gemm", "read"),
+        id="flag-read-in-the-condition",
+    ),
+    pytest.param(
+        "def pick(n):\n    if is_sm90_supported() or is_sm100_supported():\n        return n\n",
+        ("pkg.mod.pick", "function"),
+        id="enclosing-function",
+    ),
+    pytest.param(
+        "if is_sm90_supported() or is_sm100_supported():\n    KERNEL = 'x'\n",
+        ("pkg.mod", "module"),
+        id="module",
+    ),
+    pytest.param(
+        "use_tma = is_sm90_supported() or is_sm100_supported()\n",
+        ("use_tma", "assigned"),
+        id="assigned-name",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), FEATURE_CASES)
+def test_feature_names(make_tree: MakeTree, source: str, expected: tuple[str, str]) -> None:
+    (gate,) = audit(make_tree, source).gates
+    assert (gate.feature, gate.feature_source) == expected
+
+
+def test_likely_gaps_come_first_and_features_stay_together(make_tree: MakeTree) -> None:
+    report = audit(
+        make_tree,
+        """\
+        def a():
+            if is_sm100_supported() or is_sm120_supported():
+                return 1
+            if is_sm100_supported():
+                return 2
+
+
+        def b():
+            if is_sm90_supported() or is_sm100_supported():
+                return 3
+        """,
+    )
+    order = [(g.feature, g.gate_class.value) for g in report.gates]
+    assert order == [
+        ("pkg.mod.b", "likely-gap"),
+        ("pkg.mod.a", "probably-deliberate"),
+        ("pkg.mod.a", "admits"),
+    ]
+
+
+def test_seed_fixture(empty_rules: RuleSet) -> None:
+    shipped = load_ruleset(None)
+    report = run_audit([FIXTURES / "seed_alias"], shipped, "sm120")
+    top = [(g.path.name, g.start.line, g.gate_class.value, g.feature) for g in report.gates[:2]]
+    assert sorted(top) == [
+        ("communicator.py", 21, "likely-gap", "flashinfer-allreduce-fusion"),
+        ("server_args.py", 27, "likely-gap", "flashinfer-allreduce-fusion"),
+    ]
+    assert report.counts()[GateClass.ADMITS] == 1
+    assert len(report.hops) == 1  # `if apply_flashinfer_allreduce_fusion(...)`
+    # Without rules the same gates are found, named by the flag they read and switch.
+    bare = run_audit([FIXTURES / "seed_alias"], empty_rules, "sm120")
+    assert [g.feature for g in bare.gates[:2]] == ["enable_flashinfer_allreduce_fusion"] * 2
+
+
+PREDICATE_NAMES = [
+    ("is_sm100_supported", True),
+    ("_is_sm90_supported", True),
+    ("is_blackwell", True),
+    ("has_device_capability", True),
+    ("is_hip", True),
+    ("is_hopper_with_cuda_12_3", True),
+    ("apply_flashinfer_allreduce_fusion", False),
+    ("should_use_tma", False),
+    ("is_flashinfer_available", False),
+    ("set_cuda_arch", False),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), PREDICATE_NAMES)
+def test_predicate_names(name: str, expected: bool) -> None:
+    assert is_predicate_name(name) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("major, minor = torch.cuda.get_device_capability()", True),
+        ("if is_sm100_supported():", True),
+        ("arch = props.gcnArchName", True),
+        ("model_arch = config.architectures[0]", False),
+        ("search(query)", False),
+    ],
+)
+def test_file_prefilter(text: str, expected: bool) -> None:
+    assert mentions_arch(text) is expected

@@ -1,0 +1,125 @@
+"""audit's views of one report: terminal matrix, Markdown, JSON and the CLI around them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from gatecheck.audit import AuditReport, run_audit
+from gatecheck.cli import cli
+from gatecheck.config.loader import load_ruleset
+from gatecheck.reporting.audit_html import render_audit_html
+from gatecheck.reporting.audit_json import render_audit_json
+from gatecheck.reporting.audit_markdown import render_audit_markdown
+from gatecheck.reporting.audit_text import render_audit_text
+from tests.conftest import FIXTURES
+
+SEED = FIXTURES / "seed_alias"
+
+
+@pytest.fixture(scope="module")
+def report() -> AuditReport:
+    return run_audit([SEED], load_ruleset(None), "sm120")
+
+
+def test_json_has_every_gate_with_its_place_and_verdict(report: AuditReport) -> None:
+    data = json.loads(render_audit_json(report, SEED))
+    assert data["generation"] == "sm120"
+    assert data["counts"] == {
+        "likely-gap": 2,
+        "probably-deliberate": 0,
+        "decided": 0,
+        "admits": 1,
+    }
+    first = data["gates"][0]
+    assert {k: first[k] for k in ("path", "line", "column", "class", "feature")} == {
+        "path": "sglang/srt/layers/communicator.py",
+        "line": 21,
+        "column": 10,
+        "class": "likely-gap",
+        "feature": "flashinfer-allreduce-fusion",
+    }
+    assert first["admitted"] == ["sm90", "sm100", "sm103"]
+    assert first["condition"].startswith("(_is_sm90_supported or _is_sm100_supported)")
+    assert first["assumed"] == []
+    assert [s["line"] for s in first["call_sites"]] == [30]
+    assert data["vendor_gates"] == 1 and data["call_site_hops"] == 1
+
+
+def test_markdown_matrix_and_gap_list(report: AuditReport) -> None:
+    text = render_audit_markdown(report, SEED)
+    assert "| feature | gate | class | sm80 | sm86 | sm87 | sm89 | sm90 | sm100 |" in text
+    assert "**sm120**" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "likely gap" in line]
+    assert len(rows) == 2
+    assert rows[0].count("✓") == 3  # sm90, sm100, sm103
+    assert "### Likely gaps" in text
+    assert "`sglang/srt/server_args.py:27`" in text
+
+
+def test_text_matrix(report: AuditReport) -> None:
+    console = Console(width=200, record=True, color_system=None)
+    render_audit_text(console, report, SEED)
+    out = console.export_text()
+    assert "flashinfer-allreduce-fusion" in out
+    assert "sglang/srt/layers/communicator.py:21:10" in out
+    assert "3 gates for sm120: 2 likely gap, 0 probably deliberate, 0 decided, 1 admits" in out
+
+
+def test_html_is_self_contained(report: AuditReport) -> None:
+    page = render_audit_html(report, SEED)
+    assert page.count('<tr class="') == 3
+    assert "<script>" in page and "<style>" in page
+    for remote in ("http://", "https://", " src=", "<link"):
+        assert remote not in page
+
+
+def test_cli_audit_formats(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["audit", str(SEED), "--generation", "sm120"])
+    assert result.exit_code == 0, result.output
+    assert "likely gap" in result.output
+    for fmt, marker in [
+        ("markdown", "## gatecheck audit"),
+        ("json", '"gates"'),
+        ("html", "<table"),
+    ]:
+        target = tmp_path / f"audit.{fmt}"
+        args = [
+            "audit",
+            str(SEED),
+            "--generation",
+            "sm120",
+            "--format",
+            fmt,
+            "--output",
+            str(target),
+        ]
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        assert marker in target.read_text(encoding="utf-8")
+
+
+def test_cli_audit_columns_and_errors() -> None:
+    runner = CliRunner()
+    result = runner.invoke(
+        cli,
+        [
+            "audit",
+            str(SEED),
+            "--generation",
+            "sm120",
+            "--columns",
+            "sm90,sm120",
+            "--format",
+            "json",
+        ],
+    )
+    assert json.loads(result.output)["columns"] == ["sm90", "sm120"]
+    bad = runner.invoke(cli, ["audit", str(SEED), "--generation", "sm999"])
+    assert bad.exit_code == 2
+    assert "unknown generation 'sm999'" in bad.output

@@ -199,6 +199,31 @@ def test_device_predicate_call_sites_are_gates_not_hops(make_tree: MakeTree) -> 
     assert report.hops == []
 
 
+def test_predicate_built_on_a_gate_holding_helper_is_still_a_predicate(
+    make_tree: MakeTree,
+) -> None:
+    # The helper holds a gate of its own (`>= 8`), but it is called as is_sm9x(): a
+    # device predicate, so the call site is the decision.
+    report = audit(
+        make_tree,
+        """\
+        from functools import partial
+
+
+        def _major_in(majors):
+            major = torch.cuda.get_device_capability()[0]
+            return major >= 8 and major in majors
+
+
+        is_sm9x = partial(_major_in, [9])
+        if is_sm9x():
+            kernel = 'wgmma'
+        """,
+    )
+    assert verdicts(report) == [(8, "admits"), (12, "probably-deliberate")]
+    assert report.hops == []
+
+
 def test_gate_binding_uses_are_hops(make_tree: MakeTree) -> None:
     report = audit(
         make_tree,

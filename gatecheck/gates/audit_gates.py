@@ -304,6 +304,8 @@ class _HopSources:
         return None
 
     def _function_source(self, func: nodes.NodeNG) -> str | None:
+        if isinstance(func, (nodes.Name, nodes.Attribute)) and is_predicate_name(_term_name(func)):
+            return None  # `is_sm90 = partial(_major_in, [9])`: called as a predicate
         value = self.evaluator.value(func)
         while isinstance(value, PartialRef):
             value = value.func

@@ -1,0 +1,112 @@
+"""audit on the real code: sglang 0.5.9 from PyPI, for sm120, with no rule file at all.
+
+The counts below were checked by hand (gatecheck's JSON next to the source); why each is
+right is written next to it, so a change in the semantics that moves them is noticed."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from gatecheck.audit import AuditReport, GateClass, run_audit
+from gatecheck.config.loader import load_ruleset
+from tests.conftest import corpus_package
+
+pytestmark = pytest.mark.corpus
+
+
+@pytest.fixture(scope="module")
+def sglang() -> tuple[Path, AuditReport, float]:
+    root = corpus_package("sglang==0.5.9")
+    started = time.perf_counter()
+    report = run_audit([root], load_ruleset([]), "sm120")  # registry only, no rules
+    return root, report, time.perf_counter() - started
+
+
+def place(root: Path, path: Path, line: int) -> str:
+    return f"{path.relative_to(root).as_posix()}:{line}"
+
+
+def test_seed_gates_are_the_top_likely_gaps(sglang: tuple[Path, AuditReport, float]) -> None:
+    root, report, _ = sglang
+    top = [(place(root, g.path, g.start.line), g.gate_class) for g in report.gates[:2]]
+    assert top == [
+        ("sglang/srt/server_args.py:1691", GateClass.LIKELY_GAP),
+        ("sglang/srt/layers/communicator.py:95", GateClass.LIKELY_GAP),
+    ]
+    # Without rules both are named by the flag they switch on / read: one feature row.
+    assert {g.feature for g in report.gates[:2]} == {"enable_flashinfer_allreduce_fusion"}
+    server_args, communicator = report.gates[:2]
+    assert any("'is_sm120_supported'" in r for r in server_args.reasons)
+    # The gate function's two callers are hops listed under it, not gates of their own.
+    assert sorted(place(root, s.path, s.line) for s in communicator.call_sites) == [
+        "sglang/srt/layers/communicator.py:604",
+        "sglang/srt/layers/communicator.py:810",
+    ]
+
+
+def test_likely_gaps_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None:
+    root, report, _ = sglang
+    gaps = [
+        place(root, g.path, g.start.line)
+        for g in report.gates
+        if g.gate_class is GateClass.LIKELY_GAP
+    ]
+    assert sorted(gaps) == sorted(
+        [
+            # The two seed gates: sm90 or sm100 predicates, and sm120's is imported.
+            "sglang/srt/server_args.py:1691",
+            "sglang/srt/layers/communicator.py:95",
+            # `assert is_sm100_supported() or is_sm90_supported()` for the CUTLASS FP8 MoE
+            # runner: an allowlist of two majors.
+            "sglang/srt/layers/quantization/fp8.py:686",
+            # FA4 (CuTe) backward: `assert compute_capability in [9, 10, 11]`.
+            "sglang/jit_kernel/flash_attention/cute/interface.py:581",
+            # Nunchaku: `elif major not in (8, 12): unsupported.append(...)`. A false
+            # positive we keep on purpose: the branch records an error, which the polarity
+            # rule (only raise / return False / flag = False disable) reads as enabling.
+            "sglang/multimodal_gen/configs/quantization.py:93",
+            # FA3 backend: `assert (major == 8 and not mla) or major == 9`. FA3 is
+            # Ampere/Hopper by design: a deliberate exclusion the ledger should record,
+            # but by the rule (two majors, sm120 out) a likely gap until it does.
+            "sglang/srt/layers/attention/attention_registry.py:130",
+            # NSA prefill `use_mha`: `device_sm == 90 or 100 <= device_sm < 110`.
+            "sglang/srt/layers/attention/nsa_backend.py:2045",
+            # `use_min_latency_fused_a_gemm`: `90 <= _device_sm < 120`, stops below sm120.
+            "sglang/srt/models/deepseek_v2.py:1289",
+        ]
+    )
+
+
+def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None:
+    root, report, seconds = sglang
+    counts = {c.value: n for c, n in report.counts().items()}
+    assert counts == {
+        "likely-gap": 8,  # listed one by one above
+        # 61 = 50 single-generation gates (18 of them server_args' `is_sm100_supported()`
+        # / `is_sm90_supported()` / `is_hopper_with_cuda_12_3()` backend picks: sm120's
+        # predicate is used elsewhere in that module, so they stay deliberate; sm90-only
+        # CuTe paths `compute_capability == 9`), 9 older-hardware branches (`major < 8`,
+        # `capability < (10, 0)` test skips) and 2 gates only reached inside one.
+        "probably-deliberate": 61,
+        "decided": 0,  # no rules, no `# gatecheck: ignore` comments in sglang
+        # 51: `is_blackwell()` (majors 10, 11, 12), `major >= 9` / `>= 8` cut-offs, and
+        # `if sm_version < 90: return False` exits (the feature is where it is false).
+        "admits": 51,
+    }
+    # `_is_hip`, `_is_cuda`, `_use_aiter` checks tell vendors apart, not generations.
+    assert report.vendor_gates == 305
+    # 36 call sites only pass a gate on: ENABLE_JIT_DEEPGEMM / DEEPGEMM_SCALE_UE8M0
+    # readers, `should_deepgemm_weight_requant_ue8m0(...)`, `self.use_mha`, ...
+    assert len(report.hops) == 36
+    # Bodies of device predicates (is_hip, is_cuda, Platform.is_blackwell, ...) and aliases
+    # such as `_is_sm100_supported = _is_cuda and is_sm100_supported()`.
+    assert report.predicate_definitions == 15
+    # Only files that spell an arch idiom are parsed for gates.
+    assert (report.files, report.scanned) == (1404, 163)
+    assert not report.diagnostics
+    # A few seconds to tens of seconds (about 20 s on one core of the dev machine).
+    assert seconds < 180, f"audit took {seconds:.0f} s"
+    print(f"audit of sglang 0.5.9 for sm120: {seconds:.1f} s")

@@ -81,7 +81,7 @@ def test_likely_gaps_checked_by_hand(sglang: tuple[Path, AuditReport, float]) ->
 
 
 def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None:
-    root, report, seconds = sglang
+    _, report, seconds = sglang
     counts = {c.value: n for c, n in report.counts().items()}
     assert counts == {
         "likely-gap": 8,  # listed one by one above

@@ -107,7 +107,8 @@ def _anchors(
 
 
 def _unique_id(label: str, taken: set[str]) -> str:
-    base = _ID_CHARS.sub("-", label.lower()).strip("-._") or "feature"
+    # An id starts with a letter or digit; a trailing `__init__` keeps its underscores.
+    base = _ID_CHARS.sub("-", label.lower()).lstrip("-._").rstrip("-.") or "feature"
     candidate, number = base, 2
     while candidate in taken:
         candidate, number = f"{base}-{number}", number + 1

@@ -76,3 +76,17 @@ def test_filters_from_the_url(
     dom = dump_dom(page, fragment, tmp_path / "profile")
     assert visible(dom) == expected
     assert f'<span id="shown">{len(expected)}</span>' in dom
+
+
+@pytest.mark.parametrize(
+    ("fragment", "first"),
+    [
+        pytest.param("#sort=gate", "communicator.py:21", id="ascending"),
+        pytest.param("#sort=-gate", "server_args.py:33", id="descending"),
+    ],
+)
+def test_sort_by_a_column(page: Path, tmp_path: Path, fragment: str, first: str) -> None:
+    # What a click on the header does, asked for from the URL so a test can see it.
+    dom = dump_dom(page, fragment, tmp_path / "profile")
+    places = re.findall(r"<code>(sglang/[^<]+)</code>", dom)
+    assert places[0].endswith(first)

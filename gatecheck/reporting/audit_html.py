@@ -1,6 +1,7 @@
 """The audit as one self-contained HTML page (inline CSS and JS, no network): the matrix,
 sortable by clicking a header and filtered by a text box and a class menu. The page reads
-its filter from the URL hash too (`#class=likely-gap&q=fusion`), so a link can share a view."""
+its view from the URL hash too (`#class=likely-gap&q=fusion&sort=gate`, `sort=-gate` for
+descending), so a link can share it."""
 
 from __future__ import annotations
 
@@ -66,6 +67,13 @@ _SCRIPT = """
     var params = new URLSearchParams(location.hash.replace(/^#/, ''));
     klass.value = params.get('class') || params.get('filter') || '';
     text.value = params.get('q') || '';
+    var sort = params.get('sort');
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
+      if (sort && th.textContent === sort.replace(/^-/, '')) {
+        th.dataset.dir = sort.charAt(0) === '-' ? 'asc' : 'desc';
+        sortBy(index, th.dataset.numeric === '1');
+      }
+    });
     apply();
   }
   text.addEventListener('input', apply);

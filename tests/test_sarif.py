@@ -79,7 +79,13 @@ def test_seed_fixture_sarif(validator: Draft4Validator, monkeypatch: pytest.Monk
     )
     assert any("admits" in step["location"]["message"]["text"] for step in steps)
     assert len(first["fingerprints"][FINGERPRINT_KEY]) == 32
-    assert "fixes" not in first  # no edits attached
+    # the verified edit is planned (not written) and carried as a SARIF fix
+    (fix,) = first["fixes"]
+    (change,) = fix["artifactChanges"]
+    assert change["artifactLocation"]["uri"].endswith("communicator.py")
+    assert [r["insertedContent"]["text"] for r in change["replacements"]] == [
+        " or _is_sm120_supported"
+    ]
 
 
 def test_fingerprints_survive_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

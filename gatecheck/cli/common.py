@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,8 +17,28 @@ from gatecheck.config.model import ConfigErrors, RuleSet
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
+# Commands are imported when used: `gatecheck check` in a pre-commit hook should not pay
+# for the audit's HTML renderer.
+COMMAND_MODULES = {
+    "audit": "gatecheck.cli.audit",
+    "check": "gatecheck.cli.check",
+    "config": "gatecheck.cli.config_cmd",
+    "explain": "gatecheck.cli.explain",
+    "rules": "gatecheck.cli.rules_cmd",
+}
+
+
 class GatecheckGroup(click.Group):
-    """Turns config errors and crashes into one-line messages with exit 2."""
+    """Loads commands lazily; turns config errors and crashes into one-line messages
+    with exit 2."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMAND_MODULES))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(COMMAND_MODULES[cmd_name])
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
         try:

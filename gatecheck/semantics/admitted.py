@@ -11,7 +11,7 @@ from astroid import nodes
 
 from gatecheck.config.model import Registry, VocabularyEntry
 from gatecheck.loading.project import Project
-from gatecheck.semantics.evaluator import Env, Evaluator
+from gatecheck.semantics.evaluator import DEVICE_DEPENDENT, Env, Evaluator
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class Semantics:
         can_true: set[str] = set()
         can_false: set[str] = set()
         assumed: set[str] = set()
-        for gen in self.registry.names:
+        for index, gen in enumerate(self.registry.names):
             evaluator = self.evaluator(gen, flags)
             env = None if env_for is None else dict(env_for[gen])
             with evaluator.tracking() as used:
@@ -76,6 +76,14 @@ class Semantics:
                 can_true.add(gen)
             if t is not True:
                 can_false.add(gen)
+            if index == 0 and env_for is None and DEVICE_DEPENDENT not in used:
+                # Nothing the device decides was read: every generation answers alike.
+                if t is not False:
+                    can_true = set(self.registry.names)
+                if t is not True:
+                    can_false = set(self.registry.names)
+                break
+        assumed.discard(DEVICE_DEPENDENT)
         return Admission(frozenset(can_true), frozenset(can_false), frozenset(assumed))
 
     def admitted(

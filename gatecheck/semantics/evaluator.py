@@ -45,6 +45,10 @@ from gatecheck.semantics.values import (
 
 Env = dict[str, Any]
 MAX_CALL_DEPTH = 24
+# Recorded with the conventions in `assumed` (and through every memo) whenever the device
+# decided a value: an evaluation that never records it gives the same answer for every
+# generation, so the other generations need not be evaluated at all.
+DEVICE_DEPENDENT = "\x00device-dependent"
 
 _CACHE_DECORATORS = {"lru_cache", "cache", "cached", "wraps", "cached_property"}
 _FUNCTOOLS_PARTIAL = {"functools.partial", "partial"}
@@ -124,14 +128,16 @@ class Evaluator:
 
     @contextmanager
     def tracking(self) -> Iterator[set[str]]:
-        """Collect the naming conventions used while evaluating (results are 'assumed')."""
+        """Collect the naming conventions used while evaluating (results are 'assumed'),
+        plus DEVICE_DEPENDENT when any value came from the device."""
         saved = self.assumed
         self.assumed = set()
         try:
             yield self.assumed
         finally:
-            collected = self.assumed
-            self.assumed = saved | collected
+            # In place: an enclosing tracking() holds `saved` and must see these too.
+            saved |= self.assumed
+            self.assumed = saved
 
     # -- expressions ---------------------------------------------------------------------
     def _eval(self, node: nodes.NodeNG, env: Env | None) -> Any:
@@ -493,7 +499,10 @@ class Evaluator:
         if isinstance(receiver, ExternalRef):
             dotted = f"{receiver.dotted}.{name}"
             intrinsic = oracle.intrinsic_attribute_or_sentinel(dotted, self.generation)
-            return ExternalRef(dotted) if oracle.is_not_intrinsic(intrinsic) else intrinsic
+            if oracle.is_not_intrinsic(intrinsic):
+                return ExternalRef(dotted)
+            self.assumed.add(DEVICE_DEPENDENT)
+            return intrinsic
         if isinstance(receiver, ClassRef):
             return self._class_attribute(receiver.node, name, receiver)
         if isinstance(receiver, InstanceRef):
@@ -597,6 +606,7 @@ class Evaluator:
         if convention is None:
             return UNKNOWN
         self.assumed.add(convention.why)
+        self.assumed.add(DEVICE_DEPENDENT)
         if convention.kind == "capability":
             return oracle.capability(self.generation)
         if convention.kind == "sm_version":
@@ -637,6 +647,7 @@ class Evaluator:
     ) -> Any:
         intrinsic = oracle.intrinsic_call(func.dotted, self.generation)
         if intrinsic is not None:
+            self.assumed.add(DEVICE_DEPENDENT)
             return intrinsic
         if func.dotted in _FUNCTOOLS_PARTIAL or func.dotted.endswith(".partial"):
             if not args:

@@ -110,3 +110,22 @@ def test_suggestion_is_stable_text(make_tree: MakeTree) -> None:
     again = render_suggestion(run_audit([root], ruleset, "sm120"), ruleset, root)
     assert first == again
     assert textwrap.dedent(first) == first
+
+
+def test_rules_validate_lists_shipped_features_and_reports_bad_files(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gatecheck.cli import cli
+
+    ok = CliRunner().invoke(cli, ["rules", "validate"])
+    assert (
+        ok.exit_code == 0
+        and "flashinfer-allreduce-fusion: requires sm90, sm100, sm120" in ok.output
+    )
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "features:\n  - id: x\n    description: y\n    flags: [f]\n    require: [sm12]\n"
+    )
+    result = CliRunner().invoke(cli, ["rules", "validate", str(bad)])
+    assert result.exit_code == 2
+    assert f"{bad}:5:15: unknown generation 'sm12'" in result.output

@@ -13,7 +13,7 @@ from gatecheck.cli.audit import (
     generation_required,
     output_option,
 )
-from gatecheck.cli.common import cli, paths_argument, rules_option
+from gatecheck.cli.common import cli, load_rules, paths_argument, rules_option
 from gatecheck.suggest import render_suggestion
 
 
@@ -47,3 +47,22 @@ def suggest(
         output.write_text(text, encoding="utf-8")
     else:
         click.echo(text, nl=False)
+
+
+@rules.command()
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+def validate(files: tuple[Path, ...]) -> None:
+    """Validate rule files (default: the shipped ones) and list their features.
+
+    Every problem is reported as `file:line:col: message` (exit 2)."""
+    ruleset = load_rules(files)
+    registry = ruleset.registry
+    for feature in ruleset.features:
+        where = f"{feature.location}: " if feature.location else ""
+        required = ", ".join(registry.ordered(feature.require))
+        click.echo(f"{where}{feature.id}: requires {required}")
+    sources = ", ".join(str(path) for path in ruleset.sources)
+    click.echo(
+        f"{len(ruleset.features)} features, {len(ruleset.vocabulary)} vocabulary entries, "
+        f"{len(registry.names)} generations ({sources})"
+    )

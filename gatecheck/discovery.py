@@ -54,6 +54,14 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
+def _resolved(path: Path) -> Path | None:
+    """The link target, or None for a link loop (RuntimeError before Python 3.13)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
 def discover(paths: Iterable[Path], excludes: Sequence[str] = ()) -> Discovery:
     """Walk the given files and folders. Links are followed only while they stay inside
     the root they were found under; link loops and unreadable folders are skipped with
@@ -64,7 +72,11 @@ def discover(paths: Iterable[Path], excludes: Sequence[str] = ()) -> Discovery:
     skipped: list[Skipped] = []
     seen: set[Path] = set()
     for given in paths:
-        root = given.resolve()
+        resolved = _resolved(given)
+        if resolved is None:
+            skipped.append(Skipped(given, "link loop"))
+            continue
+        root = resolved
         if root.is_file():
             roots.append(root.parent)
             if root not in seen:
@@ -91,7 +103,11 @@ def discover(paths: Iterable[Path], excludes: Sequence[str] = ()) -> Discovery:
                 rel = os.path.relpath(sub, root)
                 if _excluded(rel, d, patterns):
                     continue
-                if sub.is_symlink() and not _inside(sub.resolve(), root):
+                target = _resolved(sub)
+                if target is None:
+                    skipped.append(Skipped(sub, "link loop"))
+                    continue
+                if sub.is_symlink() and not _inside(target, root):
                     skipped.append(Skipped(sub, "link points outside the scanned root"))
                     continue
                 kept.append(d)
@@ -103,11 +119,19 @@ def discover(paths: Iterable[Path], excludes: Sequence[str] = ()) -> Discovery:
                 rel = os.path.relpath(file, root)
                 if _excluded(rel, name, patterns):
                     continue
-                if file.is_symlink() and not _inside(file.resolve(), root):
+                key = _resolved(file)
+                if key is None:
+                    skipped.append(Skipped(file, "link loop"))
+                    continue
+                if file.is_symlink() and not _inside(key, root):
                     skipped.append(Skipped(file, "link points outside the scanned root"))
                     continue
+                if not key.is_file():
+                    # A FIFO would block the read forever; a dangling link has nothing to read.
+                    what = "dangling link" if not key.exists() else "not a regular file"
+                    skipped.append(Skipped(file, what))
+                    continue
                 # Keep the path as found (under the root), not the link target.
-                key = file.resolve()
                 if key in seen:
                     continue
                 seen.add(key)

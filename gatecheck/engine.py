@@ -21,7 +21,7 @@ from gatecheck.kernels.checks import (
     unbuilt_finding,
     with_kernel_block,
 )
-from gatecheck.loading.project import Project
+from gatecheck.loading.project import FileDiagnostic, Project
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
@@ -66,20 +66,34 @@ def analyse(
             if mentions(text, feature) and (m := project.module_at(path)) is not None
         ]
         for gate in find_feature_gates(project, feature, modules):
-            result = evaluate_gate(semantics, feature, gate, generations)
-            if result is None:
+            try:
+                result = evaluate_gate(semantics, feature, gate, generations)
+                if result is None:
+                    continue
+                supports = analysis.kernels.get(feature.id, [])
+                failures: list[tuple[Finding, GateResult]] = []
+                if result.missing:
+                    finding = make_finding(semantics, result)
+                    failures.append(
+                        (
+                            with_kernel_block(ruleset.registry, finding, result, supports, built),
+                            result,
+                        )
+                    )
+                if built is not None:
+                    unbuilt = unbuilt_finding(semantics, result, supports, built)
+                    if unbuilt is not None:
+                        failures.append((unbuilt, result))
+            except RecursionError:
+                # Generated code nested deeper than the stack: diagnose the gate, go on.
+                project.diagnostics.append(
+                    FileDiagnostic(
+                        gate.path, gate.line, 0, "gate condition too deeply nested to analyse"
+                    )
+                )
                 continue
             analysis.gate_results.append(result)
-            supports = analysis.kernels.get(feature.id, [])
-            if result.missing:
-                finding = make_finding(semantics, result)
-                analysis.failures.append(
-                    (with_kernel_block(ruleset.registry, finding, result, supports, built), result)
-                )
-            if built is not None:
-                unbuilt = unbuilt_finding(semantics, result, supports, built)
-                if unbuilt is not None:
-                    analysis.failures.append((unbuilt, result))
+            analysis.failures.extend(failures)
     _attach_paths(analysis, selected)
     analysis.failures.sort(key=lambda pair: (str(pair[0].path), pair[0].start, pair[0].feature))
     analysis.findings = [finding for finding, _ in analysis.failures]

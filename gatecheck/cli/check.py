@@ -18,6 +18,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from gatecheck.accounting import account, files_summary
 from gatecheck.baseline import (
     BaselineError,
     gate_lines,
@@ -469,12 +470,10 @@ def _run_fixes(run: CheckRun, analysis: Analysis) -> tuple[list[Finding], bool]:
 
 def summary_line(run: CheckRun) -> str:
     analysis, findings = run.analysis, run.findings
-    parsed = len(analysis.project.loaded_modules())
     noun = "finding" if len(findings) == 1 else "findings"
     line = (
         f"{len(findings)} {noun} in {len(analysis.gate_results)} gates "
-        f"({len(run.ruleset.features)} features, {len(analysis.project.files)} files, "
-        f"{parsed} parsed)"
+        f"({len(run.ruleset.features)} features, {files_summary(account(analysis))})"
     )
     if run.hidden:
         line += "; not shown: " + ", ".join(f"{n} {why}" for why, n in run.hidden.items())
@@ -500,7 +499,8 @@ def render(run: CheckRun, output_format: str) -> str:
     """A machine-readable report as text (text and concise go through the console)."""
     findings, analysis = run.findings, run.analysis
     if output_format == "json":
-        return render_json(findings, analysis.diagnostics, run.ruleset.registry, Path.cwd()) + "\n"
+        registry, accounting = run.ruleset.registry, account(analysis)
+        return render_json(findings, analysis.diagnostics, registry, Path.cwd(), accounting) + "\n"
     if output_format == "sarif":
         suppressed = (
             [(f, s.reason) for f, s in run.suppressed] if run.options.include_suppressed else []

@@ -152,8 +152,13 @@ class Project:
             self._manager.astroid_cache.pop(name, None)
         except AstroidSyntaxError as err:
             line, col = _error_position(err)
-            self._diagnose(path, line, col, f"syntax error: {_first_line(err)}")
-        except (UnicodeDecodeError, SyntaxError, LookupError) as err:
+            self._diagnose(path, line, col, _syntax_message(err.error or err))
+        except UnicodeDecodeError as err:
+            line, col = _byte_position(err.object, err.start)
+            byte = err.object[err.start : err.start + 1].hex()
+            message = f"cannot decode as {err.encoding}: byte 0x{byte} ({err.reason})"
+            self._diagnose(path, line, col, message)
+        except (SyntaxError, LookupError) as err:
             self._diagnose(path, 1, 0, f"cannot decode: {_first_line(err)}")
         except ValueError as err:
             self._diagnose(path, 1, 0, f"cannot read: {err}")
@@ -191,6 +196,20 @@ class Project:
 def _first_line(err: BaseException) -> str:
     text = str(err).strip().splitlines()
     return text[0] if text else type(err).__name__
+
+
+def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
+    """(line, 0-based byte column) of a byte offset, for undecodable bytes."""
+    return raw.count(b"\n", 0, offset) + 1, offset - (raw.rfind(b"\n", 0, offset) + 1)
+
+
+def _syntax_message(cause: BaseException) -> str:
+    # astroid's own first line ("Parsing Python code failed:") says nothing: use CPython's.
+    if isinstance(cause, SyntaxError) and cause.msg:
+        return f"syntax error: {cause.msg.strip().splitlines()[0]}"
+    if isinstance(cause, (MemoryError, RecursionError)):
+        return "too deeply nested to parse"  # CPython's parser gives up on such nesting
+    return f"syntax error: {_first_line(cause)}"
 
 
 def _error_position(err: AstroidSyntaxError) -> tuple[int, int]:

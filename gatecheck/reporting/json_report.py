@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gatecheck.accounting import NOT_MENTIONED, SKIPPED, Accounting
 from gatecheck.config.model import Registry
 from gatecheck.findings import Finding, Hop
 from gatecheck.loading.project import FileDiagnostic
@@ -72,8 +74,9 @@ def render_json(
     diagnostics: Sequence[FileDiagnostic],
     registry: Registry,
     base: Path | None,
+    accounting: Accounting | None = None,
 ) -> str:
-    data = {
+    data: dict[str, Any] = {
         "findings": [finding_to_dict(f, registry, base) for f in findings],
         "diagnostics": [
             {
@@ -85,4 +88,33 @@ def render_json(
             for d in diagnostics
         ],
     }
+    if accounting is not None:
+        data["files"] = files_to_dict(accounting)
+        # Files that mention no checked feature are only counted: listing them is noise.
+        data["skipped"] = [
+            {"path": _as_found(o.path, base), "reason": o.reason}
+            for o in accounting.of(SKIPPED)
+            if o.reason != NOT_MENTIONED
+        ]
     return json.dumps(data, indent=2, sort_keys=False)
+
+
+def _as_found(path: Path, base: Path | None) -> str:
+    """A skipped path as found: a link is not followed (it may loop or lead outside)."""
+    try:
+        found = path.parent.resolve() / path.name
+    except (OSError, RuntimeError):
+        found = path.absolute()
+    rel = os.path.relpath(found, (base or Path.cwd()).resolve())
+    return found.as_posix() if rel.startswith("..") else Path(rel).as_posix()
+
+
+def files_to_dict(accounting: Accounting) -> dict[str, int]:
+    """Every file seen is parsed, skipped or diagnosed; `not_mentioned` is part of skipped."""
+    return {
+        "seen": accounting.seen,
+        "parsed": accounting.parsed,
+        "skipped": accounting.skipped,
+        "diagnosed": accounting.diagnosed,
+        "not_mentioned": accounting.skip_reasons()[NOT_MENTIONED],
+    }

@@ -1,0 +1,451 @@
+"""Bad target code never crashes gatecheck (issue #8): every file ends up parsed, skipped
+with a reason, or diagnosed, and the other files' findings still appear."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gatecheck.accounting import DIAGNOSED, NOT_MENTIONED, PARSED, SKIPPED, Accounting, account
+from gatecheck.cli import cli
+from gatecheck.config.loader import load_ruleset
+from gatecheck.engine import Analysis, analyse
+from gatecheck.fixing.fixer import plan_fixes, write_changes
+
+RULE = """\
+features:
+  - id: fast-thing
+    description: the fast thing
+    flags: [enable_fast_thing]
+    require: [sm90, sm100, sm120]
+"""
+
+# A gate that forgets sm120: one finding, fixable (`major in (9, 10)` -> `(9, 10, 12)`).
+GATE = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "class Args:\n"
+    "    enable_fast_thing: bool = False\n"
+    "\n"
+    "    def adjust(self):\n"
+    "        major, minor = torch.cuda.get_device_capability()\n"
+    "        if major in (9, 10):\n"
+    "            self.enable_fast_thing = True\n"
+)
+GATE_CONDITION = "if major in (9, 10):"
+# Mentions the flag, so the prefilter sends the file to the parser.
+MENTION = b"enable_fast_thing = False\n"
+
+
+def _nested(depth: int) -> dict[str, bytes]:
+    """Gates whose conditions nest `depth` levels deep, each in its own file."""
+
+    def gate(condition: str) -> bytes:
+        return GATE.replace("major in (9, 10)", condition).encode()
+
+    return {
+        "deep_not.py": gate("not " * depth + "(major == 9)"),
+        "deep_parens.py": gate("(" * depth + "major == 9" + ")" * depth),
+        "long_and.py": gate(" and ".join(["major == 9"] + [f"self.a{i}" for i in range(depth)])),
+    }
+
+
+def _write(root: Path, files: dict[str, bytes]) -> Path:
+    for rel, data in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return root
+
+
+def _project(tmp_path: Path, files: dict[str, bytes]) -> Path:
+    root = tmp_path / "proj"
+    _write(root, {"pkg/__init__.py": b"", "pkg/good.py": GATE.encode(), **files})
+    (tmp_path / "rules.yaml").write_text(RULE)
+    return root
+
+
+def _run(tmp_path: Path, root: Path) -> tuple[Analysis, Accounting]:
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+    analysis = analyse([root], ruleset)
+    return analysis, account(analysis)
+
+
+def _outcome(accounting: Accounting, root: Path, rel: str) -> tuple[str, str]:
+    [outcome] = [o for o in accounting.outcomes if o.path == root / rel]
+    return outcome.status, outcome.reason
+
+
+def _findings(analysis: Analysis, root: Path) -> list[str]:
+    return sorted(f.path.relative_to(root).as_posix() for f in analysis.findings)
+
+
+# (file name, contents, expected outcome, words of the reason, a finding in that file?)
+BAD_FILES = [
+    pytest.param(
+        "syntax.py",
+        MENTION + b"def f(:\n",
+        DIAGNOSED,
+        "syntax error: invalid syntax",
+        False,
+        id="syntax-error",
+    ),
+    pytest.param(
+        "py2.py",
+        MENTION + b'print "hello"\n',
+        DIAGNOSED,
+        "syntax error: Missing parentheses in call to 'print'",
+        False,
+        id="python2-print",
+    ),
+    pytest.param(
+        "latin1.py",
+        MENTION + b'NAME = "caf\xe9"\n',
+        DIAGNOSED,
+        "cannot decode as utf-8: byte 0xe9",
+        False,
+        id="latin1-without-cookie",
+    ),
+    pytest.param(
+        "cookie.py",
+        b"# -*- coding: latin-1 -*-\n" + GATE.encode() + b'NAME = "caf\xe9"\n',
+        PARSED,
+        "",
+        True,
+        id="latin1-with-cookie",
+    ),
+    pytest.param("bom.py", b"\xef\xbb\xbf" + GATE.encode(), PARSED, "", True, id="utf8-bom"),
+    pytest.param(
+        "crlf.py", GATE.replace("\n", "\r\n").encode(), PARSED, "", True, id="crlf-line-ends"
+    ),
+    pytest.param("tabs.py", GATE.replace("    ", "\t").encode(), PARSED, "", True, id="tabs"),
+    pytest.param(
+        "nul.py",
+        MENTION + b'NAME = "\x00"\n',
+        DIAGNOSED,
+        "file contains NUL bytes",
+        False,
+        id="nul-bytes",
+    ),
+    pytest.param("empty.py", b"", SKIPPED, NOT_MENTIONED, False, id="empty-file"),
+    pytest.param(
+        "comments.py",
+        b"# nothing but\n# comments, enable_fast_thing\n",
+        PARSED,
+        "",
+        False,
+        id="comments-only",
+    ),
+    pytest.param(
+        "plain_comments.py",
+        b"# only\n# comments\n",
+        SKIPPED,
+        NOT_MENTIONED,
+        False,
+        id="comments-only-unrelated",
+    ),
+    pytest.param(
+        "unrelated.py", b"print('hello')\n", SKIPPED, NOT_MENTIONED, False, id="mentions-nothing"
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "status", "reason", "has_finding"), BAD_FILES)
+def test_bad_file_is_accounted_for_and_the_scan_goes_on(
+    tmp_path: Path, name: str, data: bytes, status: str, reason: str, has_finding: bool
+) -> None:
+    root = _project(tmp_path, {f"pkg/{name}": data})
+
+    analysis, accounting = _run(tmp_path, root)
+
+    assert _outcome(accounting, root, f"pkg/{name}")[0] == status
+    assert reason in _outcome(accounting, root, f"pkg/{name}")[1]
+    expected = ["pkg/good.py"] + ([f"pkg/{name}"] if has_finding else [])
+    assert _findings(analysis, root) == sorted(expected)
+    assert accounting.parsed + accounting.skipped + accounting.diagnosed == accounting.seen
+
+
+@pytest.mark.parametrize(
+    "name", ["cookie.py", "bom.py", "crlf.py", "tabs.py"], ids=["latin1", "bom", "crlf", "tabs"]
+)
+def test_fix_keeps_encoding_bom_line_ends_and_tabs(tmp_path: Path, name: str) -> None:
+    data = next(p.values[1] for p in BAD_FILES if p.values[0] == name)
+    assert isinstance(data, bytes)
+    root = _project(tmp_path, {f"pkg/{name}": data})
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+
+    write_changes(plan_fixes(analyse([root], ruleset), ruleset, [root]), [root])
+
+    after = (root / "pkg" / name).read_bytes()
+    assert after == data.replace(b"major in (9, 10)", b"major in (9, 10, 12)")
+    assert not analyse([root], ruleset).findings
+
+
+def test_syntax_error_position_and_other_files_still_reported(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"pkg/broken.py": MENTION + b"x = (1,\n"})
+
+    analysis, _ = _run(tmp_path, root)
+
+    [diagnostic] = analysis.diagnostics
+    assert (diagnostic.path.name, diagnostic.line) == ("broken.py", 2)
+    assert _findings(analysis, root) == ["pkg/good.py"]
+
+
+def test_undecodable_byte_is_located(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"pkg/latin1.py": MENTION + b'NAME = "caf\xe9"\n'})
+
+    analysis, _ = _run(tmp_path, root)
+
+    [diagnostic] = analysis.diagnostics
+    assert (diagnostic.line, diagnostic.column) == (2, 11)  # 0-based byte column of \xe9
+
+
+@pytest.mark.parametrize("depth", [300, 400, 1000])
+def test_deep_nesting_is_analysed_or_diagnosed_in_process(tmp_path: Path, depth: int) -> None:
+    """At the default recursion limit (library use): no RecursionError escapes; each
+    file is parsed (its gate judged) or diagnosed, and the rest still works."""
+    files = _nested(depth)
+    root = _project(tmp_path, {f"pkg/{name}": data for name, data in files.items()})
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+
+    analysis = analyse([root], ruleset)
+    report = plan_fixes(analysis, ruleset, [root])
+    write_changes(report, [root])
+
+    accounting = account(analysis)
+    for name in files:
+        status, reason = _outcome(accounting, root, f"pkg/{name}")
+        assert status in (PARSED, DIAGNOSED)
+        if status == DIAGNOSED:
+            assert "too deeply nested" in reason or "too many nested parentheses" in reason
+    assert "pkg/good.py" in _findings(analysis, root)
+    for path in report.changes:
+        compile(path.read_bytes(), str(path), "exec")
+
+
+def test_deep_nesting_through_the_cli(tmp_path: Path) -> None:
+    """The CLI raises the recursion limit: 1,000 levels of `not`, a 1,000-operand `and`
+    (both judged) and 1,000 parentheses (CPython's parser refuses: diagnosed)."""
+    root = _project(tmp_path, {f"pkg/{name}": data for name, data in _nested(1000).items()})
+    rules = str(tmp_path / "rules.yaml")
+
+    result = _cli(["check", str(root), "--rules", rules, "--format", "json"], tmp_path)
+
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    report = json.loads(result.stdout)
+    found = sorted(Path(f["path"]).name for f in report["findings"])
+    assert found == ["deep_not.py", "good.py", "long_and.py"]
+    [diagnostic] = report["diagnostics"]
+    assert Path(diagnostic["path"]).name == "deep_parens.py"
+    assert "too many nested parentheses" in diagnostic["message"]
+    for command in (["check", "--diff"], ["explain", "fast-thing"]):
+        run = _cli([*command, str(root), "--rules", rules], tmp_path)
+        assert run.returncode in (0, 1), run.stderr
+        assert "Traceback" not in run.stderr
+
+
+def test_large_generated_file_does_not_hang(tmp_path: Path) -> None:
+    """A 5 MB generated table beside a gate: built and analysed in seconds (about 6 s on
+    the CI machine), not a hang."""
+    rows = []
+    size = 0
+    while size < 5_000_000:
+        row = f"    ({len(rows)}, {len(rows) * 3}, 'k{len(rows)}', {len(rows) / 7:.4f}),\n"
+        rows.append(row)
+        size += len(row)
+    table = GATE + "TABLE = [\n" + "".join(rows) + "]\n"
+    root = _project(tmp_path, {"pkg/table.py": table.encode()})
+
+    started = time.monotonic()
+    analysis, accounting = _run(tmp_path, root)
+    elapsed = time.monotonic() - started
+
+    assert (root / "pkg" / "table.py").stat().st_size >= 5_000_000
+    assert _outcome(accounting, root, "pkg/table.py")[0] == PARSED
+    assert _findings(analysis, root) == ["pkg/good.py", "pkg/table.py"]
+    assert elapsed < 60, f"5 MB file took {elapsed:.1f}s"
+
+
+# --- the file system ---------------------------------------------------------------------
+
+
+def test_symlink_loops_are_skipped(tmp_path: Path) -> None:
+    root = _project(tmp_path, {})
+    (root / "pkg" / "loop_a.py").symlink_to("loop_b.py")
+    (root / "pkg" / "loop_b.py").symlink_to("loop_a.py")
+    (root / "pkg" / "sub").mkdir()
+    (root / "pkg" / "sub" / "back").symlink_to("..", target_is_directory=True)
+    (root / "pkg" / "self").symlink_to("self")
+
+    analysis, accounting = _run(tmp_path, root)
+
+    assert _outcome(accounting, root, "pkg/loop_a.py") == (SKIPPED, "link loop")
+    assert _outcome(accounting, root, "pkg/loop_b.py") == (SKIPPED, "link loop")
+    assert _findings(analysis, root) == ["pkg/good.py"]
+
+
+def test_loop_given_on_the_command_line_is_skipped(tmp_path: Path) -> None:
+    root = _project(tmp_path, {})
+    loop = root / "loop.py"
+    loop.symlink_to("loop.py")
+
+    analysis, accounting = _run_paths(tmp_path, [loop, root])
+
+    assert (SKIPPED, "link loop") in {(o.status, o.reason) for o in accounting.outcomes}
+    assert _findings(analysis, root) == ["pkg/good.py"]
+
+
+def _run_paths(tmp_path: Path, paths: list[Path]) -> tuple[Analysis, Accounting]:
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+    analysis = analyse(paths, ruleset)
+    return analysis, account(analysis)
+
+
+def test_links_outside_the_root_are_not_followed(tmp_path: Path) -> None:
+    outside = _write(tmp_path / "outside", {"gate.py": GATE.encode()})
+    root = _project(tmp_path, {})
+    (root / "pkg" / "linked.py").symlink_to(outside / "gate.py")
+    (root / "pkg" / "linked_dir").symlink_to(outside, target_is_directory=True)
+
+    analysis, accounting = _run(tmp_path, root)
+
+    reason = "link points outside the scanned root"
+    assert _outcome(accounting, root, "pkg/linked.py") == (SKIPPED, reason)
+    assert _outcome(accounting, root, "pkg/linked_dir") == (SKIPPED, reason)
+    assert _findings(analysis, root) == ["pkg/good.py"]
+
+
+def test_links_inside_the_root_are_read_once(tmp_path: Path) -> None:
+    root = _project(tmp_path, {})
+    (root / "pkg" / "zz_alias.py").symlink_to("good.py")
+
+    analysis, accounting = _run(tmp_path, root)
+
+    assert _findings(analysis, root) == ["pkg/good.py"]
+    assert accounting.seen == 2  # __init__.py and good.py; the alias is the same file
+
+
+def test_dangling_link_and_fifo_are_skipped(tmp_path: Path) -> None:
+    root = _project(tmp_path, {})
+    (root / "pkg" / "dangling.py").symlink_to("missing.py")
+    os.mkfifo(root / "pkg" / "fifo.py")  # reading it would block forever
+
+    analysis, accounting = _run(tmp_path, root)
+
+    assert _outcome(accounting, root, "pkg/dangling.py") == (SKIPPED, "dangling link")
+    assert _outcome(accounting, root, "pkg/fifo.py") == (SKIPPED, "not a regular file")
+    assert _findings(analysis, root) == ["pkg/good.py"]
+
+
+def test_unreadable_file_is_diagnosed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Tests run as root, where chmod 000 does not stop a read: simulate the refusal.
+    root = _project(tmp_path, {"pkg/secret.py": GATE.encode()})
+    secret = root / "pkg" / "secret.py"
+    real_read_bytes: Callable[[Path], bytes] = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self == secret:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+
+    analysis, accounting = _run(tmp_path, root)
+
+    assert _outcome(accounting, root, "pkg/secret.py") == (
+        DIAGNOSED,
+        "unreadable: Permission denied",
+    )
+    assert _findings(analysis, root) == ["pkg/good.py"]
+
+
+def test_unreadable_folder_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _project(tmp_path, {"pkg/locked/gate.py": GATE.encode()})
+    locked = root / "pkg" / "locked"
+    real_scandir = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if Path(str(path)) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+    analysis, accounting = _run(tmp_path, root)
+
+    assert _outcome(accounting, root, "pkg/locked") == (SKIPPED, "unreadable: Permission denied")
+    assert _findings(analysis, root) == ["pkg/good.py"]
+
+
+def test_folder_named_like_a_python_file(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"pkg/x.py/inner.py": GATE.encode()})
+
+    analysis, accounting = _run(tmp_path, root)
+
+    assert _outcome(accounting, root, "pkg/x.py/inner.py")[0] == PARSED
+    assert _findings(analysis, root) == ["pkg/good.py", "pkg/x.py/inner.py"]
+    assert all(o.path != root / "pkg" / "x.py" for o in accounting.outcomes)
+
+
+def test_every_bad_file_at_once_through_the_cli(tmp_path: Path) -> None:
+    """All the bad files in one tree, through `python -m gatecheck`: exit 1 (findings),
+    no traceback, and the JSON report accounts for every file."""
+    files: dict[str, bytes] = {}
+    for param in BAD_FILES:
+        name, data = param.values[0], param.values[1]
+        assert isinstance(name, str) and isinstance(data, bytes)
+        files[f"pkg/{name}"] = data
+    root = _project(tmp_path, files)
+    (root / "pkg" / "loop.py").symlink_to("loop.py")
+    (root / "pkg" / "outside.py").symlink_to(tmp_path / "rules.yaml")
+    (root / "pkg" / "dir.py").mkdir()
+
+    result = _cli(
+        ["check", str(root), "--rules", str(tmp_path / "rules.yaml"), "--format", "json"],
+        tmp_path,
+    )
+
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    report = json.loads(result.stdout)
+    counts = report["files"]
+    assert counts["parsed"] + counts["skipped"] + counts["diagnosed"] == counts["seen"]
+    assert counts["seen"] == len(files) + 2 + 2  # + __init__.py, good.py, two links
+    diagnosed = {Path(d["path"]).name for d in report["diagnostics"]}
+    assert diagnosed == {"syntax.py", "py2.py", "latin1.py", "nul.py"}
+    listed = {Path(s["path"]).name: s["reason"] for s in report["skipped"]}
+    assert listed == {"loop.py": "link loop", "outside.py": "link points outside the scanned root"}
+    found = {Path(f["path"]).name for f in report["findings"]}
+    assert found == {"good.py", "cookie.py", "bom.py", "crlf.py", "tabs.py"}
+
+
+def test_summary_line_counts_files(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"pkg/syntax.py": MENTION + b"def f(:\n"})
+
+    result = CliRunner().invoke(cli, ["check", str(root), "--rules", str(tmp_path / "rules.yaml")])
+
+    assert result.exit_code == 1, result.output
+    summary = result.output.strip().splitlines()[-1]
+    assert "(1 features, 3 files: 1 parsed, 1 skipped, 1 diagnosed)" in summary
+
+
+def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    return subprocess.run(
+        [sys.executable, "-m", "gatecheck", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )

@@ -4,6 +4,7 @@ feature it guards, likely gaps first. No click, no rich: reporters render an Aud
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,8 @@ from gatecheck.gates.audit_gates import (
 )
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
 from gatecheck.gates.model import Polarity
+from gatecheck.kernels.checks import KernelCatalog
+from gatecheck.kernels.support import KernelSupport
 from gatecheck.loading.project import FileDiagnostic, Project, read_source
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
@@ -101,6 +104,17 @@ class AuditReport:
     files: int = 0
     scanned: int = 0
     diagnostics: list[FileDiagnostic] = field(default_factory=list)
+    # Rule feature id -> what its kernels are built for (kernel-aware marker).
+    kernels: dict[str, list[KernelSupport]] = field(default_factory=dict)
+
+    def kernel_verdict(self, gate: AuditedGate) -> str | None:
+        """'✓' / '✗' / '?' for the audited generation, when the gate's rule names kernels."""
+        supports = self.kernels.get(gate.feature) if gate.feature_source == "rule" else None
+        if not supports:
+            return None
+        if any(s.generations is None for s in supports):
+            return "?"
+        return "✓" if all(self.generation in (s.generations or ()) for s in supports) else "✗"
 
     def counts(self) -> dict[GateClass, int]:
         return {c: sum(1 for g in self.gates if g.gate_class is c) for c in GateClass}
@@ -129,6 +143,7 @@ def run_audit(
     *,
     columns: Sequence[str] | None = None,
     excludes: Sequence[str] = (),
+    kernel_sources: Sequence[Path] = (),
 ) -> AuditReport:
     project, found = open_project(paths, excludes)
     registry = ruleset.registry
@@ -155,9 +170,27 @@ def run_audit(
         for c in conditions
         if c.role is Role.GATE
     ]
-    report.gates = order_gates(gates)
+    catalog = KernelCatalog(registry, kernel_sources, project.roots)
+    for feature in ruleset.features:
+        if feature.kernels and any(g.feature == feature.id for g in gates):
+            report.kernels[feature.id] = [catalog.support(k) for k in feature.kernels]
+    report.gates = order_gates([_with_kernel_reason(g, report) for g in gates])
     report.diagnostics = list(project.diagnostics)
     return report
+
+
+def _with_kernel_reason(gate: AuditedGate, report: AuditReport) -> AuditedGate:
+    verdict = report.kernel_verdict(gate)
+    if verdict is None:
+        return gate
+    built = "; ".join(f"{s.label} is built for {s.built_for}" for s in report.kernels[gate.feature])
+    if verdict == "✗":
+        reason = f"kernels are not built for {report.generation}: {built}"
+    elif verdict == "✓":
+        reason = f"kernels are built for {report.generation}: {built}"
+    else:
+        reason = f"kernel support unknown: {built}"
+    return dataclasses.replace(gate, reasons=(*gate.reasons, reason))
 
 
 def order_gates(gates: Sequence[AuditedGate]) -> list[AuditedGate]:

@@ -214,3 +214,31 @@ def test_sglang_with_flashinfer_063_is_blocked_and_074_is_fixable(tmp_path: Path
     fixed = runner.invoke(cli, ["check", str(root), "--kernel-source", str(new), "--fix"])
     assert fixed.exit_code == 0, fixed.output
     assert runner.invoke(cli, ["check", str(root), "--kernel-source", str(new)]).exit_code == 0
+
+
+def test_sarif_and_audit_carry_kernel_support(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    sarif = json.loads(_check(tmp_path, root, OLD, "--format", "sarif").output)
+    assert all("blockedByKernel" in r["properties"] for r in sarif["runs"][0]["results"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "audit",
+            str(root),
+            "--rules",
+            str(tmp_path / "rules.yaml"),
+            "--generation",
+            "sm120",
+            "--kernel-source",
+            str(OLD),
+            "--format",
+            "json",
+        ],
+    )
+    gates = [
+        g
+        for g in json.loads(result.output)["gates"]
+        if g["feature"] == "flashinfer-allreduce-fusion"
+    ]
+    assert gates and all(g["kernels"]["built_for_generation"] is False for g in gates)
+    assert all(any("kernels are not built for sm120" in r for r in g["reasons"]) for g in gates)

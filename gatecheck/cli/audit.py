@@ -42,6 +42,7 @@ def audit_report(
     generation: str,
     columns: tuple[str, ...],
     excludes: tuple[str, ...],
+    kernel_sources: tuple[Path, ...] = (),
 ) -> tuple[AuditReport, RuleSet]:
     ruleset = load_rules(rules)
     wanted = [c.strip() for value in columns for c in value.split(",") if c.strip()]
@@ -52,7 +53,14 @@ def audit_report(
                 f"unknown generation {name!r} (known: {known})", param_hint=hint
             )
     targets = list(paths) or [Path.cwd()]
-    report = run_audit(targets, ruleset, generation, columns=wanted or None, excludes=excludes)
+    report = run_audit(
+        targets,
+        ruleset,
+        generation,
+        columns=wanted or None,
+        excludes=excludes,
+        kernel_sources=kernel_sources,
+    )
     return report, ruleset
 
 
@@ -66,6 +74,13 @@ def audit_report(
     "--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True
 )
 @output_option
+@click.option(
+    "--kernel-source",
+    "kernel_sources",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Folder holding a kernel library's source, for the rules' kernels.",
+)
 def audit(
     paths: tuple[Path, ...],
     rules: tuple[Path, ...],
@@ -74,11 +89,12 @@ def audit(
     excludes: tuple[str, ...],
     output_format: str,
     output: Path | None,
+    kernel_sources: tuple[Path, ...],
 ) -> None:
     """Find every architecture gate (no rules needed) and classify it for GENERATION:
     admits it, likely gap, probably deliberate, or decided (rules' exclude / inline
     suppression). Likely gaps come first."""
-    report, _ = audit_report(paths, rules, generation, columns, excludes)
+    report, _ = audit_report(paths, rules, generation, columns, excludes, kernel_sources)
     base = Path.cwd()
     if output_format == "text":
         handle = output.open("w", encoding="utf-8") if output else None

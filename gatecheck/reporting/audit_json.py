@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from gatecheck.audit import AuditedGate, AuditReport, CallSite
+from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.paths import display_path
+
+_LINES = SourceLines()
 
 
 def summary_dict(report: AuditReport) -> dict[str, Any]:
@@ -31,9 +34,9 @@ def gate_to_dict(gate: AuditedGate, report: AuditReport, base: Path | None) -> d
     return {
         "path": display_path(gate.path, base),
         "line": gate.start.line,
-        "column": gate.start.column + 1,
+        "column": _LINES.column(gate.path, gate.start.line, gate.start.column),
         "end_line": gate.end.line,
-        "end_column": gate.end.column + 1,
+        "end_column": _LINES.column(gate.path, gate.end.line, gate.end.column),
         "condition_line": found.line,
         "condition": gate.condition,
         "kind": found.kind.value,
@@ -46,6 +49,27 @@ def gate_to_dict(gate: AuditedGate, report: AuditReport, base: Path | None) -> d
         "reasons": list(gate.reasons),
         "assumed": sorted(found.admission.assumed),
         "call_sites": [site_to_dict(s, base) for s in gate.call_sites],
+        "kernels": _kernels(gate, report),
+    }
+
+
+def _kernels(gate: AuditedGate, report: AuditReport) -> dict[str, Any] | None:
+    verdict = report.kernel_verdict(gate)
+    if verdict is None:
+        return None
+    return {
+        "built_for_generation": {"✓": True, "✗": False}.get(verdict),
+        "kernels": [
+            {
+                "kernel": k.kernel,
+                "version": k.source.version if k.source else None,
+                "built_for": k.built_for,
+                "generations": None
+                if k.generations is None
+                else report.registry.ordered(k.generations),
+            }
+            for k in report.kernels[gate.feature]
+        ],
     }
 
 

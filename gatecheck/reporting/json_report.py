@@ -65,6 +65,7 @@ def finding_to_dict(
             if finding.edits or finding.fix_note
             else None
         ),
+        "blocked_by_kernel": finding.blocked_by_kernel,
         "fingerprint": finding.fingerprint(rel),
     }
 

@@ -133,6 +133,8 @@ class _Builder:
                 "qualname": finding.qualname,
             },
         }
+        if finding.blocked_by_kernel:
+            result["properties"]["blockedByKernel"] = finding.blocked_by_kernel
         if finding.hops:
             result["codeFlows"] = self.code_flows(finding)
         if finding.edits:

@@ -1,6 +1,9 @@
 """Compare gatecheck's admitted sets with hand-labelled real gates kept outside the repo.
 
-Usage: python scripts/validate_labels.py LABELS.yaml [--verbose]
+Usage: python scripts/validate_labels.py LABELS.yaml [--verbose] [--audit]
+
+With --audit, the labels are compared with `gatecheck audit --format json` instead (the
+`admitted` of each audit gate whose condition starts at a labelled line).
 
 LABELS.yaml is a list of entries with `root`, `file` (relative to root), `line` (where the
 condition starts), `condition` (its source text) and `admitted` (hand label: the
@@ -11,10 +14,12 @@ unpacked wheels.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import yaml
 from astroid import nodes
@@ -45,7 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("labels", type=Path)
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--audit", action="store_true")
     args = parser.parse_args(argv)
+    if args.audit:
+        return _compare_audit(yaml.safe_load(args.labels.read_text()))
     sys.setrecursionlimit(20000)
     entries = yaml.safe_load(args.labels.read_text())
     ruleset = load_ruleset(None)
@@ -86,6 +94,37 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    assumed {sorted(admission.assumed)}")
     print(dict(tally), f"of {len(entries)}")
     return 0 if tally["mismatch"] == 0 and tally["not found"] == 0 else 1
+
+
+def _compare_audit(entries: list[dict[str, Any]]) -> int:
+    from click.testing import CliRunner
+
+    from gatecheck.cli import cli
+
+    tally: Counter[str] = Counter()
+    roots = sorted({e["root"] for e in entries})
+    for root in roots:
+        command = ["audit", root, "--generation", "sm120", "--format", "json"]
+        result = CliRunner().invoke(cli, command)
+        gates = {
+            (str(Path(g["path"]).resolve()), g["condition_line"]): g
+            for g in json.loads(result.output)["gates"]
+        }
+        for entry in (e for e in entries if e["root"] == root):
+            gate = gates.get((str((Path(root) / entry["file"]).resolve()), entry["line"]))
+            where = f"{entry['package']} {entry['file']}:{entry['line']}"
+            if gate is None:
+                tally["not an audit gate (inner condition, hop or predicate body)"] += 1
+                continue
+            got, want = set(gate["admitted"]), set(entry["admitted"])
+            alt = set(entry["alt_admitted"]) if entry.get("alt_admitted") is not None else None
+            if got in (want, alt):
+                tally["match"] += 1
+            else:
+                tally["mismatch"] += 1
+                print(f"MISMATCH  {where}: extra {sorted(got - want)} missing {sorted(want - got)}")
+    print(dict(tally), f"of {len(entries)}")
+    return 0 if tally["mismatch"] == 0 else 1
 
 
 if __name__ == "__main__":

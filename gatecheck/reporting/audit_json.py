@@ -45,7 +45,10 @@ def gate_to_dict(gate: AuditedGate, report: AuditReport, base: Path | None) -> d
         "feature": gate.feature,
         "feature_source": gate.feature_source,
         "class": gate.gate_class.value,
-        "admitted": report.registry.ordered(gate.admits),
+        # The condition's own admitted set (SEMANTICS.md), and the feature's side of it
+        # (for a disabling gate: where the condition can be false).
+        "admitted": report.registry.ordered(found.admission.can_be_true),
+        "feature_admits": report.registry.ordered(gate.admits),
         "reasons": list(gate.reasons),
         "assumed": sorted(found.admission.assumed),
         "call_sites": [site_to_dict(s, base) for s in gate.call_sites],

@@ -218,6 +218,10 @@ def _parse(
     root = None if text is None else _compose(path, text, errors)
     if root is None:
         return None
+    too_big = _too_big(root)
+    if too_big is not None:
+        errors.append(_node_error(path, root, too_big))
+        return None
     reader = _NodeReader(path, errors)
     doc = _Document(path, root, reader.read(root), reader.broken)
     for schema_error in validator.iter_errors(doc.data):
@@ -225,6 +229,49 @@ def _parse(
         if not doc.is_broken(where):
             errors.extend(doc.error(node, message) for node, message in _explain(doc, schema_error))
     return doc
+
+
+# Rule files are small and shallow. Aliases can make a tiny file expand to billions of
+# values ("billion laughs"), and deep nesting exhausts the stack: refuse both up front.
+MAX_VALUES = 100_000
+MAX_DEPTH = 64
+
+
+def _too_big(root: yaml.Node) -> str | None:
+    """Walk the composed tree as the data would expand (aliases repeated), iteratively,
+    stopping at the limits; a recursive alias is left to the reader to report."""
+    count = 0
+    on_path = {id(root)}
+    stack = [(root, iter(_children(root)))]
+    while stack:
+        if len(stack) > MAX_DEPTH:
+            return f"nested deeper than {MAX_DEPTH} levels: rule files are plain, shallow data"
+        node, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            on_path.discard(id(node))
+            stack.pop()
+            continue
+        count += 1
+        if count > MAX_VALUES:
+            return f"YAML aliases expand to more than {MAX_VALUES:,} values"
+        if id(child) not in on_path:
+            on_path.add(id(child))
+            stack.append((child, iter(_children(child))))
+    return None
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _node_error(path: Path, node: yaml.Node, message: str) -> ConfigError:
+    mark = node.start_mark
+    return _error(path, mark.line + 1, mark.column + 1, message)
 
 
 def _read_text(path: Path, errors: list[ConfigError]) -> str | None:
@@ -245,6 +292,9 @@ def _read_text(path: Path, errors: list[ConfigError]) -> str | None:
 def _compose(path: Path, text: str, errors: list[ConfigError]) -> yaml.Node | None:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:  # PyYAML's composer recurses once per nesting level
+        errors.append(_error(path, 1, 1, "invalid YAML: nested too deeply"))
+        return None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)

@@ -87,6 +87,9 @@ def apply_edits(raw: bytes, edits: Sequence[Edit], encoding: str) -> bytes:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Temp file in the same folder, then rename: never a half-written file. Keeps mode."""
+    # Through a link, rewrite its target: renaming over the link would turn it into a copy
+    # and leave the real file unfixed. (write_changes checks the target is inside a root.)
+    path = path.resolve()
     mode = stat.S_IMODE(path.stat().st_mode)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".gatecheck", dir=path.parent)
     try:

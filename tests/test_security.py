@@ -1,0 +1,253 @@
+"""Security (issue #8): the analysed code is never imported or executed, rule files are
+loaded as plain data only, and --fix writes only inside the scanned root, never through a
+link leading out of it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gatecheck.cli import cli
+from tests.conftest import REPO
+
+RULE = """\
+features:
+  - id: fast-thing
+    description: the fast thing
+    flags: [enable_fast_thing]
+    require: [sm90, sm100, sm120]
+"""
+
+GATE = """\
+import torch
+from pkg.utils import is_sm90_supported, is_sm100_supported
+
+class Args:
+    enable_fast_thing: bool = False
+
+    def adjust(self):
+        if is_sm90_supported() or is_sm100_supported():
+            self.enable_fast_thing = True
+"""
+
+UTILS = """\
+import torch
+
+def _major():
+    return torch.cuda.get_device_capability()[0]
+
+def is_sm90_supported():
+    return _major() == 9
+
+def is_sm100_supported():
+    return _major() == 10
+
+def is_sm120_supported():
+    return _major() == 12
+"""
+
+
+def _trap(marker: Path, where: str) -> str:
+    """Top-level code that leaves a trace if the module is ever imported or run."""
+    return (
+        "import os as _os\n"
+        f"with open({str(marker)!r}, 'a') as _f:\n"
+        f"    _f.write({where!r} + '\\n')\n"
+        "_os.system('true')\n"
+    )
+
+
+def _trapped_project(tmp_path: Path) -> tuple[Path, Path, Path]:
+    marker = tmp_path / "executed"
+    root = tmp_path / "proj"
+    files = {
+        "pkg/__init__.py": _trap(marker, "pkg/__init__.py"),
+        "pkg/utils.py": _trap(marker, "pkg/utils.py") + UTILS,
+        "pkg/gate.py": _trap(marker, "pkg/gate.py") + GATE,
+        "pkg/__main__.py": _trap(marker, "pkg/__main__.py"),
+        "sitecustomize.py": _trap(marker, "sitecustomize.py"),
+        "usercustomize.py": _trap(marker, "usercustomize.py"),
+        "conftest.py": _trap(marker, "conftest.py"),
+        "setup.py": _trap(marker, "setup.py"),
+        "torch/__init__.py": _trap(marker, "torch/__init__.py"),
+    }
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(RULE)
+    return root, rules, marker
+
+
+COMMANDS = [
+    pytest.param(["check"], 1, id="check"),
+    pytest.param(["check", "--format", "json"], 1, id="check-json"),
+    pytest.param(["check", "--diff"], 1, id="check-diff"),
+    pytest.param(["check", "--fix"], 0, id="check-fix"),
+    pytest.param(["explain", "fast-thing"], 0, id="explain"),
+    pytest.param(["audit", "--generation", "sm120"], None, id="audit"),
+]
+
+
+def _args(command: list[str], root: Path, rules: Path) -> list[str]:
+    if command[0] == "explain":
+        return [*command, str(root), "--rules", str(rules)]
+    return [command[0], str(root), "--rules", str(rules), *command[1:]]
+
+
+@pytest.mark.parametrize(("command", "exit_code"), COMMANDS)
+def test_target_code_is_never_executed_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str], exit_code: int | None
+) -> None:
+    root, rules, marker = _trapped_project(tmp_path)
+    # The scanned root on sys.path and as the working directory: even so, nothing is imported.
+    monkeypatch.chdir(root)
+    monkeypatch.syspath_prepend(str(root))
+    modules_before = set(sys.modules)
+
+    result = CliRunner().invoke(cli, _args(command, root, rules))
+
+    if "No such command" in result.output:
+        pytest.skip(f"no `{command[0]}` command in this build")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    if exit_code is not None:
+        assert result.exit_code == exit_code, result.output
+    assert not marker.exists(), marker.read_text()
+    assert not {"pkg", "pkg.gate", "pkg.utils", "sitecustomize"} & (
+        set(sys.modules) - modules_before
+    )
+
+
+@pytest.mark.parametrize(("command", "exit_code"), COMMANDS)
+def test_target_code_is_never_executed_by_the_command(
+    tmp_path: Path, command: list[str], exit_code: int | None
+) -> None:
+    root, rules, marker = _trapped_project(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+
+    # Run from the scanned root, as a developer would.
+    result = subprocess.run(
+        [sys.executable, "-P", "-m", "gatecheck", *_args(command, root, rules)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+        timeout=120,
+    )
+
+    if "No such command" in result.stderr:
+        pytest.skip(f"no `{command[0]}` command in this build")
+    assert "Traceback" not in result.stderr
+    if exit_code is not None:
+        assert result.returncode == exit_code, result.stderr
+    assert not marker.exists(), marker.read_text()
+
+
+def test_fix_really_fixed_the_trapped_project(tmp_path: Path) -> None:
+    """The no-execution test above is only meaningful if the gate was analysed and fixed."""
+    root, rules, marker = _trapped_project(tmp_path)
+
+    result = CliRunner().invoke(cli, ["check", str(root), "--rules", str(rules), "--fix"])
+
+    assert result.exit_code == 0, result.output
+    assert "is_sm120_supported()" in (root / "pkg" / "gate.py").read_text()
+    assert not marker.exists()
+
+
+def test_yaml_python_tag_is_rejected_not_run(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    rules = tmp_path / "evil.yaml"
+    rules.write_text(
+        f"features:\n  - !!python/object/apply:os.system ['touch {marker}']\n"
+        f"vocabulary: !!python/object/new:os.system ['touch {marker}']\n"
+    )
+    root, _rules, _marker = _trapped_project(tmp_path)
+
+    result = CliRunner().invoke(cli, ["check", str(root), "--rules", str(rules)])
+
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"{rules}:2:5: unsupported YAML tag '!!python/object/apply:os.system': "
+        "rule files hold plain data only",
+        f"{rules}:3:13: unsupported YAML tag '!!python/object/new:os.system': "
+        "rule files hold plain data only",
+    ]
+    assert not marker.exists()
+
+
+# --- --fix stays inside the root ------------------------------------------------------------
+
+
+def _outside_gate(tmp_path: Path) -> tuple[Path, Path, Path]:
+    root, rules, _marker = _trapped_project(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "gate.py"
+    target.write_text(GATE)
+    return root, rules, target
+
+
+@pytest.mark.parametrize("mode", ["--fix", "--diff"])
+def test_fix_never_follows_a_file_link_out_of_the_root(tmp_path: Path, mode: str) -> None:
+    root, rules, target = _outside_gate(tmp_path)
+    (root / "pkg" / "linked_gate.py").symlink_to(target)
+    before = target.read_bytes()
+
+    result = CliRunner().invoke(cli, ["check", str(root), "--rules", str(rules), mode])
+
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert target.read_bytes() == before
+    assert (root / "pkg" / "linked_gate.py").is_symlink()
+    assert "linked_gate.py" not in result.stdout  # not read, so neither reported nor fixed
+
+
+def test_fix_never_follows_a_folder_link_out_of_the_root(tmp_path: Path) -> None:
+    root, rules, target = _outside_gate(tmp_path)
+    (root / "pkg" / "vendored").symlink_to(target.parent, target_is_directory=True)
+    before = target.read_bytes()
+
+    CliRunner().invoke(cli, ["check", str(root), "--rules", str(rules), "--fix"])
+
+    assert target.read_bytes() == before
+
+
+def test_fix_through_a_link_inside_the_root_rewrites_the_target(tmp_path: Path) -> None:
+    """A link to a file in the root is fixed in its target; the link stays a link
+    (renaming over it would turn it into a copy and leave the real file unfixed)."""
+    root, rules, _marker = _trapped_project(tmp_path)
+    gate = root / "pkg" / "gate.py"
+    link = root / "pkg" / "a_gate_link.py"  # sorts first: the file is found as the link
+    link.symlink_to("gate.py")
+
+    result = CliRunner().invoke(cli, ["check", str(root), "--rules", str(rules), "--fix"])
+
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink()
+    assert "is_sm120_supported()" in gate.read_text()
+
+
+def test_write_changes_refuses_a_path_outside_the_roots(tmp_path: Path) -> None:
+    """Belt and braces below discovery: a change planned for a file whose real path is
+    outside every root is not written."""
+    from gatecheck.config.loader import load_ruleset
+    from gatecheck.engine import analyse
+    from gatecheck.fixing.fixer import plan_fixes, write_changes
+
+    root, rules, target = _outside_gate(tmp_path)
+    ruleset = load_ruleset([rules])
+    report = plan_fixes(analyse([root], ruleset), ruleset, [root])
+    [(path, change)] = list(report.changes.items())
+    report.changes = {target: change}  # as if the file had been swapped for a link
+    before = target.read_bytes()
+
+    write_changes(report, [root])
+
+    assert target.read_bytes() == before
+    assert report.not_written == [(target, "outside the scanned root; not written")]
+    assert "is_sm120" not in path.read_text()  # and nothing written in the root either

@@ -32,7 +32,7 @@ from gatecheck.gates.feature_gates import find_feature_gates, mentions
 from gatecheck.gates.model import Polarity
 from gatecheck.kernels.checks import KernelCatalog
 from gatecheck.kernels.support import KernelSupport
-from gatecheck.loading.project import FileDiagnostic, Project, read_source
+from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation, read_source
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
@@ -144,6 +144,18 @@ def run_audit(
     columns: Sequence[str] | None = None,
     excludes: Sequence[str] = (),
     kernel_sources: Sequence[Path] = (),
+) -> AuditReport:
+    with bulk_allocation():
+        return _run_audit(paths, ruleset, generation, columns, excludes, kernel_sources)
+
+
+def _run_audit(
+    paths: Sequence[Path],
+    ruleset: RuleSet,
+    generation: str,
+    columns: Sequence[str] | None,
+    excludes: Sequence[str],
+    kernel_sources: Sequence[Path],
 ) -> AuditReport:
     project, found = open_project(paths, excludes)
     registry = ruleset.registry

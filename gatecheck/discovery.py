@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,8 +43,15 @@ class Discovery:
     skipped: tuple[Skipped, ...] = ()
 
 
-def _excluded(rel: str, name: str, patterns: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) for p in patterns)
+def _exclusion_matcher(patterns: Sequence[str]) -> Callable[[str, str], bool]:
+    """One compiled regex for every glob (fnmatch's own translation), tried on the name and
+    on the path relative to the root: the same answer as fnmatch per pattern, once."""
+    combined = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+
+    def excluded(rel: str, name: str) -> bool:
+        return bool(combined.match(os.path.normcase(name)) or combined.match(os.path.normcase(rel)))
+
+    return excluded
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -66,74 +74,122 @@ def discover(paths: Iterable[Path], excludes: Sequence[str] = ()) -> Discovery:
     """Walk the given files and folders. Links are followed only while they stay inside
     the root they were found under; link loops and unreadable folders are skipped with
     a reason, never fatal."""
-    patterns = tuple(DEFAULT_EXCLUDES) + tuple(excludes)
+    walk = _Walk(_exclusion_matcher(tuple(DEFAULT_EXCLUDES) + tuple(excludes)))
     roots: list[Path] = []
-    files: list[Path] = []
-    skipped: list[Skipped] = []
-    seen: set[Path] = set()
     for given in paths:
         resolved = _resolved(given)
         if resolved is None:
-            skipped.append(Skipped(given, "link loop"))
+            walk.skipped.append(Skipped(given, "link loop"))
             continue
         root = resolved
         if root.is_file():
             roots.append(root.parent)
-            if root not in seen:
-                seen.add(root)
-                files.append(root)
+            walk.add(root, root)
             continue
         roots.append(root)
-        visited_dirs: set[Path] = set()
+        walk.folder(root, root, root, "")
+    return Discovery(tuple(roots), tuple(walk.files), tuple(walk.skipped))
 
-        def onerror(err: OSError, where: Path = root) -> None:
-            skipped.append(Skipped(Path(err.filename or where), f"unreadable: {err.strerror}"))
 
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=True, onerror=onerror):
-            current = Path(dirpath)
-            real = current.resolve()
-            if real in visited_dirs:
-                skipped.append(Skipped(current, "link loop: folder already visited"))
-                dirnames[:] = []
+def _entry_kind(entry: os.DirEntry[str]) -> tuple[bool, bool]:
+    """(is a link, is a folder); folders through links count, as in os.walk(followlinks)."""
+    try:
+        is_link = entry.is_symlink()
+    except OSError:
+        is_link = False
+    try:
+        is_dir = entry.is_dir()
+    except OSError:
+        is_dir = False  # a link loop: resolved, and reported, as a file would be
+    return is_link, is_dir
+
+
+class _Walk:
+    """os.walk(followlinks=True) in sorted pre-order, but paths are only resolved where a
+    link is met: below a folder that is not a link, the real path of an entry is the
+    folder's real path plus its name (one resolve() per file cost as much as parsing)."""
+
+    def __init__(self, excluded: Callable[[str, str], bool]) -> None:
+        self.excluded = excluded
+        self.files: list[Path] = []
+        self.skipped: list[Skipped] = []
+        self.seen: set[Path] = set()
+        self.visited: set[Path] = set()
+
+    def add(self, path: Path, real: Path) -> None:
+        # Keep the path as found (under the root), not the link target.
+        if real not in self.seen:
+            self.seen.add(real)
+            self.files.append(path)
+
+    def folder(self, root: Path, current: Path, real: Path, rel: str) -> None:
+        if real in self.visited:
+            self.skipped.append(Skipped(current, "link loop: folder already visited"))
+            return
+        self.visited.add(real)
+        try:
+            with os.scandir(current) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as err:
+            self.skipped.append(
+                Skipped(Path(err.filename or current), f"unreadable: {err.strerror}")
+            )
+            return
+        folders: list[tuple[Path, Path, str]] = []
+        files: list[tuple[os.DirEntry[str], str, bool]] = []
+        for entry in entries:
+            name = entry.name
+            entry_rel = f"{rel}{os.sep}{name}" if rel else name
+            is_link, is_dir = _entry_kind(entry)
+            if not is_dir:
+                if name.endswith(".py"):
+                    files.append((entry, entry_rel, is_link))
                 continue
-            visited_dirs.add(real)
-            kept = []
-            for d in sorted(dirnames):
-                sub = current / d
-                rel = os.path.relpath(sub, root)
-                if _excluded(rel, d, patterns):
-                    continue
-                target = _resolved(sub)
-                if target is None:
-                    skipped.append(Skipped(sub, "link loop"))
-                    continue
-                if sub.is_symlink() and not _inside(target, root):
-                    skipped.append(Skipped(sub, "link points outside the scanned root"))
-                    continue
-                kept.append(d)
-            dirnames[:] = kept
-            for name in sorted(filenames):
-                if not name.endswith(".py"):
-                    continue
-                file = current / name
-                rel = os.path.relpath(file, root)
-                if _excluded(rel, name, patterns):
-                    continue
-                key = _resolved(file)
-                if key is None:
-                    skipped.append(Skipped(file, "link loop"))
-                    continue
-                if file.is_symlink() and not _inside(key, root):
-                    skipped.append(Skipped(file, "link points outside the scanned root"))
-                    continue
-                if not key.is_file():
-                    # A FIFO would block the read forever; a dangling link has nothing to read.
-                    what = "dangling link" if not key.exists() else "not a regular file"
-                    skipped.append(Skipped(file, what))
-                    continue
-                # Keep the path as found (under the root), not the link target.
-                if key in seen:
-                    continue
-                seen.add(key)
-                files.append(file)
-    return Discovery(tuple(roots), tuple(files), tuple(skipped))
+            if self.excluded(entry_rel, name):
+                continue
+            target = self._target(root, current / name, real / name, is_link)
+            if target is not None:
+                folders.append((current / name, target, entry_rel))
+        for entry, entry_rel, is_link in files:
+            name = entry.name
+            self._file(root, current / name, real / name, entry_rel, entry, is_link)
+        for path, target, entry_rel in folders:
+            self.folder(root, path, target, entry_rel)
+
+    def _target(self, root: Path, path: Path, real: Path, is_link: bool) -> Path | None:
+        if not is_link:
+            return real
+        target = _resolved(path)
+        if target is None:
+            self.skipped.append(Skipped(path, "link loop"))
+        elif not _inside(target, root):
+            self.skipped.append(Skipped(path, "link points outside the scanned root"))
+            return None
+        return target
+
+    def _file(
+        self, root: Path, path: Path, real: Path, rel: str, entry: os.DirEntry[str], is_link: bool
+    ) -> None:
+        if self.excluded(rel, path.name):
+            return
+        if is_link:
+            target = _resolved(path)
+            if target is None:
+                self.skipped.append(Skipped(path, "link loop"))
+                return
+            if not _inside(target, root):
+                self.skipped.append(Skipped(path, "link points outside the scanned root"))
+                return
+            real = target
+            regular = target.is_file()
+        else:
+            try:
+                regular = entry.is_file(follow_symlinks=False)
+            except OSError:
+                regular = False
+        if not regular:
+            # A FIFO would block the read forever; a dangling link has nothing to read.
+            what = "dangling link" if not real.exists() else "not a regular file"
+            self.skipped.append(Skipped(path, what))
+            return
+        self.add(path, real)

@@ -21,7 +21,7 @@ from gatecheck.kernels.checks import (
     unbuilt_finding,
     with_kernel_block,
 )
-from gatecheck.loading.project import FileDiagnostic, Project
+from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
@@ -48,6 +48,19 @@ def analyse(
     excludes: Sequence[str] = (),
     overrides: Mapping[Path, bytes] | None = None,
     kernel_sources: Sequence[Path] = (),
+) -> Analysis:
+    with bulk_allocation():
+        return _analyse(paths, ruleset, features, generations, excludes, overrides, kernel_sources)
+
+
+def _analyse(
+    paths: Sequence[Path],
+    ruleset: RuleSet,
+    features: Iterable[str] | None,
+    generations: Iterable[str] | None,
+    excludes: Sequence[str],
+    overrides: Mapping[Path, bytes] | None,
+    kernel_sources: Sequence[Path],
 ) -> Analysis:
     project, found = open_project(paths, excludes, overrides)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)

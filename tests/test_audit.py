@@ -8,11 +8,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gatecheck.audit import AuditReport, GateClass, run_audit
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import RuleSet
-from gatecheck.gates.audit_gates import is_predicate_name, mentions_arch
+from gatecheck.gates.audit_gates import ARCH_IDIOM, is_predicate_name, mentions_arch
 from tests.conftest import FIXTURES
 
 MakeTree = Callable[[Mapping[str, str]], Path]
@@ -426,3 +428,16 @@ def test_predicate_names(name: str, expected: bool) -> None:
 )
 def test_file_prefilter(text: str, expected: bool) -> None:
     assert mentions_arch(text) is expected
+
+
+# Pieces of every ARCH_IDIOM alternative, word characters around them, and the characters
+# where lowercasing differs from re.IGNORECASE (Kelvin sign, long s, dotted/dotless i).
+_IDIOM_PIECES = st.sampled_from(
+    ["arch", "ARCH", "is_", "get_", "sm", "SM", "_", "9", "10", "gfx", "capab", "ility", "x", "é"]
+)
+_CASE_SPECIALS = st.sampled_from([" ", ".", "\u212a", "\u017f", "\u0130", "\u0131", "gcnArchName"])
+
+
+@given(st.lists(_IDIOM_PIECES | _CASE_SPECIALS, max_size=8).map("".join))
+def test_file_prefilter_is_the_idiom_regex(text: str) -> None:
+    assert mentions_arch(text) is (ARCH_IDIOM.search(text) is not None)

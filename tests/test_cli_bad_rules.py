@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,15 @@ features:
     flags: [enable_demo]
     require: [sm90]
 """
+
+
+@pytest.fixture
+def default_recursion_limit() -> Iterator[None]:
+    """Library use keeps Python's default limit; CLI tests earlier in the session raised it."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    yield
+    sys.setrecursionlimit(limit)
 
 
 def _nested_aliases(levels: int) -> str:
@@ -347,6 +357,7 @@ def test_bad_rules_in_a_subprocess(tmp_path: Path, case: Case) -> None:
         pytest.param("features:\n" + "".join("  " * i + "-\n" for i in range(1, 1500)), id="block"),
     ],
 )
+@pytest.mark.usefixtures("default_recursion_limit")
 def test_deep_yaml_at_the_default_recursion_limit(tmp_path: Path, content: str) -> None:
     """Library use keeps Python's default recursion limit: PyYAML's recursive composer
     fails, and that is a config error, not a RecursionError."""

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -44,6 +44,15 @@ GATE = (
 GATE_CONDITION = "if major in (9, 10):"
 # Mentions the flag, so the prefilter sends the file to the parser.
 MENTION = b"enable_fast_thing = False\n"
+
+
+@pytest.fixture
+def default_recursion_limit() -> Iterator[None]:
+    """Library use keeps Python's default limit; CLI tests earlier in the session raised it."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    yield
+    sys.setrecursionlimit(limit)
 
 
 def _nested(depth: int) -> dict[str, bytes]:
@@ -210,6 +219,7 @@ def test_undecodable_byte_is_located(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("depth", [300, 400, 1000])
+@pytest.mark.usefixtures("default_recursion_limit")
 def test_deep_nesting_is_analysed_or_diagnosed_in_process(tmp_path: Path, depth: int) -> None:
     """At the default recursion limit (library use): no RecursionError escapes; each
     file is parsed (its gate judged) or diagnosed, and the rest still works."""

@@ -18,6 +18,7 @@ from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.checks import (
     KernelCatalog,
     built_generations,
+    feature_kernels,
     unbuilt_finding,
     with_kernel_block,
 )
@@ -70,33 +71,15 @@ def _analyse(
     texts = _prefilter_texts(project, selected)
     kernels = KernelCatalog(ruleset.registry, kernel_sources, project.roots)
     for feature in selected:
-        if feature.kernels:
-            analysis.kernels[feature.id] = [kernels.support(k) for k in feature.kernels]
-        built = built_generations(analysis.kernels.get(feature.id, []))
         modules = [
             m
             for path, text in texts.items()
             if mentions(text, feature) and (m := project.module_at(path)) is not None
         ]
+        results: list[GateResult] = []
         for gate in find_feature_gates(project, feature, modules):
             try:
                 result = evaluate_gate(semantics, feature, gate, generations)
-                if result is None:
-                    continue
-                supports = analysis.kernels.get(feature.id, [])
-                failures: list[tuple[Finding, GateResult]] = []
-                if result.missing:
-                    finding = make_finding(semantics, result)
-                    failures.append(
-                        (
-                            with_kernel_block(ruleset.registry, finding, result, supports, built),
-                            result,
-                        )
-                    )
-                if built is not None:
-                    unbuilt = unbuilt_finding(semantics, result, supports, built)
-                    if unbuilt is not None:
-                        failures.append((unbuilt, result))
             except RecursionError:
                 # Generated code nested deeper than the stack: diagnose the gate, go on.
                 project.diagnostics.append(
@@ -105,8 +88,22 @@ def _analyse(
                     )
                 )
                 continue
-            analysis.gate_results.append(result)
-            analysis.failures.extend(failures)
+            if result is not None:
+                results.append(result)
+        analysis.gate_results.extend(results)
+        supports = feature_kernels(analysis, feature, results, kernels)
+        if supports:
+            analysis.kernels[feature.id] = supports
+        built = built_generations(supports)
+        for result in results:
+            if result.missing:
+                finding = make_finding(semantics, result)
+                blocked = with_kernel_block(ruleset.registry, finding, result, supports, built)
+                analysis.failures.append((blocked, result))
+            if built is not None:
+                unbuilt = unbuilt_finding(semantics, result, supports, built)
+                if unbuilt is not None:
+                    analysis.failures.append((unbuilt, result))
     _attach_paths(analysis, selected)
     analysis.failures.sort(key=lambda pair: (str(pair[0].path), pair[0].start, pair[0].feature))
     analysis.findings = [finding for finding, _ in analysis.failures]

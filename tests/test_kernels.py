@@ -242,3 +242,84 @@ def test_sarif_and_audit_carry_kernel_support(tmp_path: Path) -> None:
     ]
     assert gates and all(g["kernels"]["built_for_generation"] is False for g in gates)
     assert all(any("kernels are not built for sm120" in r for r in g["reasons"]) for g in gates)
+
+
+APP = FIXTURES / "kernel_app"
+
+
+def test_automatic_reach_from_guarded_code() -> None:
+    runner = CliRunner()
+    rules = str(APP / "rules.yaml")
+    old = json.loads(
+        runner.invoke(
+            cli,
+            ["check", str(APP), "--rules", rules, "--kernel-source", str(OLD), "--format", "json"],
+        ).output
+    )
+    assert len(old["findings"]) == 2
+    assert all(
+        f["blocked_by_kernel"] and "allreduce_fusion in flashinfer 0.1" in f["blocked_by_kernel"]
+        for f in old["findings"]
+    )
+    new = json.loads(
+        runner.invoke(
+            cli,
+            ["check", str(APP), "--rules", rules, "--kernel-source", str(NEW), "--format", "json"],
+        ).output
+    )
+    assert len(new["findings"]) == 2 and not any(f["blocked_by_kernel"] for f in new["findings"])
+    explained = json.loads(
+        runner.invoke(
+            cli,
+            [
+                "explain",
+                "fused-allreduce",
+                str(APP),
+                "--rules",
+                rules,
+                "--kernel-source",
+                str(OLD),
+                "--format",
+                "json",
+            ],
+        ).output
+    )
+    (kernel,) = explained["kernels"]
+    assert kernel["kernel"] == "flashinfer.comm.allreduce_fusion"
+    assert kernel["evidence"][0] == (
+        "reached from app.norm.forward_fused -> app.fusion.fused_allreduce "
+        "(`forward_fused` bound by its unique name)"
+    )
+
+
+@pytest.mark.corpus
+def test_sglang_reach_without_naming_the_kernel(tmp_path: Path) -> None:
+    sglang = corpus_package("sglang==0.5.9")
+    old = corpus_package("flashinfer-python==0.6.3")
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "features:\n  - id: fusion\n    description: d\n"
+        "    flags: [enable_flashinfer_allreduce_fusion]\n"
+        "    gate_functions: [sglang.srt.layers.communicator.apply_flashinfer_allreduce_fusion]\n"
+        "    require: [sm90, sm100, sm120]\n"
+    )
+    result = CliRunner().invoke(
+        cli,
+        [
+            "check",
+            str(sglang),
+            "--rules",
+            str(rules),
+            "--kernel-source",
+            str(old),
+            "--format",
+            "json",
+        ],
+    )
+    findings = json.loads(result.output)["findings"]
+    assert len(findings) == 2
+    assert all(
+        "trtllm_allreduce_fusion in flashinfer 0.6.3 is built for majors 9, 10"
+        in f["blocked_by_kernel"]
+        for f in findings
+    )

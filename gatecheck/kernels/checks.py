@@ -9,13 +9,17 @@ from pathlib import Path
 
 from astroid import nodes
 
-from gatecheck.config.model import Registry
+from gatecheck.config.model import Feature, Registry
 from gatecheck.findings import UNBUILT_GENERATION, Finding, Position
 from gatecheck.gates.model import Polarity
-from gatecheck.gates.results import GateResult, flag_assumptions
+from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.locate import KernelSource, locate
+from gatecheck.kernels.reach import reach_kernels
 from gatecheck.kernels.support import KernelReader, KernelSupport
 from gatecheck.semantics.admitted import Semantics
+
+# Looked for without being named (site-packages / --kernel-source), for automatic reach.
+KNOWN_KERNEL_LIBRARIES = ("flashinfer", "sgl_kernel", "deep_gemm", "flash_attn", "vllm_flash_attn")
 
 
 class KernelCatalog:
@@ -36,6 +40,15 @@ class KernelCatalog:
             self._readers[package] = None if source is None else KernelReader(source, self.registry)
         return self._readers[package]
 
+    def available_packages(self) -> list[str]:
+        """Kernel libraries that can be read: those under --kernel-source, and the usual
+        ones when installed (found without importing them)."""
+        names = set(KNOWN_KERNEL_LIBRARIES)
+        for source in self.kernel_sources:
+            names |= {p.parent.name for p in source.glob("*/__init__.py")}
+            names |= {p.parent.name for p in source.glob("*/*/__init__.py")}
+        return sorted(n for n in names if self._reader(n) is not None)
+
     def support(self, dotted: str) -> KernelSupport:
         if dotted not in self._supports:
             package = dotted.split(".")[0]
@@ -50,6 +63,30 @@ class KernelCatalog:
             else:
                 self._supports[dotted] = reader.support(dotted)
         return self._supports[dotted]
+
+
+def feature_kernels(
+    analysis: Analysis,
+    feature: Feature,
+    results: Sequence[GateResult],
+    catalog: KernelCatalog,
+) -> list[KernelSupport]:
+    """The rule's kernels; for a rule that names none, the kernel library entry points
+    reached from the code its gates guard (automatic reach), when a library is at hand."""
+    if feature.kernels:
+        return [catalog.support(k) for k in feature.kernels]
+    packages = catalog.available_packages()
+    if not packages or not results:
+        return []
+    supports = []
+    for reached in reach_kernels(analysis, results, packages):
+        support = catalog.support(reached.dotted)
+        path = " -> ".join(reached.via) or "the guarded code"
+        note = f"reached from {path}" + (
+            f" ({'; '.join(reached.assumed)})" if reached.assumed else ""
+        )
+        supports.append(dataclasses.replace(support, evidence=(note, *support.evidence)))
+    return [s for s in supports if s.generations is not None]
 
 
 def built_generations(supports: Sequence[KernelSupport]) -> frozenset[str] | None:

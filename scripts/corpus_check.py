@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""Run gatecheck over real GPU code bases from PyPI and account for every file (issue #8).
+
+    python scripts/corpus_check.py                      # the default corpora
+    python scripts/corpus_check.py vllm==0.15.1         # just one
+    python scripts/corpus_check.py --markdown           # the table README.md shows
+
+Each wheel is downloaded once (`pip download --no-deps` into .cache/corpus, git-ignored,
+as tests/conftest.py's corpus_package does) and only its .py files are unpacked. Then,
+in-process and with --debug so that an exception escapes instead of becoming a one-line
+error, over the whole tree:
+
+- with the shipped rules: `check --format json`, `audit --generation sm120 --format json`
+  (when the command exists) and `check --fix --diff` (prints, writes nothing);
+- with stress rules (flags such as `device`, `dtype`, `major` that real code reads
+  everywhere, so that nearly every file is parsed and thousands of real conditions are
+  evaluated): `check --format json`, then `check --fix` writing into a copy of the tree,
+  after which every file the fix changed must still compile.
+
+Per corpus and rule set: .py files on disk; files seen / parsed / skipped / diagnosed
+(every file seen is exactly one of these, and every file on disk is seen or excluded by
+a default glob); findings; files fixed; crashes (exceptions escaping a command); wall
+time per command. Exits 1 on any crash, any file not accounted for, or any fix that
+does not compile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from gatecheck.accounting import account  # noqa: E402
+from gatecheck.cli import cli  # noqa: E402
+from gatecheck.config.loader import load_ruleset  # noqa: E402
+from gatecheck.discovery import DEFAULT_EXCLUDES  # noqa: E402
+from gatecheck.engine import analyse  # noqa: E402
+
+CORPUS = REPO / ".cache" / "corpus"
+DEFAULT_CORPORA = ("sglang==0.5.9", "flashinfer-python==0.6.3", "vllm==0.15.1")
+GENERATION = "sm120"
+STRESS_RULES = """\
+# Written by scripts/corpus_check.py: flags that GPU code reads everywhere, so that
+# nearly every file is parsed and its conditions evaluated (and some fixed).
+features:
+  - id: stress-device
+    description: conditions on devices, dtypes and backends
+    flags: [device, dtype, backend, enabled, is_cuda, _is_cuda, _is_hip, is_hip, use_triton]
+    require: [sm90, sm100, sm120]
+  - id: stress-capability
+    description: conditions on capabilities
+    flags: [major, minor, capability, sm_version, is_hopper, is_blackwell, is_sm90, is_sm100]
+    require: [sm80, sm90, sm100, sm120]
+"""
+
+
+@dataclass
+class CommandRun:
+    name: str
+    exit_code: int
+    seconds: float
+    crash: str | None = None
+
+
+@dataclass
+class Row:
+    """One corpus under one rule set."""
+
+    requirement: str
+    rules: str
+    on_disk: int = 0
+    excluded: int = 0
+    seen: int = 0
+    parsed: int = 0
+    skipped: int = 0
+    diagnosed: int = 0
+    findings: int = 0
+    fixed_files: int | None = None
+    broken: list[str] = field(default_factory=list)
+    unaccounted: list[str] = field(default_factory=list)
+    runs: list[CommandRun] = field(default_factory=list)
+
+    @property
+    def crashes(self) -> list[CommandRun]:
+        return [run for run in self.runs if run.crash is not None]
+
+    @property
+    def ok(self) -> bool:
+        return not self.crashes and not self.unaccounted and not self.broken
+
+
+# --- fetching ----------------------------------------------------------------------------------
+
+
+def fetch(requirement: str) -> Path:
+    """The unpacked .py files of the requirement's wheel (downloaded once, cached)."""
+    name, _, version = requirement.partition("==")
+    target = CORPUS / f"{name}-{version}"
+    if (target / ".complete").exists():
+        return target
+    CORPUS.mkdir(parents=True, exist_ok=True)
+    pattern = f"{name.replace('-', '_')}-{version}-*.whl"
+    wheels = sorted(CORPUS.glob(pattern))
+    if not wheels:
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
+        command += ["-q", requirement, "-d", str(CORPUS)]
+        subprocess.run(command, check=True, timeout=1800)
+        wheels = sorted(CORPUS.glob(pattern))
+        if not wheels:
+            raise SystemExit(f"corpus_check: no wheel matching {pattern} after download")
+    with zipfile.ZipFile(wheels[0]) as archive:
+        # A wheel can be half a gigabyte of compiled kernels: only the Python is analysed.
+        members = [m for m in archive.namelist() if m.endswith(".py")]
+        archive.extractall(target, members)
+    (target / ".complete").touch()
+    return target
+
+
+def python_files(root: Path) -> list[Path]:
+    """Every .py file on disk, links not followed: the files a run must account for."""
+    found: list[Path] = []
+    for folder, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        found.extend(Path(folder) / name for name in sorted(filenames) if name.endswith(".py"))
+    return found
+
+
+def _default_excluded(path: Path, root: Path) -> bool:
+    return any(part in DEFAULT_EXCLUDES for part in path.relative_to(root).parts[:-1])
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+def run_command(name: str, args: Sequence[str]) -> tuple[CommandRun, str]:
+    started = time.monotonic()
+    result = CliRunner().invoke(cli, ["--debug", *args], catch_exceptions=True)
+    seconds = time.monotonic() - started
+    crash = None
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        assert result.exc_info is not None
+        crash = "".join(traceback.format_exception(*result.exc_info))
+    elif "internal error" in result.stderr:
+        crash = result.stderr
+    return CommandRun(name, result.exit_code, seconds, crash), result.stdout
+
+
+def account_files(row: Row, root: Path, rules: Path | None) -> None:
+    """Path by path, through the library: every .py file on disk is seen (and then parsed,
+    skipped or diagnosed) or excluded by a default glob."""
+    on_disk = python_files(root)
+    ruleset = load_ruleset(None if rules is None else [rules])
+    accounting = account(analyse([root], ruleset))
+    seen = {outcome.path for outcome in accounting.outcomes}
+    excluded = [p for p in on_disk if p not in seen and _default_excluded(p, root)]
+    row.on_disk, row.excluded = len(on_disk), len(excluded)
+    row.unaccounted = [str(p) for p in on_disk if p not in seen and p not in excluded]
+    if accounting.parsed + accounting.skipped + accounting.diagnosed != accounting.seen:
+        row.unaccounted.append("(parsed + skipped + diagnosed != seen)")
+
+
+def check_json(row: Row, root: Path, rule_args: list[str]) -> None:
+    run, stdout = run_command("check", ["check", str(root), *rule_args, "--format", "json"])
+    row.runs.append(run)
+    if run.crash is not None:
+        return
+    data = json.loads(stdout)
+    files = data["files"]
+    row.seen, row.parsed = files["seen"], files["parsed"]
+    row.skipped, row.diagnosed = files["skipped"], files["diagnosed"]
+    row.findings = len(data["findings"])
+    if row.parsed + row.skipped + row.diagnosed != row.seen:
+        row.unaccounted.append("(check's JSON: parsed + skipped + diagnosed != seen)")
+    if row.seen != row.on_disk - row.excluded:
+        row.unaccounted.append(f"(check saw {row.seen} of {row.on_disk - row.excluded} files)")
+
+
+def fix_a_copy(row: Row, root: Path, rule_args: list[str]) -> None:
+    """`check --fix` writing into a copy; every file it changed must still compile."""
+    with tempfile.TemporaryDirectory(prefix="gatecheck-corpus-") as tmp:
+        copy = Path(tmp) / root.name
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".complete"))
+        before = {p: p.read_bytes() for p in python_files(copy)}
+        run, _ = run_command("fix (copy)", ["check", str(copy), *rule_args, "--fix"])
+        row.runs.append(run)
+        changed = [p for p, data in before.items() if p.read_bytes() != data]
+        row.fixed_files = len(changed)
+        for path in changed:
+            try:
+                compile(path.read_bytes(), str(path), "exec")
+            except (SyntaxError, ValueError) as err:
+                row.broken.append(f"{path.relative_to(copy)}: {err}")
+
+
+def check_corpus(requirement: str, *, with_audit: bool) -> list[Row]:
+    root = fetch(requirement)
+    stress = CORPUS / "stress-rules.yaml"
+    stress.write_text(STRESS_RULES, encoding="utf-8")
+    previous = Path.cwd()
+    os.chdir(root)  # no pyproject settings of ours apply; paths print relative
+    try:
+        shipped = Row(requirement, "shipped")
+        account_files(shipped, root, None)
+        check_json(shipped, root, [])
+        if with_audit:
+            args = ["audit", str(root), "--generation", GENERATION, "--format", "json"]
+            shipped.runs.append(run_command("audit", args)[0])
+        run, diff = run_command("fix --diff", ["check", str(root), "--fix", "--diff"])
+        shipped.runs.append(run)
+        shipped.fixed_files = sum(1 for line in diff.splitlines() if line.startswith("+++ "))
+
+        stressed = Row(requirement, "stress")
+        stressed.on_disk, stressed.excluded = shipped.on_disk, shipped.excluded
+        check_json(stressed, root, ["--rules", str(stress)])
+        fix_a_copy(stressed, root, ["--rules", str(stress)])
+    finally:
+        os.chdir(previous)
+    return [shipped, stressed]
+
+
+# --- reporting ---------------------------------------------------------------------------------
+
+
+def _seconds(row: Row, name: str) -> str:
+    run = next((r for r in row.runs if r.name == name), None)
+    return "" if run is None else f"{run.seconds:.1f}"
+
+
+def markdown_table(rows: Sequence[Row]) -> str:
+    header = (
+        "| corpus | rules | .py files | seen | parsed | skipped | diagnosed | findings "
+        "| files fixed | crashes | check s | audit s | fix s |"
+    )
+    lines = [header, "|" + "---|" * (header.count("|") - 1)]
+    for r in rows:
+        fixed = "" if r.fixed_files is None else str(r.fixed_files)
+        if r.broken:
+            fixed += f" ({len(r.broken)} broken)"
+        fix_seconds = _seconds(r, "fix --diff") or _seconds(r, "fix (copy)")
+        lines.append(
+            f"| {r.requirement} | {r.rules} | {r.on_disk} | {r.seen} | {r.parsed} | {r.skipped} "
+            f"| {r.diagnosed} | {r.findings} | {fixed} | {len(r.crashes)} "
+            f"| {_seconds(r, 'check')} | {_seconds(r, 'audit')} | {fix_seconds} |"
+        )
+    return "\n".join(lines)
+
+
+def print_row(row: Row) -> None:
+    print(f"== {row.requirement}, {row.rules} rules")
+    print(
+        f"  .py files on disk {row.on_disk} (excluded by default globs {row.excluded}); "
+        f"seen {row.seen}: parsed {row.parsed}, skipped {row.skipped}, "
+        f"diagnosed {row.diagnosed}; findings {row.findings}"
+        + ("" if row.fixed_files is None else f"; files fixed {row.fixed_files}")
+    )
+    for run in row.runs:
+        state = "CRASH" if run.crash else f"exit {run.exit_code}"
+        print(f"  {run.name:<11} {run.seconds:7.1f} s  {state}")
+        if run.crash:
+            print("    " + run.crash.strip().replace("\n", "\n    "))
+    for path in row.unaccounted[:20]:
+        print(f"  NOT ACCOUNTED FOR: {path}")
+    for problem in row.broken[:20]:
+        print(f"  FIX BROKE A FILE: {problem}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("requirements", nargs="*", default=list(DEFAULT_CORPORA))
+    parser.add_argument("--markdown", action="store_true", help="Also print a Markdown table.")
+    options = parser.parse_args(argv)
+    with_audit = "audit" in cli.list_commands(click.Context(cli))
+    rows: list[Row] = []
+    for requirement in options.requirements:
+        for row in check_corpus(requirement, with_audit=with_audit):
+            print_row(row)
+            rows.append(row)
+    if options.markdown:
+        print()
+        print(markdown_table(rows))
+    crashes = sum(len(r.crashes) for r in rows)
+    unaccounted = sum(len(r.unaccounted) for r in rows)
+    broken = sum(len(r.broken) for r in rows)
+    print(
+        f"\n{len(options.requirements)} corpora: {crashes} crashes, {unaccounted} files not "
+        f"accounted for, {broken} fixed files that do not compile"
+    )
+    return 0 if all(r.ok for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -459,3 +459,29 @@ def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         env=env,
         timeout=300,
     )
+
+
+def test_concise_format_lists_diagnosed_files(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"pkg/syntax.py": MENTION + b"def f(:\n"})
+
+    result = CliRunner().invoke(
+        cli, ["check", str(root), "--rules", str(tmp_path / "rules.yaml"), "--format", "concise"]
+    )
+
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 2
+    assert "good.py:9:12: GC001 [fast-thing]" in lines[0]
+    assert lines[1].endswith("syntax.py:2:7: GC900 syntax error: invalid syntax")
+
+
+def test_code_frame_caret_lines_up_under_tabs(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"pkg/tabs.py": GATE.replace("    ", "\t").encode()})
+
+    result = CliRunner().invoke(
+        cli, ["check", str(root / "pkg" / "tabs.py"), "--rules", str(tmp_path / "rules.yaml")]
+    )
+
+    lines = result.output.splitlines()
+    at = next(i for i, line in enumerate(lines) if "if major in (9, 10):" in line)
+    assert lines[at + 1].index("^") == lines[at].index("major in")
+    assert lines[at + 1].count("^") == len("major in (9, 10)")

@@ -558,6 +558,7 @@ def _write_console(run: CheckRun, output: Path | None) -> None:
         console = Console(file=handle, highlight=False, soft_wrap=True)
         if run.options.output_format == "concise":
             render_concise(console, run.findings, base)
+            render_diagnostics(console, run.analysis.diagnostics, base)  # one line each too
             return
         for finding in run.findings:
             if finding.gate_kind == SUPPRESSION_KIND:

@@ -42,7 +42,9 @@ def _frame(lines: list[str], finding: Finding) -> Text:
         if inside and number == finding.start.line:
             marker_end = end if finding.end.line == number else len(line)
             out.append(f"  {'':>{width}} | ", style="dim")
-            out.append(" " * start + "^" * max(marker_end - start, 1), style="bold red")
+            # Keep the line's tabs under the caret so that both lines expand alike.
+            pad = "".join(c if c == "\t" else " " for c in line[:start])
+            out.append(pad + "^" * max(marker_end - start, 1), style="bold red")
             out.append("\n")
     return out
 

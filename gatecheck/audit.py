@@ -295,6 +295,7 @@ class _Classifier:
         self.features = {f.id: f for f in ruleset.features}
         self._suppressions: dict[Path, list[Suppression]] = {}
         self._predicates: dict[str, list[ScopePredicate]] = {}
+        self._names: dict[str, set[str]] = {}
 
     def classify(self, found: ArchCondition, call_sites: tuple[CallSite, ...]) -> AuditedGate:
         rule_feature = self.rule_matches.get(id(found.condition)) or rule_feature_of(
@@ -418,7 +419,9 @@ class _Classifier:
             self._predicates[name] = module_predicates(module, self.semantics)
         for predicate in self._predicates[name]:
             if self._is_generation_predicate(predicate):
-                return predicate, predicate.name in _loaded_names(module)
+                if name not in self._names:  # one walk per module, not per gate
+                    self._names[name] = _loaded_names(module)
+                return predicate, predicate.name in self._names[name]
         return None
 
     def _is_generation_predicate(self, predicate: ScopePredicate) -> bool:

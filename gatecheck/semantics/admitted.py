@@ -11,7 +11,7 @@ from astroid import nodes
 
 from gatecheck.config.model import Registry, VocabularyEntry
 from gatecheck.loading.project import Project
-from gatecheck.semantics.evaluator import DEVICE_DEPENDENT, Env, Evaluator
+from gatecheck.semantics.evaluator import DEVICE_DEPENDENT, Env, Evaluator, Memo
 
 
 @dataclass(frozen=True)
@@ -41,18 +41,23 @@ class Semantics:
         self.registry = registry
         self.vocabulary = tuple(vocabulary)
         self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...]], Evaluator] = {}
+        # What every generation's evaluator reads alike (see Memo), per flag assumptions.
+        self._shared: dict[tuple[tuple[str, Any], ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
 
     def evaluator(self, generation: str, flags: Mapping[str, Any] | None = None) -> Evaluator:
         flag_items = tuple(sorted((flags or {}).items(), key=lambda kv: kv[0]))
         key = (generation, flag_items)
         found = self._evaluators.get(key)
         if found is None:
+            bindings, calls = self._shared.setdefault(flag_items, ({}, {}))
             found = Evaluator(
                 self.project,
                 self.registry,
                 self.registry.get(generation),
                 self.vocabulary,
                 dict(flag_items),
+                _binding_memo=Memo(bindings),
+                _call_memo=Memo(calls),
             )
             self._evaluators[key] = found
         return found

@@ -102,6 +102,26 @@ def _contains_unknown(value: Any) -> bool:
     return False
 
 
+class Memo:
+    """An Evaluator's memo of bindings or calls, each with what it recorded. An entry that
+    read nothing from the device is the same for every generation (the generation only
+    enters through intrinsics and conventions, which record DEVICE_DEPENDENT), so it goes
+    to a store shared by the evaluators of all generations with the same flag
+    assumptions: each binding or call is evaluated once per run, not once per generation."""
+
+    def __init__(self, shared: dict[Any, tuple[Any, frozenset[str]]] | None = None) -> None:
+        self.own: dict[Any, tuple[Any, frozenset[str]]] = {}
+        self.shared: dict[Any, tuple[Any, frozenset[str]]] = {} if shared is None else shared
+
+    def get(self, key: Any) -> tuple[Any, frozenset[str]] | None:
+        found = self.own.get(key)
+        return self.shared.get(key) if found is None else found
+
+    def put(self, key: Any, value: Any, recorded: frozenset[str]) -> None:
+        store = self.own if DEVICE_DEPENDENT in recorded else self.shared
+        store[key] = (value, recorded)
+
+
 @dataclass
 class Evaluator:
     project: Project
@@ -111,8 +131,8 @@ class Evaluator:
     # Attribute/variable names standing for a feature flag, and the value to read for them.
     flag_values: Mapping[str, Any] = field(default_factory=dict)
     assumed: set[str] = field(default_factory=set)
-    _binding_memo: dict[int, tuple[Any, frozenset[str]]] = field(default_factory=dict)
-    _call_memo: dict[tuple[Any, ...], tuple[Any, frozenset[str]]] = field(default_factory=dict)
+    _binding_memo: Memo = field(default_factory=lambda: Memo())
+    _call_memo: Memo = field(default_factory=lambda: Memo())
     _active: set[int] = field(default_factory=set)
     _depth: int = 0
 
@@ -350,8 +370,9 @@ class Evaluator:
 
     def binding_value(self, node: nodes.NodeNG) -> Any:
         key = id(node)
-        if key in self._binding_memo:
-            value, recorded = self._binding_memo[key]
+        memo = self._binding_memo.get(key)
+        if memo is not None:
+            value, recorded = memo
             self.assumed |= recorded
             return value
         if key in self._active:
@@ -360,7 +381,7 @@ class Evaluator:
         try:
             with self.tracking() as used:
                 value = self._binding_value(node)
-            self._binding_memo[key] = (value, frozenset(used))
+            self._binding_memo.put(key, value, frozenset(used))
             return value
         finally:
             self._active.discard(key)
@@ -472,8 +493,9 @@ class Evaluator:
     def _module_binding(self, bound: nodes.NodeNG, local: str) -> Any:
         if isinstance(bound, nodes.ImportFrom):
             key = (id(bound), local)
-            if key in self._call_memo:
-                value, recorded = self._call_memo[key]
+            memo = self._call_memo.get(key)
+            if memo is not None:
+                value, recorded = memo
                 self.assumed |= recorded
                 return value
             if id(bound) in self._active:
@@ -482,7 +504,7 @@ class Evaluator:
             try:
                 with self.tracking() as used:
                     value = self._import_from_value(bound, local)
-                self._call_memo[key] = (value, frozenset(used))
+                self._call_memo.put(key, value, frozenset(used))
                 return value
             finally:
                 self._active.discard(id(bound))
@@ -754,8 +776,9 @@ class Evaluator:
         if isinstance(node, nodes.FunctionDef) and is_abstract_body(node):
             return self._by_convention(str(node.name)) if node.name else UNKNOWN
         key = _call_key(func, args, kwargs)
-        if key is not None and key in self._call_memo:
-            value, recorded = self._call_memo[key]
+        memo = None if key is None else self._call_memo.get(key)
+        if memo is not None:
+            value, recorded = memo
             self.assumed |= recorded
             return value
         if id(node) in self._active or self._depth >= MAX_CALL_DEPTH:
@@ -770,7 +793,7 @@ class Evaluator:
                 else:
                     result = self._run_body(node.body, env)
             if key is not None:
-                self._call_memo[key] = (result, frozenset(used))
+                self._call_memo.put(key, result, frozenset(used))
             return result
         finally:
             self._depth -= 1

@@ -62,7 +62,7 @@ def account(analysis: Analysis) -> Accounting:
     diagnosed: dict[Path, str] = {}
     for diag in project.diagnostics:
         diagnosed.setdefault(diag.path, diag.message)
-    parsed = {Path(m.file) for m in project.loaded_modules() if m.file}
+    parsed = analysis.parsed_paths()
     outcomes: dict[Path, FileOutcome] = {}
     for skip in analysis.skipped:
         outcomes.setdefault(skip.path, FileOutcome(skip.path, SKIPPED, skip.reason))

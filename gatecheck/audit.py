@@ -12,8 +12,8 @@ from pathlib import Path
 
 from astroid import nodes
 
+from gatecheck import progress
 from gatecheck.config.model import Feature, Registry, RuleSet
-from gatecheck.discovery import Discovery
 from gatecheck.engine import open_project
 from gatecheck.findings import Position
 from gatecheck.gates.audit_gates import (
@@ -33,7 +33,7 @@ from gatecheck.gates.model import Polarity
 from gatecheck.kernels.checks import KernelCatalog
 from gatecheck.kernels.support import KernelSupport
 from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation, read_source
-from gatecheck.semantics.admitted import Semantics
+from gatecheck.semantics.admitted import Admission, Semantics
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
 from gatecheck.suppressions import Suppression, find_suppressions
@@ -66,8 +66,40 @@ class CallSite:
 
 
 @dataclass(frozen=True)
+class GateSite:
+    """A gate's condition as the reports need it: plain data (no trees), so a report can
+    be cached and read back unchanged."""
+
+    path: Path
+    module: str
+    qualname: str
+    line: int
+    kind: SlotKind
+    polarity: Polarity
+    # The condition's own admitted set, and the feature's side of it (polarity applied).
+    admission: Admission
+    admits: frozenset[str]
+    condition: str  # its source, whitespace collapsed
+
+    @classmethod
+    def of(cls, found: ArchCondition) -> GateSite:
+        text = " ".join(found.condition.as_string().split())
+        return cls(
+            found.path,
+            found.module,
+            found.qualname,
+            found.line,
+            found.kind,
+            found.polarity,
+            found.admission,
+            found.admits,
+            text,
+        )
+
+
+@dataclass(frozen=True)
 class AuditedGate:
-    found: ArchCondition
+    found: GateSite
     gate_class: GateClass
     feature: str
     # How the feature was named: rule | assigned | read | function | module.
@@ -88,7 +120,7 @@ class AuditedGate:
 
     @property
     def condition(self) -> str:
-        return " ".join(self.found.condition.as_string().split())
+        return self.found.condition
 
 
 @dataclass
@@ -106,6 +138,8 @@ class AuditReport:
     diagnostics: list[FileDiagnostic] = field(default_factory=list)
     # Rule feature id -> what its kernels are built for (kernel-aware marker).
     kernels: dict[str, list[KernelSupport]] = field(default_factory=dict)
+    # Files built into trees (a cached report stays valid while none of them changes).
+    parsed: tuple[Path, ...] = ()
 
     def kernel_verdict(self, gate: AuditedGate) -> str | None:
         """'✓' / '✗' / '?' for the audited generation, when the gate's rule names kernels."""
@@ -144,9 +178,12 @@ def run_audit(
     columns: Sequence[str] | None = None,
     excludes: Sequence[str] = (),
     kernel_sources: Sequence[Path] = (),
+    shortcuts: bool = True,
 ) -> AuditReport:
+    """`shortcuts=False` evaluates every generation in full (see Semantics): the same
+    report, slower; for tests."""
     with bulk_allocation():
-        return _run_audit(paths, ruleset, generation, columns, excludes, kernel_sources)
+        return _run_audit(paths, ruleset, generation, columns, excludes, kernel_sources, shortcuts)
 
 
 def _run_audit(
@@ -156,8 +193,9 @@ def _run_audit(
     columns: Sequence[str] | None,
     excludes: Sequence[str],
     kernel_sources: Sequence[Path],
+    shortcuts: bool,
 ) -> AuditReport:
-    project, found = open_project(paths, excludes)
+    project, _ = open_project(paths, excludes)
     registry = ruleset.registry
     vendor = registry.get(generation).vendor
     report = AuditReport(
@@ -167,10 +205,12 @@ def _run_audit(
         registry,
         files=len(project.files),
     )
-    modules = _arch_modules(project, found)
+    modules = _arch_modules(project)
     report.scanned = len(modules)
-    semantics = Semantics(project, registry, ruleset.vocabulary)
-    conditions = discover(project, semantics, modules, vendor)
+    semantics = Semantics(project, registry, ruleset.vocabulary, shortcuts=shortcuts)
+    progress.stage("evaluating conditions", len(modules))
+    conditions = discover(project, semantics, modules, vendor, on_module=progress.advance)
+    progress.stage("classifying gates", None)
     report.vendor_gates = sum(1 for c in conditions if c.role is Role.VENDOR)
     report.predicate_definitions = sum(1 for c in conditions if c.role is Role.PREDICATE)
     hops = [c for c in conditions if c.role is Role.HOP]
@@ -188,6 +228,7 @@ def _run_audit(
             report.kernels[feature.id] = [catalog.support(k) for k in feature.kernels]
     report.gates = order_gates([_with_kernel_reason(g, report) for g in gates])
     report.diagnostics = list(project.diagnostics)
+    report.parsed = tuple(sorted({Path(m.file) for m in project.loaded_modules() if m.file}))
     return report
 
 
@@ -218,16 +259,24 @@ def order_gates(gates: Sequence[AuditedGate]) -> list[AuditedGate]:
     return sorted(by_gate, key=lambda g: (place[g.feature], key(g)))
 
 
-def _arch_modules(project: Project, found: Discovery) -> list[nodes.Module]:
-    modules: list[nodes.Module] = []
+def _arch_modules(project: Project) -> list[nodes.Module]:
+    progress.stage("reading files", len(project.files))
+    paths: list[Path] = []
     for path in project.files:
+        progress.advance()
         try:
             text = read_source(path, project.overrides.get(path)).text
         except (OSError, ValueError, SyntaxError, LookupError):
             project.module_at(path)  # records the diagnostic
             continue
-        if mentions_arch(text) and (module := project.module_at(path)) is not None:
+        if mentions_arch(text):
+            paths.append(path)
+    progress.stage("building trees", len(paths))
+    modules: list[nodes.Module] = []
+    for path in paths:
+        if (module := project.module_at(path)) is not None:
             modules.append(module)
+        progress.advance()
     return modules
 
 
@@ -308,7 +357,7 @@ class _Classifier:
         gate_class, reasons = self._verdict(found, rule_feature)
         anchor = self._anchor(found, gate_class)
         return AuditedGate(
-            found,
+            GateSite.of(found),
             gate_class,
             feature,
             source,

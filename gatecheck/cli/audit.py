@@ -7,13 +7,23 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from gatecheck.audit import AuditReport, run_audit
-from gatecheck.cli.common import cli, load_rules, paths_argument, rules_option
+from gatecheck.audit import AuditReport
+from gatecheck.cli.caching import audit_report_cached
+from gatecheck.cli.common import (
+    cli,
+    load_rules,
+    no_cache_option,
+    paths_argument,
+    progress_reporter,
+    quiet_option,
+    rules_option,
+)
 from gatecheck.config.model import RuleSet
 from gatecheck.reporting.audit_html import render_audit_html
 from gatecheck.reporting.audit_json import render_audit_json
 from gatecheck.reporting.audit_markdown import render_audit_markdown
 from gatecheck.reporting.audit_text import render_audit_text
+from gatecheck.vcs import project_root
 
 FORMATS = ("text", "markdown", "json", "html")
 # A text report written to a file is read in an editor, not an 80-column pipe.
@@ -43,6 +53,9 @@ def audit_report(
     columns: tuple[str, ...],
     excludes: tuple[str, ...],
     kernel_sources: tuple[Path, ...] = (),
+    *,
+    use_cache: bool = True,
+    quiet: bool = False,
 ) -> tuple[AuditReport, RuleSet]:
     ruleset = load_rules(rules)
     wanted = [c.strip() for value in columns for c in value.split(",") if c.strip()]
@@ -53,14 +66,17 @@ def audit_report(
                 f"unknown generation {name!r} (known: {known})", param_hint=hint
             )
     targets = list(paths) or [Path.cwd()]
-    report = run_audit(
-        targets,
-        ruleset,
-        generation,
-        columns=wanted or None,
-        excludes=excludes,
-        kernel_sources=kernel_sources,
-    )
+    with progress_reporter(quiet=quiet, what="auditing"):
+        report = audit_report_cached(
+            project_root(),
+            targets,
+            ruleset,
+            generation,
+            columns=wanted or None,
+            excludes=excludes,
+            kernel_sources=kernel_sources,
+            use_cache=use_cache,
+        )
     return report, ruleset
 
 
@@ -81,6 +97,8 @@ def audit_report(
     type=click.Path(exists=True, path_type=Path),
     help="Folder holding a kernel library's source, for the rules' kernels.",
 )
+@no_cache_option
+@quiet_option
 def audit(
     paths: tuple[Path, ...],
     rules: tuple[Path, ...],
@@ -90,11 +108,22 @@ def audit(
     output_format: str,
     output: Path | None,
     kernel_sources: tuple[Path, ...],
+    no_cache: bool,
+    quiet: bool,
 ) -> None:
     """Find every architecture gate (no rules needed) and classify it for GENERATION:
     admits it, likely gap, probably deliberate, or decided (rules' exclude / inline
     suppression). Likely gaps come first."""
-    report, _ = audit_report(paths, rules, generation, columns, excludes, kernel_sources)
+    report, _ = audit_report(
+        paths,
+        rules,
+        generation,
+        columns,
+        excludes,
+        kernel_sources,
+        use_cache=not no_cache,
+        quiet=quiet,
+    )
     base = Path.cwd()
     if output_format == "text":
         handle = output.open("w", encoding="utf-8") if output else None

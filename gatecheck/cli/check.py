@@ -28,6 +28,7 @@ from gatecheck.baseline import (
     without_baseline,
     write_baseline,
 )
+from gatecheck.cli.caching import check_analysis
 from gatecheck.cli.common import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -35,12 +36,15 @@ from gatecheck.cli.common import (
     cli,
     generation_option,
     load_rules,
+    no_cache_option,
     paths_argument,
+    progress_reporter,
+    quiet_option,
     rules_option,
 )
 from gatecheck.config.model import ConfigError, ConfigErrors, RuleSet
 from gatecheck.config.pyproject import Overrides, Settings, Sourced, resolve_settings
-from gatecheck.engine import Analysis, analyse
+from gatecheck.engine import Analysis
 from gatecheck.findings import RULES, Finding, RuleInfo
 from gatecheck.fixing.fixer import attach_fixes, plan_fixes, write_changes
 from gatecheck.reporting.github import (
@@ -110,6 +114,8 @@ class CheckOptions:
     show_diff: bool
     kernel_sources: tuple[Path, ...]
     force: bool
+    no_cache: bool = False
+    quiet: bool = False
 
     def overrides(self) -> Overrides:
         return Overrides(self.rules, self.generations, self.excludes, self.select, self.ignore)
@@ -183,6 +189,8 @@ class CheckRun:
     is_flag=True,
     help="With --fix: widen gates even where the kernel library is not built for the generation.",
 )
+@no_cache_option
+@quiet_option
 def check(**params: Any) -> None:
     """Check that every gate of every rule's feature admits the required generations."""
     run = start(CheckOptions(**params))
@@ -204,14 +212,24 @@ def start(options: CheckOptions) -> CheckRun:
     root = project_root()
     # Files-scoped, the whole project is analysed: a gate's predicates may live anywhere.
     targets = [root] if options.files_scope else list(options.paths) or [Path.cwd()]
-    analysis = analyse(
-        targets,
-        ruleset,
-        features=options.features or None,
-        generations=settings.generations.value or None,
-        excludes=settings.exclude.value,
-        kernel_sources=options.kernel_sources,
+    # Fixes (and SARIF, which carries verified fixes) need trees: always analysed afresh.
+    needs_trees = (
+        options.fix
+        or options.show_diff
+        or options.output_format == "sarif"
+        or options.sarif_output is not None
     )
+    with progress_reporter(quiet=options.quiet, what="analysing"):
+        analysis = check_analysis(
+            root,
+            targets,
+            ruleset,
+            features=options.features,
+            generations=settings.generations.value,
+            excludes=settings.exclude.value,
+            kernel_sources=options.kernel_sources,
+            use_cache=not (options.no_cache or needs_trees),
+        )
     return CheckRun(options, settings, ruleset, root, targets, analysis)
 
 
@@ -379,14 +397,14 @@ def _new(run: CheckRun, findings: list[Finding]) -> list[Finding]:
     except VcsError as err:
         raise CheckError(f"--new-since: {err}") from err
     # A gate's lines: its whole condition (the engine's node), not just the flagged operand.
-    conditions = {id(f): r.gate.condition for f, r in run.analysis.failures}
+    conditions = run.analysis.condition_lines()
 
     def span(finding: Finding) -> range:
-        condition = conditions.get(id(finding))
-        if condition is None:
+        lines = conditions.get(id(finding))
+        if lines is None:
             return gate_lines(finding)
-        first = min(int(condition.lineno or finding.start.line), finding.start.line)
-        last = max(int(condition.end_lineno or finding.end.line), finding.end.line)
+        first = min(lines[0], finding.start.line)
+        last = max(lines[1], finding.end.line)
         return range(first, last + 1)
 
     kept, _ = touched_by(findings, changes, span)
@@ -472,7 +490,7 @@ def summary_line(run: CheckRun) -> str:
     analysis, findings = run.analysis, run.findings
     noun = "finding" if len(findings) == 1 else "findings"
     line = (
-        f"{len(findings)} {noun} in {len(analysis.gate_results)} gates "
+        f"{len(findings)} {noun} in {analysis.gate_count} gates "
         f"({len(run.ruleset.features)} features, {files_summary(account(analysis))})"
     )
     if run.hidden:

@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from gatecheck import __version__
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import ConfigErrors, RuleSet
+from gatecheck.progress import listening
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -95,3 +102,83 @@ generation_option = click.option(
     multiple=True,
     help="Only these generations (repeatable).",
 )
+
+no_cache_option = click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Analyse afresh: neither read nor write .gatecheck_cache/ at the project root.",
+)
+quiet_option = click.option(
+    "--quiet", "-q", is_flag=True, help="No progress bar (it is drawn only on a terminal)."
+)
+
+
+class _ProgressBar:
+    """A rich progress bar on stderr, drawn only once a scan has run for a moment (a
+    quick run, or one answered from the cache, shows nothing)."""
+
+    DELAY = 0.5
+
+    def __init__(self, what: str, console: Console | None = None) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console or Console(stderr=True),
+            transient=True,
+        )
+        self.task = self.progress.add_task(what, total=None)
+        self.what = what
+        self.files = 0
+        self.started_at = time.monotonic()
+        self.shown = False
+
+    def stage(self, description: str, total: int | None) -> None:
+        self.progress.update(self.task, description=description, total=total, completed=0)
+        self._refresh()
+
+    def advance(self, steps: int = 1) -> None:
+        self.progress.advance(self.task, steps)
+        self._refresh()
+
+    def parsed(self, path: Path) -> None:
+        self.files += 1
+        task = self.progress.tasks[0]
+        if task.total is None:  # no stage with a known size: count the files parsed
+            self.progress.update(self.task, description=f"{self.what}: {self.files} files parsed")
+        self._refresh()
+
+    def _refresh(self) -> None:
+        if not self.shown and time.monotonic() - self.started_at > self.DELAY:
+            self.shown = True
+            self.progress.start()
+
+    def close(self) -> None:
+        if self.shown:
+            self.progress.stop()
+
+
+@contextmanager
+def progress_reporter(*, quiet: bool, what: str) -> Iterator[None]:
+    """Progress on stderr for long scans; none with --quiet or when stderr is no terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield
+        return
+    bar = _ProgressBar(what)
+    try:
+        with listening(bar):
+            yield
+    finally:
+        bar.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -155,16 +155,22 @@ _CASE_SPECIALS = frozenset("\u0130\u0131\u017f\u212a")
 
 
 def discover(
-    project: Project, semantics: Semantics, modules: Iterable[nodes.Module], vendor: str
+    project: Project,
+    semantics: Semantics,
+    modules: Iterable[nodes.Module],
+    vendor: str,
+    on_module: Callable[[], None] | None = None,
 ) -> list[ArchCondition]:
     """Every generation-dependent condition of the modules, with its role for `vendor`."""
     vendor_gens = semantics.registry.vendor_names(vendor)
-    found = [
-        _classify(semantics, module, condition, statement, kind, vendor_gens)
-        for module in modules
-        for condition, statement, kind in outermost_slots(module)
-    ]
-    conditions = [c for c in found if c is not None]
+    conditions: list[ArchCondition] = []
+    for module in modules:
+        for condition, statement, kind in outermost_slots(module):
+            found = _classify(semantics, module, condition, statement, kind, vendor_gens)
+            if found is not None:
+                conditions.append(found)
+        if on_module is not None:
+            on_module()
     holders = _HopSources(project, semantics, vendor_gens, conditions)
     return [holders.resolve(c) if c.role is Role.GATE else c for c in conditions]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gatecheck.config.model import Feature
 from gatecheck.discovery import Discovery, Skipped
@@ -25,6 +26,16 @@ class GateResult:
     missing: frozenset[str]
 
 
+@dataclass(frozen=True)
+class Restored:
+    """What an analysis answered from the cache still knows without trees: how many
+    gates it evaluated, which files it parsed, and each finding's condition lines."""
+
+    gate_count: int
+    parsed: frozenset[Path]
+    condition_lines: tuple[tuple[int, int] | None, ...]
+
+
 @dataclass
 class Analysis:
     project: Project
@@ -36,6 +47,8 @@ class Analysis:
     failures: list[tuple[Finding, GateResult]] = field(default_factory=list)
     # Feature id -> what its kernels are built for (kernel-aware checks).
     kernels: dict[str, list[KernelSupport]] = field(default_factory=dict)
+    # Set when the findings come from the cache (then there are no gates or failures).
+    restored: Restored | None = None
 
     @property
     def diagnostics(self) -> list[FileDiagnostic]:
@@ -44,6 +57,28 @@ class Analysis:
     @property
     def skipped(self) -> tuple[Skipped, ...]:
         return self.discovery.skipped
+
+    @property
+    def gate_count(self) -> int:
+        return self.restored.gate_count if self.restored else len(self.gate_results)
+
+    def parsed_paths(self) -> set[Path]:
+        if self.restored is not None:
+            return set(self.restored.parsed)
+        return {Path(m.file) for m in self.project.loaded_modules() if m.file}
+
+    def condition_lines(self) -> dict[int, tuple[int, int]]:
+        """First and last line of each finding's gate condition, by id(finding)."""
+        if self.restored is not None:
+            pairs = zip(self.findings, self.restored.condition_lines, strict=True)
+            return {id(f): lines for f, lines in pairs if lines is not None}
+        return {
+            id(f): (
+                int(r.gate.condition.lineno or f.start.line),
+                int(r.gate.condition.end_lineno or f.end.line),
+            )
+            for f, r in self.failures
+        }
 
 
 def flag_assumptions(feature: Feature, polarity: Polarity) -> dict[str, object]:

@@ -18,6 +18,8 @@ from astroid.builder import AstroidBuilder
 from astroid.exceptions import AstroidBuildingError, AstroidSyntaxError
 from astroid.manager import AstroidManager
 
+from gatecheck import progress
+
 
 @dataclass(frozen=True)
 class FileDiagnostic:
@@ -228,6 +230,7 @@ class Project:
         except AstroidBuildingError as err:
             self._diagnose(path, 1, 0, f"cannot build: {_first_line(err)}")
         self._modules[path] = module
+        progress.parsed(path)
         return module
 
     def text_of(self, path: Path) -> str | None:

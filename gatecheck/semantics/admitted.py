@@ -36,10 +36,15 @@ class Semantics:
         project: Project,
         registry: Registry,
         vocabulary: Sequence[VocabularyEntry] = (),
+        *,
+        shortcuts: bool = True,
     ) -> None:
         self.project = project
         self.registry = registry
         self.vocabulary = tuple(vocabulary)
+        # Without shortcuts every generation is evaluated in full, by its own evaluator
+        # and memo: slower, the same answers (tests hold the shortcuts to that).
+        self.shortcuts = shortcuts
         self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...]], Evaluator] = {}
         # What every generation's evaluator reads alike (see Memo), per flag assumptions.
         self._shared: dict[tuple[tuple[str, Any], ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
@@ -49,7 +54,9 @@ class Semantics:
         key = (generation, flag_items)
         found = self._evaluators.get(key)
         if found is None:
-            bindings, calls = self._shared.setdefault(flag_items, ({}, {}))
+            bindings, calls = (
+                ({}, {}) if not self.shortcuts else self._shared.setdefault(flag_items, ({}, {}))
+            )
             found = Evaluator(
                 self.project,
                 self.registry,
@@ -81,7 +88,7 @@ class Semantics:
                 can_true.add(gen)
             if t is not True:
                 can_false.add(gen)
-            if index == 0 and env_for is None and DEVICE_DEPENDENT not in used:
+            if self.shortcuts and index == 0 and env_for is None and DEVICE_DEPENDENT not in used:
                 # Nothing the device decides was read: every generation answers alike.
                 if t is not False:
                     can_true = set(self.registry.names)

@@ -1,0 +1,248 @@
+"""`check` and `audit` through the on-disk cache (gatecheck/cache.py): what makes a run's
+key, what is stored, and how a stored result is read back into the objects the reports
+take. Runs that need trees (`--fix`, `--diff`, SARIF with verified fixes) never use it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from gatecheck.audit import AuditedGate, AuditReport, CallSite, run_audit
+from gatecheck.cache import RunCache, cache_key, content_digest, from_data, to_data
+from gatecheck.config.model import RuleSet
+from gatecheck.discovery import Discovery, discover
+from gatecheck.engine import analyse
+from gatecheck.findings import Finding
+from gatecheck.gates.audit_gates import mentions_arch
+from gatecheck.gates.feature_gates import mentions
+from gatecheck.gates.results import Analysis, Restored
+from gatecheck.kernels.checks import KNOWN_KERNEL_LIBRARIES
+from gatecheck.kernels.locate import locate
+from gatecheck.kernels.support import KernelSupport
+from gatecheck.loading.project import FileDiagnostic, Project
+from gatecheck.semantics.admitted import Semantics
+
+
+def check_analysis(
+    root: Path,
+    targets: Sequence[Path],
+    ruleset: RuleSet,
+    *,
+    features: Sequence[str],
+    generations: Sequence[str],
+    excludes: Sequence[str],
+    kernel_sources: Sequence[Path],
+    use_cache: bool,
+) -> Analysis:
+    def fresh() -> Analysis:
+        return analyse(
+            list(targets),
+            ruleset,
+            features=features or None,
+            generations=generations or None,
+            excludes=excludes,
+            kernel_sources=kernel_sources,
+        )
+
+    if not use_cache:
+        return fresh()
+    found = discover(targets, excludes)
+    selected = [f for f in ruleset.features if not features or f.id in features]
+    key = cache_key(
+        "check",
+        targets=[str(p.resolve()) for p in targets],
+        features=sorted(features),
+        generations=sorted(generations),
+        excludes=list(excludes),
+        **_shared_material(ruleset, kernel_sources, found),
+    )
+    cache = RunCache(root, "check", key)
+
+    def prefilter(text: str) -> bool:
+        return any(mentions(text, f) for f in selected)
+
+    payload = cache.load(found.files, prefilter)
+    if payload is not None:
+        try:
+            return _restored_analysis(payload, ruleset, found)
+        except (TypeError, ValueError, KeyError):
+            pass  # an entry this version cannot read: analyse afresh
+    analysis = fresh()
+    _store(cache, found, analysis.parsed_paths(), analysis.diagnostics, lambda: _payload(analysis))
+    return analysis
+
+
+def audit_report_cached(
+    root: Path,
+    targets: Sequence[Path],
+    ruleset: RuleSet,
+    generation: str,
+    *,
+    columns: Sequence[str] | None,
+    excludes: Sequence[str],
+    kernel_sources: Sequence[Path],
+    use_cache: bool,
+) -> AuditReport:
+    def fresh() -> AuditReport:
+        return run_audit(
+            list(targets),
+            ruleset,
+            generation,
+            columns=columns,
+            excludes=excludes,
+            kernel_sources=kernel_sources,
+        )
+
+    if not use_cache:
+        return fresh()
+    found = discover(targets, excludes)
+    key = cache_key(
+        "audit",
+        targets=[str(p.resolve()) for p in targets],
+        generation=generation,
+        columns=list(columns or []),
+        excludes=list(excludes),
+        **_shared_material(ruleset, kernel_sources, found),
+    )
+    cache = RunCache(root, "audit", key)
+    payload = cache.load(found.files, mentions_arch)
+    if payload is not None:
+        try:
+            return _restored_report(payload, ruleset)
+        except (TypeError, ValueError, KeyError):
+            pass
+    report = fresh()
+    _store(cache, found, report.parsed, report.diagnostics, lambda: _report_payload(report))
+    return report
+
+
+def _store(
+    cache: RunCache,
+    found: Discovery,
+    parsed: Iterable[Path],
+    diagnostics: Iterable[FileDiagnostic],
+    payload: Callable[[], Any],
+) -> None:
+    # A file with a diagnostic was read too: it must be read again if it changes.
+    read = {*parsed, *(d.path for d in diagnostics)}
+    try:
+        data = payload()
+    except TypeError:
+        return  # something not representable as JSON: this run is not cached
+    cache.store(found.files, read, data)
+
+
+def _shared_material(
+    ruleset: RuleSet, kernel_sources: Sequence[Path], found: Discovery
+) -> dict[str, object]:
+    return {
+        "rules": content_digest(ruleset.sources),
+        "kernel_sources": [str(p.resolve()) for p in kernel_sources],
+        "kernel_libraries": kernel_environment(ruleset, kernel_sources, found.roots),
+    }
+
+
+def kernel_environment(
+    ruleset: RuleSet, kernel_sources: Sequence[Path], roots: Sequence[Path]
+) -> list[object]:
+    """Every kernel library a run may read, where it is and which version: installing,
+    upgrading or editing one changes the key. Libraries outside site-packages (given
+    with --kernel-source or inside the scanned tree) are fingerprinted by their files'
+    stats, an installed one by its version."""
+    packages = set(KNOWN_KERNEL_LIBRARIES)
+    packages |= {k.split(".")[0] for f in ruleset.features for k in f.kernels}
+    for source in kernel_sources:
+        packages |= {p.parent.name for p in source.glob("*/__init__.py")}
+        packages |= {p.parent.name for p in source.glob("*/*/__init__.py")}
+    out: list[object] = []
+    for package in sorted(packages):
+        located = locate(package, kernel_sources, roots)
+        if located is None:
+            out.append([package, None])
+            continue
+        entry: list[object] = [package, str(located.root), located.version, located.origin]
+        if located.origin != "site-packages":
+            entry.append(_tree_stats(located.root / package))
+        out.append(entry)
+    return out
+
+
+def _tree_stats(folder: Path) -> list[object]:
+    stats: list[object] = []
+    for dirpath, _, filenames in os.walk(folder):
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                try:
+                    stat = os.stat(os.path.join(dirpath, name))
+                except OSError:
+                    continue
+                stats.append([os.path.join(dirpath, name), stat.st_mtime_ns, stat.st_size])
+    return sorted(stats, key=str)
+
+
+# -- check: findings and what the reports need besides them ----------------------------------
+
+
+def _payload(analysis: Analysis) -> dict[str, Any]:
+    lines = analysis.condition_lines()
+    return {
+        "findings": [to_data(f) for f in analysis.findings],
+        "condition_lines": [to_data(lines.get(id(f))) for f in analysis.findings],
+        "gate_count": analysis.gate_count,
+        "parsed": sorted(str(p) for p in analysis.parsed_paths()),
+        "diagnostics": [to_data(d) for d in analysis.diagnostics],
+    }
+
+
+def _restored_analysis(payload: dict[str, Any], ruleset: RuleSet, found: Discovery) -> Analysis:
+    project = Project(found.files, found.roots)
+    project.diagnostics.extend(from_data(FileDiagnostic, d) for d in payload["diagnostics"])
+    findings = [from_data(Finding, f) for f in payload["findings"]]
+    lines = from_data(tuple[tuple[int, int] | None, ...], payload["condition_lines"])
+    restored = Restored(
+        int(payload["gate_count"]), frozenset(Path(p) for p in payload["parsed"]), lines
+    )
+    semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
+    return Analysis(project, semantics, found, findings=findings, restored=restored)
+
+
+# -- audit: the whole report but the registry (which comes with the rules) ---------------------
+
+
+def _report_payload(report: AuditReport) -> dict[str, Any]:
+    return {
+        "generation": report.generation,
+        "vendor": report.vendor,
+        "columns": list(report.columns),
+        "gates": [to_data(g) for g in report.gates],
+        "hops": [to_data(h) for h in report.hops],
+        "vendor_gates": report.vendor_gates,
+        "predicate_definitions": report.predicate_definitions,
+        "files": report.files,
+        "scanned": report.scanned,
+        "diagnostics": [to_data(d) for d in report.diagnostics],
+        "kernels": {k: [to_data(s) for s in v] for k, v in report.kernels.items()},
+        "parsed": [str(p) for p in report.parsed],
+    }
+
+
+def _restored_report(payload: dict[str, Any], ruleset: RuleSet) -> AuditReport:
+    return AuditReport(
+        payload["generation"],
+        payload["vendor"],
+        tuple(payload["columns"]),
+        ruleset.registry,
+        gates=[from_data(AuditedGate, g) for g in payload["gates"]],
+        hops=[from_data(CallSite, h) for h in payload["hops"]],
+        vendor_gates=int(payload["vendor_gates"]),
+        predicate_definitions=int(payload["predicate_definitions"]),
+        files=int(payload["files"]),
+        scanned=int(payload["scanned"]),
+        diagnostics=[from_data(FileDiagnostic, d) for d in payload["diagnostics"]],
+        kernels={
+            k: [from_data(KernelSupport, s) for s in v] for k, v in payload["kernels"].items()
+        },
+        parsed=tuple(Path(p) for p in payload["parsed"]),
+    )

@@ -1,0 +1,255 @@
+"""The on-disk cache (.gatecheck_cache/): the same answers as a fresh run, reused only while
+nothing the analysis read has changed, and never trusted when damaged."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+import gatecheck.cli.caching as caching
+from gatecheck.cache import CACHE_DIR, RunCache, from_data, to_data
+from gatecheck.cli import cli
+from gatecheck.cli.common import _ProgressBar
+from gatecheck.findings import Finding
+from gatecheck.progress import listening
+from tests.conftest import FIXTURES
+
+COMMUNICATOR = "sglang/srt/layers/communicator.py"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The seed fixture copied into a folder outside git (the cache lives in the cwd)."""
+    root = tmp_path / "proj"
+    shutil.copytree(FIXTURES / "seed_alias", root)
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def fresh_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Records every analysis that actually ran (a cache hit runs none)."""
+    runs: list[str] = []
+    analyse, run_audit = caching.analyse, caching.run_audit
+
+    def counted_analyse(*args: object, **kwargs: object) -> object:
+        runs.append("check")
+        return analyse(*args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_audit(*args: object, **kwargs: object) -> object:
+        runs.append("audit")
+        return run_audit(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(caching, "analyse", counted_analyse)
+    monkeypatch.setattr(caching, "run_audit", counted_audit)
+    yield runs
+
+
+def _check(*args: str) -> str:
+    result = CliRunner().invoke(cli, ["check", ".", *args])
+    assert result.exit_code in (0, 1), result.output
+    return result.output
+
+
+def _audit(*args: str) -> str:
+    result = CliRunner().invoke(cli, ["audit", ".", "--generation", "sm120", *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("output_format", ["json", "text", "concise", "markdown", "github"])
+def test_check_from_cache_is_the_fresh_report(
+    project: Path, fresh_runs: list[str], output_format: str
+) -> None:
+    cold = _check("--format", output_format)
+    warm = _check("--format", output_format)
+    assert warm == cold
+    assert _check("--format", output_format, "--no-cache") == cold
+    assert fresh_runs == ["check", "check"]  # the warm run analysed nothing
+    assert (project / CACHE_DIR / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+@pytest.mark.parametrize("output_format", ["json", "text", "markdown", "html"])
+def test_audit_from_cache_is_the_fresh_report(
+    project: Path, fresh_runs: list[str], output_format: str
+) -> None:
+    cold = _audit("--format", output_format)
+    assert _audit("--format", output_format) == cold
+    assert _audit("--format", output_format, "--no-cache") == cold
+    assert fresh_runs == ["audit", "audit"]
+
+
+def test_touched_file_with_same_content_keeps_the_cache(
+    project: Path, fresh_runs: list[str]
+) -> None:
+    cold = _check("--format", "json")
+    os.utime(project / COMMUNICATOR, ns=(1, 1))
+    assert _check("--format", "json") == cold
+    assert fresh_runs == ["check"]
+
+
+def test_changed_file_never_parsed_and_still_not_matching_keeps_the_cache(
+    project: Path, fresh_runs: list[str]
+) -> None:
+    cold = _check("--format", "json")
+    unrelated = project / "sglang" / "__init__.py"
+    unrelated.write_text(unrelated.read_text() + "\nVERSION = '0.5.10'\n")
+    assert _check("--format", "json") == cold
+    _audit()
+    unrelated.write_text(unrelated.read_text() + "\nNOTE = 1\n")  # no arch idiom either
+    _audit()
+    assert fresh_runs == ["check", "audit"]
+
+
+def test_changed_file_that_now_matches_the_prefilter_is_analysed(
+    project: Path, fresh_runs: list[str]
+) -> None:
+    _check()
+    unrelated = project / "sglang" / "__init__.py"
+    unrelated.write_text("enable_flashinfer_allreduce_fusion = False\n")
+    _check()
+    assert fresh_runs == ["check", "check"]
+
+
+def test_changed_parsed_file_is_analysed(project: Path, fresh_runs: list[str]) -> None:
+    before = json.loads(_check("--format", "json"))
+    source = project / COMMUNICATOR
+    source.write_text(
+        source.read_text().replace(
+            "(_is_sm90_supported or _is_sm100_supported)",
+            "(_is_sm90_supported or _is_sm100_supported or _is_sm120_supported)",
+        )
+    )
+    after = json.loads(_check("--format", "json"))
+    assert fresh_runs == ["check", "check"]
+    assert len(after["findings"]) == len(before["findings"]) - 1
+
+
+def test_added_file_is_analysed(project: Path, fresh_runs: list[str]) -> None:
+    _check()
+    (project / "sglang" / "extra.py").write_text("x = 1\n")
+    _check()
+    assert fresh_runs == ["check", "check"]
+
+
+def test_other_rules_or_options_have_their_own_entry(
+    project: Path, fresh_runs: list[str], tmp_path: Path
+) -> None:
+    _check()
+    _check("--generation", "sm120")
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "features:\n  - id: fusion\n    description: d\n"
+        "    flags: [enable_flashinfer_allreduce_fusion]\n    require: [sm90, sm120]\n"
+    )
+    _check("--rules", str(rules))
+    rules.write_text(rules.read_text().replace("[sm90, sm120]", "[sm90]"))
+    _check("--rules", str(rules))
+    _check("--generation", "sm120")
+    assert fresh_runs == ["check"] * 4
+
+
+def test_corrupt_or_foreign_entries_are_ignored_and_rebuilt(
+    project: Path, fresh_runs: list[str]
+) -> None:
+    cold = _check("--format", "json")
+    (entry,) = (project / CACHE_DIR).glob("check-*.json")
+    for damage in ("{not json", "[]", json.dumps({"format": 1, "key": "x"}), ""):
+        entry.write_text(damage)
+        assert _check("--format", "json") == cold
+    data = json.loads(entry.read_text())
+    data["payload"]["findings"][0]["rule"] = "not a rule"
+    entry.write_text(json.dumps(data))
+    assert _check("--format", "json") == cold
+    assert _check("--format", "json") == cold
+    assert fresh_runs == ["check"] * 6
+
+
+def test_fix_and_diff_always_analyse_afresh(project: Path, fresh_runs: list[str]) -> None:
+    _check()
+    CliRunner().invoke(cli, ["check", ".", "--diff"])
+    CliRunner().invoke(cli, ["check", ".", "--format", "sarif"])
+    assert fresh_runs == ["check", "check", "check"]
+    assert CliRunner().invoke(cli, ["check", ".", "--fix"]).exit_code == 0
+    assert json.loads(_check("--format", "json"))["findings"] == []
+
+
+def test_unwritable_cache_folder_is_no_error(project: Path, fresh_runs: list[str]) -> None:
+    (project / CACHE_DIR).write_text("a file where the folder should be")
+    cold = _check("--format", "json")
+    assert _check("--format", "json") == cold
+    assert fresh_runs == ["check", "check"]
+
+
+def test_old_entries_are_pruned(tmp_path: Path) -> None:
+    for index in range(RunCache.KEEP + 5):
+        RunCache(tmp_path, "check", f"{index:02d}".ljust(64, "0")).store([], [], {"n": index})
+    assert len(list((tmp_path / CACHE_DIR).glob("check-*.json"))) == RunCache.KEEP
+
+
+def test_findings_survive_the_round_trip(project: Path) -> None:
+    from gatecheck.config.loader import load_ruleset
+    from gatecheck.engine import analyse
+
+    findings = analyse([project], load_ruleset(None)).findings
+    assert findings
+    restored = [from_data(Finding, json.loads(json.dumps(to_data(f)))) for f in findings]
+    assert restored == findings
+
+
+def test_progress_events_of_an_audit(project: Path) -> None:
+    from gatecheck.audit import run_audit
+    from gatecheck.config.loader import load_ruleset
+
+    events: list[tuple[str, object]] = []
+
+    class Recorder:
+        def stage(self, description: str, total: int | None) -> None:
+            events.append(("stage", description))
+
+        def advance(self, steps: int = 1) -> None:
+            events.append(("advance", steps))
+
+        def parsed(self, path: Path) -> None:
+            events.append(("parsed", path.name))
+
+    with listening(Recorder()):
+        run_audit([project], load_ruleset(None), "sm120")
+    stages = [what for kind, what in events if kind == "stage"]
+    assert stages == [
+        "reading files",
+        "building trees",
+        "evaluating conditions",
+        "classifying gates",
+    ]
+    assert ("parsed", "communicator.py") in events
+
+
+def test_progress_bar_draws_only_once_a_scan_takes_a_while() -> None:
+    def bar(delay: float) -> Callable[[], str]:
+        out = io.StringIO()
+        progress = _ProgressBar("auditing", Console(file=out, force_terminal=True, width=80))
+        progress.DELAY = delay
+        progress.stage("building trees", 3)
+        progress.advance()
+        progress.close()
+        return out.getvalue
+
+    assert "building trees" in bar(0.0)()
+    assert bar(60.0)() == ""
+
+
+def test_no_progress_bar_without_a_terminal_or_with_quiet(project: Path) -> None:
+    # CliRunner's stderr is no terminal: nothing but the report.
+    result = CliRunner().invoke(cli, ["audit", ".", "--generation", "sm120", "--format", "json"])
+    json.loads(result.output)
+    quiet = CliRunner().invoke(cli, ["check", ".", "-q", "--format", "json", "--no-cache"])
+    json.loads(quiet.output)

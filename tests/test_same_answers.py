@@ -1,0 +1,88 @@
+"""Performance shortcuts never change an answer: the findings of `check` and the audit JSON
+are the same with and without the cache, and with and without the evaluator's shortcuts
+(one shared evaluation of what no generation decides; the early exit when the device was
+never read) — on the fixtures and on sglang 0.5.9."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import gatecheck.engine as engine
+from gatecheck.audit import run_audit
+from gatecheck.cli import cli
+from gatecheck.config.loader import load_ruleset
+from gatecheck.config.model import RuleSet
+from gatecheck.findings import Finding
+from gatecheck.reporting.audit_json import render_audit_json
+from gatecheck.semantics.admitted import Semantics
+from tests.conftest import FIXTURES, corpus_package
+
+FIXTURE_TREES = ["seed_alias", "seed_utils_only", "kernel_app"]
+
+
+def _findings(root: Path, ruleset: RuleSet) -> list[Finding]:
+    return engine.analyse([root], ruleset).findings
+
+
+def _cli_outputs(
+    root: Path, command: list[str], cwd: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[str]:
+    """Cold (writes the cache), warm (reads it), and --no-cache, from a folder of its own."""
+    monkeypatch.chdir(cwd)
+    runner = CliRunner()
+    outputs = []
+    for extra in ([], [], ["--no-cache"]):
+        result = runner.invoke(cli, [*command, str(root), *extra])
+        assert result.exit_code in (0, 1), result.output
+        outputs.append(result.output)
+    return outputs
+
+
+@pytest.mark.parametrize("tree", FIXTURE_TREES)
+def test_check_findings_without_shortcuts(
+    tree: str, ruleset: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_shortcuts = _findings(FIXTURES / tree, ruleset)
+    monkeypatch.setattr(engine, "Semantics", functools.partial(Semantics, shortcuts=False))
+    assert _findings(FIXTURES / tree, ruleset) == with_shortcuts
+
+
+@pytest.mark.parametrize("tree", FIXTURE_TREES)
+def test_audit_json_without_shortcuts(tree: str, ruleset: RuleSet) -> None:
+    root = FIXTURES / tree
+    fast = render_audit_json(run_audit([root], ruleset, "sm120"), root)
+    slow = render_audit_json(run_audit([root], ruleset, "sm120", shortcuts=False), root)
+    assert fast == slow
+
+
+@pytest.mark.parametrize("tree", FIXTURE_TREES)
+def test_cli_reports_with_and_without_cache(
+    tree: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = FIXTURES / tree
+    check = _cli_outputs(root, ["check", "--format", "json"], tmp_path, monkeypatch)
+    assert check[0] == check[1] == check[2]
+    audit = ["audit", "--generation", "sm120", "--format", "json"]
+    assert len(set(_cli_outputs(root, audit, tmp_path, monkeypatch))) == 1
+
+
+@pytest.mark.corpus
+def test_sglang_same_answers_everywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = corpus_package("sglang==0.5.9")
+    ruleset = load_ruleset(None)
+    findings = _findings(root, ruleset)
+    assert len(findings) == 2
+    check = _cli_outputs(root, ["check", "--format", "json"], tmp_path, monkeypatch)
+    assert check[0] == check[1] == check[2]
+    audit_command = ["audit", "--generation", "sm120", "--format", "json"]
+    audit = _cli_outputs(root, audit_command, tmp_path, monkeypatch)
+    assert audit[0] == audit[1] == audit[2]
+    fast = render_audit_json(run_audit([root], ruleset, "sm120"), root)
+    slow = render_audit_json(run_audit([root], ruleset, "sm120", shortcuts=False), root)
+    assert fast == slow
+    monkeypatch.setattr(engine, "Semantics", functools.partial(Semantics, shortcuts=False))
+    assert _findings(root, ruleset) == findings

@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-import gatecheck.cli.caching as caching
+import gatecheck.audit
+import gatecheck.engine
 from gatecheck.cache import CACHE_DIR, RunCache, from_data, to_data
 from gatecheck.cli import cli
 from gatecheck.cli.common import _ProgressBar
@@ -38,7 +39,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def fresh_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Records every analysis that actually ran (a cache hit runs none)."""
     runs: list[str] = []
-    analyse, run_audit = caching.analyse, caching.run_audit
+    analyse, run_audit = gatecheck.engine.analyse, gatecheck.audit.run_audit
 
     def counted_analyse(*args: object, **kwargs: object) -> object:
         runs.append("check")
@@ -48,8 +49,8 @@ def fresh_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         runs.append("audit")
         return run_audit(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(caching, "analyse", counted_analyse)
-    monkeypatch.setattr(caching, "run_audit", counted_audit)
+    monkeypatch.setattr(gatecheck.engine, "analyse", counted_analyse)
+    monkeypatch.setattr(gatecheck.audit, "run_audit", counted_audit)
     yield runs
 
 
@@ -173,12 +174,23 @@ def test_corrupt_or_foreign_entries_are_ignored_and_rebuilt(
     assert fresh_runs == ["check"] * 6
 
 
-def test_fix_and_diff_always_analyse_afresh(project: Path, fresh_runs: list[str]) -> None:
+def test_fix_and_diff_always_analyse_afresh(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _check()
+    consulted: list[Path] = []
+    load = RunCache.load
+
+    def recording_load(self: RunCache, *args: object) -> object:
+        if self.kind != "rules":  # rules are cached by content, whatever the run
+            consulted.append(self.path)
+        return load(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(RunCache, "load", recording_load)
     CliRunner().invoke(cli, ["check", ".", "--diff"])
     CliRunner().invoke(cli, ["check", ".", "--format", "sarif"])
-    assert fresh_runs == ["check", "check", "check"]
+    CliRunner().invoke(cli, ["check", ".", "--sarif-output", "out.sarif"])
+    assert consulted == []
     assert CliRunner().invoke(cli, ["check", ".", "--fix"]).exit_code == 0
+    assert consulted == []
     assert json.loads(_check("--format", "json"))["findings"] == []
 
 
@@ -187,6 +199,16 @@ def test_unwritable_cache_folder_is_no_error(project: Path, fresh_runs: list[str
     cold = _check("--format", "json")
     assert _check("--format", "json") == cold
     assert fresh_runs == ["check", "check"]
+
+
+def test_rules_come_back_the_same_from_the_cache(project: Path) -> None:
+    from gatecheck.cli.common import load_rules
+    from gatecheck.config.loader import load_ruleset
+
+    shipped = load_ruleset(None)
+    assert load_rules((), use_cache=True) == shipped  # stores
+    assert list((project / CACHE_DIR).glob("rules-*.json"))
+    assert load_rules((), use_cache=True) == shipped  # reads
 
 
 def test_old_entries_are_pruned(tmp_path: Path) -> None:

@@ -57,7 +57,7 @@ def audit_report(
     use_cache: bool = True,
     quiet: bool = False,
 ) -> tuple[AuditReport, RuleSet]:
-    ruleset = load_rules(rules)
+    ruleset = load_rules(rules, use_cache=use_cache)
     wanted = [c.strip() for value in columns for c in value.split(",") if c.strip()]
     for name, hint in [(generation, "--generation")] + [(c, "--columns") for c in wanted]:
         if name not in ruleset.registry:

@@ -7,13 +7,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gatecheck.audit import AuditedGate, AuditReport, CallSite, run_audit
 from gatecheck.cache import RunCache, cache_key, content_digest, from_data, to_data
 from gatecheck.config.model import RuleSet
 from gatecheck.discovery import Discovery, discover
-from gatecheck.engine import analyse
 from gatecheck.findings import Finding
 from gatecheck.gates.audit_gates import mentions_arch
 from gatecheck.gates.feature_gates import mentions
@@ -23,6 +21,9 @@ from gatecheck.kernels.locate import locate
 from gatecheck.kernels.support import KernelSupport
 from gatecheck.loading.project import FileDiagnostic, Project
 from gatecheck.semantics.admitted import Semantics
+
+if TYPE_CHECKING:
+    from gatecheck.audit import AuditReport
 
 
 def check_analysis(
@@ -36,6 +37,9 @@ def check_analysis(
     kernel_sources: Sequence[Path],
     use_cache: bool,
 ) -> Analysis:
+    # Imported here: a run answered from the cache loads no analysis machinery.
+    from gatecheck.engine import analyse
+
     def fresh() -> Analysis:
         return analyse(
             list(targets),
@@ -85,6 +89,8 @@ def audit_report_cached(
     kernel_sources: Sequence[Path],
     use_cache: bool,
 ) -> AuditReport:
+    from gatecheck.audit import run_audit
+
     def fresh() -> AuditReport:
         return run_audit(
             list(targets),
@@ -229,6 +235,8 @@ def _report_payload(report: AuditReport) -> dict[str, Any]:
 
 
 def _restored_report(payload: dict[str, Any], ruleset: RuleSet) -> AuditReport:
+    from gatecheck.audit import AuditedGate, AuditReport, CallSite
+
     return AuditReport(
         payload["generation"],
         payload["vendor"],

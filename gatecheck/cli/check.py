@@ -44,9 +44,8 @@ from gatecheck.cli.common import (
 )
 from gatecheck.config.model import ConfigError, ConfigErrors, RuleSet
 from gatecheck.config.pyproject import Overrides, Settings, Sourced, resolve_settings
-from gatecheck.engine import Analysis
 from gatecheck.findings import RULES, Finding, RuleInfo
-from gatecheck.fixing.fixer import attach_fixes, plan_fixes, write_changes
+from gatecheck.gates.results import Analysis
 from gatecheck.reporting.github import (
     render_github,
     step_summary_path,
@@ -56,7 +55,6 @@ from gatecheck.reporting.github import (
 from gatecheck.reporting.json_report import render_json
 from gatecheck.reporting.markdown import render_markdown
 from gatecheck.reporting.paths import display_path
-from gatecheck.reporting.sarif import render_sarif
 from gatecheck.reporting.text import render_concise, render_diagnostics, render_finding
 from gatecheck.suppressions import (
     SUPPRESSION_KIND,
@@ -207,7 +205,7 @@ def check(**params: Any) -> None:
 
 def start(options: CheckOptions) -> CheckRun:
     settings = resolve_settings(options.overrides())
-    ruleset = load_rules(settings.rules.value)
+    ruleset = load_rules(settings.rules.value, use_cache=not options.no_cache)
     validate_ids(settings, ruleset, options.features)
     root = project_root()
     # Files-scoped, the whole project is analysed: a gate's predicates may live anywhere.
@@ -435,6 +433,8 @@ def _fix(run: CheckRun, findings: list[Finding]) -> list[Finding]:
 
 def _with_planned_edits(run: CheckRun, findings: list[Finding]) -> list[Finding]:
     """SARIF carries each finding's verified edits as `fixes`, even when nothing is written."""
+    from gatecheck.fixing.fixer import attach_fixes, plan_fixes  # only runs that fix
+
     wanted = {id(f) for f in findings}
     failures = [pair for pair in run.analysis.failures if id(pair[0]) in wanted]
     if not failures:
@@ -454,6 +454,8 @@ def _with_planned_edits(run: CheckRun, findings: list[Finding]) -> list[Finding]
 
 def _run_fixes(run: CheckRun, analysis: Analysis) -> tuple[list[Finding], bool]:
     """Plan and verify fixes; print the diff or write. Returns the findings still left."""
+    from gatecheck.fixing.fixer import attach_fixes, plan_fixes, write_changes
+
     base = Path.cwd()
     fix, show_diff = run.options.fix, run.options.show_diff
     report = plan_fixes(
@@ -520,6 +522,8 @@ def render(run: CheckRun, output_format: str) -> str:
         registry, accounting = run.ruleset.registry, account(analysis)
         return render_json(findings, analysis.diagnostics, registry, Path.cwd(), accounting) + "\n"
     if output_format == "sarif":
+        from gatecheck.reporting.sarif import render_sarif
+
         suppressed = (
             [(f, s.reason) for f, s in run.suppressed] if run.options.include_suppressed else []
         )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from gatecheck import __version__
-from gatecheck.config.loader import load_ruleset
+from gatecheck.config.loader import load_ruleset, rule_sources
 from gatecheck.config.model import ConfigErrors, RuleSet
 from gatecheck.progress import listening
 
@@ -64,8 +64,31 @@ class GatecheckGroup(click.Group):
         return None
 
 
-def load_rules(rules: Sequence[Path]) -> RuleSet:
-    return load_ruleset(list(rules) if rules else None)
+def load_rules(rules: Sequence[Path], *, use_cache: bool = False) -> RuleSet:
+    """The rules; with `use_cache`, rules already loaded from these very file contents
+    are read back from .gatecheck_cache/ (no YAML parse, no schema validation)."""
+    paths = list(rules) if rules else None
+    sources = rule_sources(paths) if use_cache else None
+    if sources is None:
+        return load_ruleset(paths)
+    from gatecheck.cache import RunCache, cache_key, content_digest, from_data, to_data
+    from gatecheck.vcs import project_root
+
+    cache = RunCache(project_root(), "rules", cache_key("rules", files=content_digest(sources)))
+    payload = cache.load((), lambda text: True)
+    if payload is not None:
+        try:
+            restored: RuleSet = from_data(RuleSet, payload)
+            return restored
+        except (TypeError, ValueError, KeyError):
+            pass
+    ruleset = load_ruleset(paths)
+    try:
+        data = to_data(ruleset)
+    except TypeError:
+        return ruleset
+    cache.store((), (), data)
+    return ruleset
 
 
 def check_generations(ruleset: RuleSet, generations: Sequence[str]) -> None:

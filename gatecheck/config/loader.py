@@ -9,14 +9,13 @@ as one ConfigErrors, sorted by position (import-linter style: keep going, report
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
 
 from gatecheck import resources
 from gatecheck.config.model import (
@@ -37,6 +36,10 @@ from gatecheck.config.schema import (
     RULE_FILE_SCHEMA,
 )
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+
 RULE_SUFFIXES = (".yaml", ".yml")
 # Files a rules directory may hold besides rules (compared upper-case).
 _SKIPPED_PREFIXES = ("README", "LICENSE")
@@ -51,8 +54,16 @@ _SEQUENCE_TAG = _YAML_TAG + "seq"
 _MAPPING_TAG = _YAML_TAG + "map"
 _MERGE_TAG = _YAML_TAG + "merge"
 
-_RULE_VALIDATOR = Draft202012Validator(RULE_FILE_SCHEMA)
-_REGISTRY_VALIDATOR = Draft202012Validator(REGISTRY_SCHEMA)
+
+@functools.cache
+def _validator(schema_name: str) -> Draft202012Validator:
+    # jsonschema is imported on first use: a run whose rules come from the cache
+    # (unchanged files) never needs it.
+    from jsonschema import Draft202012Validator
+
+    schema: Any = {"rules": RULE_FILE_SCHEMA, "registry": REGISTRY_SCHEMA}[schema_name]
+    return Draft202012Validator(schema)
+
 
 PathPart = str | int
 NodePath = tuple[PathPart, ...]
@@ -78,7 +89,8 @@ def load_ruleset(rule_paths: Sequence[Path] | None = None) -> RuleSet:
         files = _rule_files([Path(p) for p in rule_paths], registry_file, errors)
     loader = _Loader(errors)
     loader.add_registry(registry_file)
-    documents = [doc for path in files if (doc := _parse(path, _RULE_VALIDATOR, errors))]
+    validator = _validator("rules")
+    documents = [doc for path in files if (doc := _parse(path, validator, errors))]
     # Generations first, so a feature may require a generation another file adds.
     for doc in documents:
         loader.add_generations(doc)
@@ -86,6 +98,18 @@ def load_ruleset(rule_paths: Sequence[Path] | None = None) -> RuleSet:
         loader.check_rules(doc)
     _raise_if_any(errors)
     return loader.ruleset(documents, sources=(registry_file, *files))
+
+
+def rule_sources(rule_paths: Sequence[Path] | None = None) -> tuple[Path, ...] | None:
+    """The files load_ruleset reads for these paths (the registry first), without
+    reading them; None when the paths themselves are wrong (load_ruleset says how)."""
+    errors: list[ConfigError] = []
+    registry_file = resources.registry_path()
+    if rule_paths is None:
+        files = _files_in_dir(resources.shipped_rules_dir(), registry_file, errors)
+    else:
+        files = _rule_files([Path(p) for p in rule_paths], registry_file, errors)
+    return None if errors else (registry_file, *files)
 
 
 def _raise_if_any(errors: list[ConfigError]) -> None:
@@ -567,7 +591,7 @@ class _Loader:
         self._vocabulary_sites: dict[str, SourceLocation] = {}
 
     def add_registry(self, path: Path) -> None:
-        doc = _parse(path, _REGISTRY_VALIDATOR, self.errors)
+        doc = _parse(path, _validator("registry"), self.errors)
         if doc is not None:
             self.add_generations(doc)
 

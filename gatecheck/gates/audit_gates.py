@@ -21,7 +21,7 @@ from astroid import nodes
 
 from gatecheck.gates.feature_gates import branch_disables
 from gatecheck.gates.model import Polarity, qualname_of
-from gatecheck.loading.project import Project
+from gatecheck.loading.project import Project, lookup
 from gatecheck.loading.resolve import absolute_import_name, imported_name
 from gatecheck.semantics.admitted import Admission, Semantics
 from gatecheck.semantics.values import FunctionRef, ModuleRef, PartialRef
@@ -392,7 +392,7 @@ class _HopSources:
     def _bindings(self, term: nodes.Name | nodes.Attribute) -> list[nodes.NodeNG]:
         if isinstance(term, nodes.Name):
             try:
-                _, found = term.lookup(term.name)
+                _, found = lookup(term, term.name)
             except Exception:  # astroid lookups can fail on odd scopes: no binding then
                 return []
             if not found:

@@ -16,6 +16,7 @@ from pathlib import Path
 from astroid import nodes
 
 from gatecheck.gates.results import Analysis, GateResult
+from gatecheck.loading.project import lookup
 from gatecheck.semantics.values import ExternalRef, FunctionRef, PartialRef
 
 MAX_DEPTH = 5
@@ -126,7 +127,7 @@ class _Walker:
         # `_lib = None` ... `_lib = import_module(...)`: any binding of the receiver counts.
         if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name):
             try:
-                _scope, assigns = func.expr.lookup(func.expr.name)
+                _scope, assigns = lookup(func.expr, func.expr.name)
             except Exception:
                 return
             for bound in assigns:

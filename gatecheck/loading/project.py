@@ -17,6 +17,7 @@ from astroid import nodes
 from astroid.builder import AstroidBuilder
 from astroid.exceptions import AstroidBuildingError, AstroidSyntaxError
 from astroid.manager import AstroidManager
+from astroid.raw_building import InspectBuilder
 
 from gatecheck import progress
 
@@ -127,10 +128,47 @@ def _is_under(path: Path, root: Path) -> bool:
     return True
 
 
+def lookup(node: nodes.NodeNG, name: str) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
+    """`node.lookup(name)`. astroid's builtins module (a third of a second to make) is
+    made on demand, before the first lookup that can reach it: a name bound in no
+    enclosing scope, a dunder (`__name__` reads it), a decorator inside a class."""
+    if (
+        name.startswith("__")
+        or isinstance(node.parent, nodes.Decorators)
+        or not bound_in_scopes(node, name)
+    ):
+        ensure_builtins()
+    scope, found = node.lookup(name)
+    return scope, list(found)
+
+
+def bound_in_scopes(node: nodes.NodeNG, name: str) -> bool:
+    """Whether any scope around `node` binds `name` (if none does, astroid's lookup
+    ends in its builtins module)."""
+    scope = node.scope()
+    while True:
+        if name in scope.locals:
+            return True
+        if scope.parent is None:
+            return False
+        scope = scope.parent.scope()
+
+
+def ensure_builtins() -> None:
+    manager = AstroidManager()
+    if "builtins" not in manager.astroid_cache:
+        manager.bootstrap()
+
+
 class _Builder(AstroidBuilder):
     """astroid's builder without its import machinery: wildcard imports are expanded by
     the evaluator over the project index (astroid would search sys.path, or reuse a
-    stale module of the same name), and `self.x = ...` is recorded without inference."""
+    stale module of the same name), and `self.x = ...` is recorded without inference.
+    Nor does it make astroid's builtins module up front (see `lookup`)."""
+
+    def __init__(self, manager: AstroidManager) -> None:
+        InspectBuilder.__init__(self, manager)  # AstroidBuilder's would bootstrap
+        self._apply_transforms = False
 
     def add_from_names_to_locals(
         self, node: nodes.ImportFrom, global_name: Collection[str]
@@ -162,8 +200,7 @@ class Project:
         # In-memory contents that replace files on disk (a fix being verified).
         self.overrides = dict(overrides or {})
         self._manager = AstroidManager()
-        # Made on the first build: astroid's builder bootstraps its builtins module (a
-        # third of a second), which a run answered from the cache never needs.
+        # Made on the first build (a run answered from the cache builds nothing).
         self._builder: _Builder | None = None
         self.roots = tuple(roots)
         self.files = tuple(files)
@@ -207,7 +244,7 @@ class Project:
             self._sources[path] = source
             name = self.name_of(path)
             if self._builder is None:
-                self._builder = _Builder(self._manager, apply_transforms=False)
+                self._builder = _Builder(self._manager)
             module = self._builder.string_build(source.text, name, str(path))
             # Modules belong to this project, not to astroid's process-wide cache.
             self._manager.astroid_cache.pop(name, None)

@@ -16,7 +16,7 @@ from typing import Any
 from astroid import nodes
 
 from gatecheck.config.model import Generation, Registry, VocabularyEntry
-from gatecheck.loading.project import Project
+from gatecheck.loading.project import Project, bound_in_scopes, lookup
 from gatecheck.loading.resolve import (
     absolute_import_name,
     decorator_names,
@@ -347,8 +347,13 @@ class Evaluator:
 
     # -- names and bindings --------------------------------------------------------------
     def resolve_name(self, node: nodes.Name, env: Env | None = None) -> Any:
+        if not node.name.startswith("__") and not bound_in_scopes(node, node.name):
+            # astroid's lookup would end in its builtins module, read below as "not
+            # bound": skip it (and never make that module).
+            star = self._star_imported(node)
+            return star if star is not None else _BUILTINS.get(node.name, UNKNOWN)
         try:
-            scope, assigns = node.lookup(node.name)
+            scope, assigns = lookup(node, node.name)
         except Exception:
             return UNKNOWN
         if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):

@@ -80,13 +80,10 @@ def _analyse(
         for gate in find_feature_gates(project, feature, modules):
             try:
                 result = evaluate_gate(semantics, feature, gate, generations)
+                # Every view renders the condition: one that cannot be is diagnosed here.
+                gate.condition.as_string()
             except RecursionError:
-                # Generated code nested deeper than the stack: diagnose the gate, go on.
-                project.diagnostics.append(
-                    FileDiagnostic(
-                        gate.path, gate.line, 0, "gate condition too deeply nested to analyse"
-                    )
-                )
+                project.diagnostics.append(_too_deep(gate))
                 continue
             if result is not None:
                 results.append(result)
@@ -97,7 +94,11 @@ def _analyse(
         built = built_generations(supports)
         for result in results:
             if result.missing:
-                finding = make_finding(semantics, result)
+                try:
+                    finding = make_finding(semantics, result)
+                except RecursionError:  # rendering the condition recurses deeper still
+                    project.diagnostics.append(_too_deep(result.gate))
+                    continue
                 blocked = with_kernel_block(ruleset.registry, finding, result, supports, built)
                 analysis.failures.append((blocked, result))
             if built is not None:
@@ -108,6 +109,11 @@ def _analyse(
     analysis.failures.sort(key=lambda pair: (str(pair[0].path), pair[0].start, pair[0].feature))
     analysis.findings = [finding for finding, _ in analysis.failures]
     return analysis
+
+
+def _too_deep(gate: Gate) -> FileDiagnostic:
+    # Generated code nested deeper than the stack: the gate is diagnosed, the run goes on.
+    return FileDiagnostic(gate.path, gate.line, 0, "gate condition too deeply nested to analyse")
 
 
 def _prefilter_texts(project: Project, features: Sequence[Feature]) -> dict[Path, str]:
@@ -129,7 +135,10 @@ def _attach_paths(analysis: Analysis, features: Sequence[Feature]) -> None:
     for feature in features:
         if feature.id not in failing:
             continue
-        hops = tuple(build_path(analysis, feature, caller_depth=1).hops())
+        try:
+            hops = tuple(build_path(analysis, feature, caller_depth=1).hops())
+        except RecursionError:  # a gate too deeply nested to render: findings keep their own hop
+            continue
         analysis.failures = [
             (dataclasses.replace(f, hops=hops), r) if f.feature == feature.id else (f, r)
             for f, r in analysis.failures

@@ -27,6 +27,7 @@ import time
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from gatecheck import __version__
 from gatecheck.loading.project import read_source
 
 CACHE_DIR = ".gatecheck_cache"
-_FORMAT = 1
+_FORMAT = 2
 # Entries written less than this before a file's mtime cannot trust its stat.
 _RACY_NS = 2_000_000_000
 
@@ -59,6 +60,23 @@ def content_digest(paths: Iterable[Path]) -> str:
     return digest.hexdigest()
 
 
+def _nothing(text: str) -> bool:
+    return False
+
+
+def _text(path: Path, raw: bytes) -> str | None:
+    try:
+        return read_source(path, raw).text
+    except (ValueError, SyntaxError, LookupError):
+        return None
+
+
+@dataclass(frozen=True)
+class Hit:
+    payload: Any
+    noted: frozenset[Path]
+
+
 class RunCache:
     """One entry of the cache: `load` returns the stored result when still valid."""
 
@@ -71,20 +89,32 @@ class RunCache:
         self.key = key
         self.path = self.folder / f"{kind}-{key[:24]}.json"
 
-    def load(self, files: Sequence[Path], prefilter: Callable[[str], bool]) -> Any | None:
+    def load(
+        self,
+        files: Sequence[Path],
+        prefilter: Callable[[str], bool],
+        note: Callable[[str], bool] = _nothing,
+    ) -> Hit | None:
+        """The stored result if still valid. `note` must be the one given to `store`: the
+        hit lists the files whose text it holds for (kept per file, so a later run need
+        not read the others, e.g. to look for suppression comments)."""
         try:
             entry = json.loads(self.path.read_text(encoding="utf-8"))
-            payload = self._validate(entry, files, prefilter)
+            hit = self._validate(entry, files, prefilter, note)
         except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
             return None  # missing, corrupt or foreign: analyse and rebuild
-        if payload is not None:
+        if hit is not None:
             with contextlib.suppress(OSError):
                 os.utime(self.path)  # recently used: kept when older entries are pruned
-        return payload
+        return hit
 
     def _validate(
-        self, entry: dict[str, Any], files: Sequence[Path], prefilter: Callable[[str], bool]
-    ) -> Any | None:
+        self,
+        entry: dict[str, Any],
+        files: Sequence[Path],
+        prefilter: Callable[[str], bool],
+        note: Callable[[str], bool],
+    ) -> Hit | None:
         if entry["format"] != _FORMAT or entry["key"] != self.key:
             return None
         recorded = entry["files"]
@@ -94,7 +124,7 @@ class RunCache:
         written = int(entry["written_ns"])
         updated = False
         for row, path in zip(recorded, files, strict=True):
-            name, mtime_ns, size, digest = row
+            name, mtime_ns, size, digest, noted = row
             try:
                 stat = path.stat()
             except OSError:
@@ -107,29 +137,38 @@ class RunCache:
             if new_digest != digest:
                 if name in parsed:
                     return None
-                try:
-                    text = read_source(path, raw).text
-                except (ValueError, SyntaxError, LookupError):
+                text = _text(path, raw)
+                if text is None or prefilter(text):
                     return None
-                if prefilter(text):
-                    return None
-            if [stat.st_mtime_ns, stat.st_size, new_digest] != [mtime_ns, size, digest]:
-                row[1:] = [stat.st_mtime_ns, stat.st_size, new_digest]
+                noted = note(text)
+            fresh = [stat.st_mtime_ns, stat.st_size, new_digest, bool(noted)]
+            if fresh != row[1:]:
+                row[1:] = fresh
                 updated = True
         if updated:
             entry["written_ns"] = time.time_ns()
             self._write(entry)
-        return entry["payload"]
+        noted_files = frozenset(p for row, p in zip(recorded, files, strict=True) if row[4])
+        return Hit(entry["payload"], noted_files)
 
-    def store(self, files: Sequence[Path], parsed: Iterable[Path], payload: Any) -> None:
+    def store(
+        self,
+        files: Sequence[Path],
+        parsed: Iterable[Path],
+        payload: Any,
+        note: Callable[[str], bool] = _nothing,
+    ) -> None:
         """Record the run (best effort: a cache that cannot be written is no error)."""
         written = time.time_ns()
         rows = []
         try:
             for path in files:
                 stat = path.stat()
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                rows.append([str(path), stat.st_mtime_ns, stat.st_size, digest])
+                raw = path.read_bytes()
+                digest = hashlib.sha256(raw).hexdigest()
+                text = _text(path, raw)
+                noted = True if text is None else note(text)  # unreadable: say so, reread
+                rows.append([str(path), stat.st_mtime_ns, stat.st_size, digest, noted])
         except OSError:
             return
         entry = {

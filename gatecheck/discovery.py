@@ -84,10 +84,10 @@ def discover(paths: Iterable[Path], excludes: Sequence[str] = ()) -> Discovery:
         root = resolved
         if root.is_file():
             roots.append(root.parent)
-            walk.add(root, root)
+            walk.add(root, str(root))
             continue
         roots.append(root)
-        walk.folder(root, root, root, "")
+        walk.folder(root, str(root), str(root), "")
     return Discovery(tuple(roots), tuple(walk.files), tuple(walk.skipped))
 
 
@@ -107,24 +107,25 @@ def _entry_kind(entry: os.DirEntry[str]) -> tuple[bool, bool]:
 class _Walk:
     """os.walk(followlinks=True) in sorted pre-order, but paths are only resolved where a
     link is met: below a folder that is not a link, the real path of an entry is the
-    folder's real path plus its name (one resolve() per file cost as much as parsing)."""
+    folder's real path plus its name (one resolve() per file cost as much as parsing).
+    Paths are strings inside (a Path per entry is most of a walk's cost)."""
 
     def __init__(self, excluded: Callable[[str, str], bool]) -> None:
         self.excluded = excluded
         self.files: list[Path] = []
         self.skipped: list[Skipped] = []
-        self.seen: set[Path] = set()
-        self.visited: set[Path] = set()
+        self.seen: set[str] = set()
+        self.visited: set[str] = set()
 
-    def add(self, path: Path, real: Path) -> None:
+    def add(self, path: Path, real: str) -> None:
         # Keep the path as found (under the root), not the link target.
         if real not in self.seen:
             self.seen.add(real)
             self.files.append(path)
 
-    def folder(self, root: Path, current: Path, real: Path, rel: str) -> None:
+    def folder(self, root: Path, current: str, real: str, rel: str) -> None:
         if real in self.visited:
-            self.skipped.append(Skipped(current, "link loop: folder already visited"))
+            self.skipped.append(Skipped(Path(current), "link loop: folder already visited"))
             return
         self.visited.add(real)
         try:
@@ -135,7 +136,7 @@ class _Walk:
                 Skipped(Path(err.filename or current), f"unreadable: {err.strerror}")
             )
             return
-        folders: list[tuple[Path, Path, str]] = []
+        folders: list[tuple[str, str, str]] = []
         files: list[tuple[os.DirEntry[str], str, bool]] = []
         for entry in entries:
             name = entry.name
@@ -147,31 +148,32 @@ class _Walk:
                 continue
             if self.excluded(entry_rel, name):
                 continue
-            target = self._target(root, current / name, real / name, is_link)
+            target = self._target(root, entry.path, f"{real}{os.sep}{name}", is_link)
             if target is not None:
-                folders.append((current / name, target, entry_rel))
+                folders.append((entry.path, target, entry_rel))
         for entry, entry_rel, is_link in files:
-            name = entry.name
-            self._file(root, current / name, real / name, entry_rel, entry, is_link)
+            self._file(root, entry, f"{real}{os.sep}{entry.name}", entry_rel, is_link)
         for path, target, entry_rel in folders:
             self.folder(root, path, target, entry_rel)
 
-    def _target(self, root: Path, path: Path, real: Path, is_link: bool) -> Path | None:
+    def _target(self, root: Path, path: str, real: str, is_link: bool) -> str | None:
         if not is_link:
             return real
-        target = _resolved(path)
+        target = _resolved(Path(path))
         if target is None:
-            self.skipped.append(Skipped(path, "link loop"))
-        elif not _inside(target, root):
-            self.skipped.append(Skipped(path, "link points outside the scanned root"))
+            self.skipped.append(Skipped(Path(path), "link loop"))
             return None
-        return target
+        if not _inside(target, root):
+            self.skipped.append(Skipped(Path(path), "link points outside the scanned root"))
+            return None
+        return str(target)
 
     def _file(
-        self, root: Path, path: Path, real: Path, rel: str, entry: os.DirEntry[str], is_link: bool
+        self, root: Path, entry: os.DirEntry[str], real: str, rel: str, is_link: bool
     ) -> None:
-        if self.excluded(rel, path.name):
+        if self.excluded(rel, entry.name):
             return
+        path = Path(entry.path)
         if is_link:
             target = _resolved(path)
             if target is None:
@@ -180,7 +182,7 @@ class _Walk:
             if not _inside(target, root):
                 self.skipped.append(Skipped(path, "link points outside the scanned root"))
                 return
-            real = target
+            real = str(target)
             regular = target.is_file()
         else:
             try:
@@ -189,7 +191,7 @@ class _Walk:
                 regular = False
         if not regular:
             # A FIFO would block the read forever; a dangling link has nothing to read.
-            what = "dangling link" if not real.exists() else "not a regular file"
+            what = "dangling link" if not os.path.exists(real) else "not a regular file"
             self.skipped.append(Skipped(path, what))
             return
         self.add(path, real)

@@ -110,6 +110,18 @@ def test_changed_file_never_parsed_and_still_not_matching_keeps_the_cache(
     assert fresh_runs == ["check", "audit"]
 
 
+def test_suppression_comments_are_read_from_changed_files_not_only_parsed_ones(
+    project: Path, fresh_runs: list[str]
+) -> None:
+    _check()
+    unrelated = project / "sglang" / "__init__.py"
+    unrelated.write_text(unrelated.read_text() + "\nX = 1  # gatecheck: ignore[GC001] moved\n")
+    warm = _check("--format", "json")
+    assert fresh_runs == ["check"]  # still answered from the cache...
+    assert "GC102" in warm  # ...yet the new comment is reported as suppressing nothing
+    assert warm == _check("--format", "json", "--no-cache")
+
+
 def test_changed_file_that_now_matches_the_prefilter_is_analysed(
     project: Path, fresh_runs: list[str]
 ) -> None:

@@ -21,6 +21,7 @@ from gatecheck.kernels.locate import locate
 from gatecheck.kernels.support import KernelSupport
 from gatecheck.loading.project import FileDiagnostic, Project
 from gatecheck.semantics.admitted import Semantics
+from gatecheck.suppressions import MARKER
 
 if TYPE_CHECKING:
     from gatecheck.audit import AuditReport
@@ -67,15 +68,21 @@ def check_analysis(
     def prefilter(text: str) -> bool:
         return any(mentions(text, f) for f in selected)
 
-    payload = cache.load(found.files, prefilter)
-    if payload is not None:
+    hit = cache.load(found.files, prefilter, may_suppress)
+    if hit is not None:
         try:
-            return _restored_analysis(payload, ruleset, found)
+            return _restored_analysis(hit.payload, ruleset, found, hit.noted)
         except (TypeError, ValueError, KeyError):
             pass  # an entry this version cannot read: analyse afresh
     analysis = fresh()
-    _store(cache, found, analysis.parsed_paths(), analysis.diagnostics, lambda: _payload(analysis))
+    parsed, diagnostics = analysis.parsed_paths(), analysis.diagnostics
+    _store(cache, found, parsed, diagnostics, lambda: _payload(analysis), may_suppress)
     return analysis
+
+
+def may_suppress(text: str) -> bool:
+    # What suppressions.scan_files reads a file for: a cached check rescans only these.
+    return MARKER in text
 
 
 def audit_report_cached(
@@ -113,10 +120,10 @@ def audit_report_cached(
         **_shared_material(ruleset, kernel_sources, found),
     )
     cache = RunCache(root, "audit", key)
-    payload = cache.load(found.files, mentions_arch)
-    if payload is not None:
+    hit = cache.load(found.files, mentions_arch)
+    if hit is not None:
         try:
-            return _restored_report(payload, ruleset)
+            return _restored_report(hit.payload, ruleset)
         except (TypeError, ValueError, KeyError):
             pass
     report = fresh()
@@ -130,6 +137,7 @@ def _store(
     parsed: Iterable[Path],
     diagnostics: Iterable[FileDiagnostic],
     payload: Callable[[], Any],
+    note: Callable[[str], bool] | None = None,
 ) -> None:
     # A file with a diagnostic was read too: it must be read again if it changes.
     read = {*parsed, *(d.path for d in diagnostics)}
@@ -137,7 +145,10 @@ def _store(
         data = payload()
     except TypeError:
         return  # something not representable as JSON: this run is not cached
-    cache.store(found.files, read, data)
+    if note is None:
+        cache.store(found.files, read, data)
+    else:
+        cache.store(found.files, read, data, note)
 
 
 def _shared_material(
@@ -202,14 +213,15 @@ def _payload(analysis: Analysis) -> dict[str, Any]:
     }
 
 
-def _restored_analysis(payload: dict[str, Any], ruleset: RuleSet, found: Discovery) -> Analysis:
+def _restored_analysis(
+    payload: dict[str, Any], ruleset: RuleSet, found: Discovery, marked: frozenset[Path]
+) -> Analysis:
     project = Project(found.files, found.roots)
     project.diagnostics.extend(from_data(FileDiagnostic, d) for d in payload["diagnostics"])
     findings = [from_data(Finding, f) for f in payload["findings"]]
     lines = from_data(tuple[tuple[int, int] | None, ...], payload["condition_lines"])
-    restored = Restored(
-        int(payload["gate_count"]), frozenset(Path(p) for p in payload["parsed"]), lines
-    )
+    parsed = frozenset(Path(p) for p in payload["parsed"])
+    restored = Restored(int(payload["gate_count"]), parsed, lines, marked)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
     return Analysis(project, semantics, found, findings=findings, restored=restored)
 

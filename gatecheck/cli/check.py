@@ -334,7 +334,7 @@ def _apply_suppressions(run: CheckRun) -> list[Finding]:
     )
     outcome = apply_suppressions(
         analysis.findings,
-        scan_files(analysis.project.files),
+        scan_files(analysis.suppression_candidates()),
         known_ids=known_ids(run.ruleset),
         checked_ids=checked,
     )

@@ -75,10 +75,10 @@ def load_rules(rules: Sequence[Path], *, use_cache: bool = False) -> RuleSet:
     from gatecheck.vcs import project_root
 
     cache = RunCache(project_root(), "rules", cache_key("rules", files=content_digest(sources)))
-    payload = cache.load((), lambda text: True)
-    if payload is not None:
+    hit = cache.load((), lambda text: True)
+    if hit is not None:
         try:
-            restored: RuleSet = from_data(RuleSet, payload)
+            restored: RuleSet = from_data(RuleSet, hit.payload)
             return restored
         except (TypeError, ValueError, KeyError):
             pass

@@ -34,6 +34,8 @@ class Restored:
     gate_count: int
     parsed: frozenset[Path]
     condition_lines: tuple[tuple[int, int] | None, ...]
+    # Files that may hold suppression comments (the others were read when cached).
+    marked: frozenset[Path] = frozenset()
 
 
 @dataclass
@@ -61,6 +63,13 @@ class Analysis:
     @property
     def gate_count(self) -> int:
         return self.restored.gate_count if self.restored else len(self.gate_results)
+
+    def suppression_candidates(self) -> tuple[Path, ...]:
+        """Files to scan for suppression comments: all of them, unless the cache knows
+        which ones hold the marker at all."""
+        if self.restored is not None:
+            return tuple(p for p in self.project.files if p in self.restored.marked)
+        return self.project.files
 
     def parsed_paths(self) -> set[Path]:
         if self.restored is not None:

@@ -204,19 +204,34 @@ class Project:
         self._builder: _Builder | None = None
         self.roots = tuple(roots)
         self.files = tuple(files)
-        self._by_name: dict[str, Path] = {}
-        self._name_of: dict[Path, str] = {}
         self._namer = ModuleNamer(self.roots)
-        for file in files:
-            name = self._namer.name(file)
-            self._name_of[file] = name
-            self._by_name.setdefault(name, file)
+        self._index: tuple[dict[str, Path], dict[Path, str]] | None = None
         self._modules: dict[Path, nodes.Module | None] = {}
         self._sources: dict[Path, SourceFile] = {}
         self._texts: dict[Path, str | None] = {}
         self.diagnostics: list[FileDiagnostic] = []
 
     # -- index -------------------------------------------------------------------------
+    def _names(self) -> tuple[dict[str, Path], dict[Path, str]]:
+        # Worked out on first use: a run answered from the cache never asks.
+        if self._index is None:
+            by_name: dict[str, Path] = {}
+            name_of: dict[Path, str] = {}
+            for file in self.files:
+                name = self._namer.name(file)
+                name_of[file] = name
+                by_name.setdefault(name, file)
+            self._index = (by_name, name_of)
+        return self._index
+
+    @property
+    def _by_name(self) -> dict[str, Path]:
+        return self._names()[0]
+
+    @property
+    def _name_of(self) -> dict[Path, str]:
+        return self._names()[1]
+
     def has_module(self, name: str) -> bool:
         return name in self._by_name
 

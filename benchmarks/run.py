@@ -1,0 +1,369 @@
+"""gatecheck's performance figures (issue #7), every one a ratio measured in this one run.
+
+    python benchmarks/run.py                     # everything (a few minutes)
+    python benchmarks/run.py --quick             # no semgrep, no 10x scaling check
+    python benchmarks/run.py --semgrep PATH      # use this semgrep binary
+
+Downloads the pinned corpus once (sglang 0.5.9 from PyPI, into .cache/corpus/ like the
+tests), then measures, each step in a fresh process (benchmarks/_timed.py):
+
+- plain `ast.parse` of every file (the yardstick), cold `check` and cold `audit` (empty
+  cache), warm ones (cache, nothing changed): seconds inside the process, interpreter start
+  and imports excluded (both are printed too, with the wall time);
+- semgrep running the equivalent single rule (benchmarks/semgrep_rule.yaml), installed
+  into benchmarks/.semgrep-venv with pip when it is not on PATH; wall time against
+  gatecheck's wall time (both include their start-up);
+- one changed file as pre-commit passes it (`gatecheck check --files-scope FILE` in a git
+  copy of the corpus): wall time, for a file gatecheck never parses and for one it does;
+- peak RSS of each step;
+- a synthetic tree 10x larger (the corpus copied under ten package names): time(10x) /
+  time(1x) for check and audit.
+
+Each step runs `--repeat` times (default 3; once for the 10x tree) and the fastest run
+counts: on a shared machine the minimum is the figure least disturbed by other work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / ".cache" / "corpus"
+TIMED = Path(__file__).resolve().parent / "_timed.py"
+SEMGREP_RULE = Path(__file__).resolve().parent / "semgrep_rule.yaml"
+SEMGREP_VENV = Path(__file__).resolve().parent / ".semgrep-venv"
+PINNED = "sglang==0.5.9"
+
+
+@dataclass
+class Step:
+    seconds: float  # inside the process
+    wall: float  # the whole process, start-up included
+    imports: float
+    max_rss_mb: float
+    exit: object = None
+
+
+def corpus(requirement: str) -> Path:
+    """Download and unpack a wheel once (the tests' corpus_package, without pytest)."""
+    name, _, version = requirement.partition("==")
+    target = CORPUS / f"{name}-{version}"
+    if (target / ".complete").exists():
+        return target
+    CORPUS.mkdir(parents=True, exist_ok=True)
+    pattern = f"{name.replace('-', '_')}-{version}-*.whl"
+    if not list(CORPUS.glob(pattern)):
+        download = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", requirement]
+        subprocess.run([*download, "-d", str(CORPUS)], check=True)
+    wheel = next(iter(CORPUS.glob(pattern)))
+    if target.exists():
+        shutil.rmtree(target)
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(target)
+    (target / ".complete").touch()
+    return target
+
+
+def timed(args: Sequence[str], cwd: Path, repeat: int, prepare: object = None) -> Step:
+    """The fastest of `repeat` fresh processes running benchmarks/_timed.py."""
+    best: Step | None = None
+    for _ in range(repeat):
+        if callable(prepare):
+            prepare()
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, str(TIMED), *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+        wall = time.perf_counter() - started
+        if done.returncode != 0:
+            raise SystemExit(f"step failed: {' '.join(args)}\n{done.stderr}")
+        data = json.loads(done.stdout.strip().splitlines()[-1])
+        step = Step(
+            float(data["seconds"]),
+            wall,
+            float(data.get("imports", 0.0)),
+            float(data["max_rss_mb"]),
+            data.get("exit"),
+        )
+        if best is None or step.seconds < best.seconds:
+            best = step
+    assert best is not None
+    return best
+
+
+def wall(command: Sequence[str], cwd: Path, repeat: int, prepare: object = None) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        if callable(prepare):
+            prepare()
+        started = time.perf_counter()
+        subprocess.run(command, cwd=cwd, capture_output=True, check=False)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+# -- semgrep ------------------------------------------------------------------------------
+
+
+def find_semgrep(given: str | None) -> tuple[Path | None, str]:
+    if given:
+        return Path(given), "given"
+    on_path = shutil.which("semgrep")
+    if on_path:
+        return Path(on_path), "on PATH"
+    binary = SEMGREP_VENV / "bin" / "semgrep"
+    if binary.exists():
+        return binary, "benchmarks/.semgrep-venv"
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(SEMGREP_VENV)], check=True)
+        subprocess.run(
+            [str(SEMGREP_VENV / "bin" / "python"), "-m", "pip", "install", "-q", "semgrep"],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+    except (subprocess.SubprocessError, OSError) as err:
+        detail = getattr(err, "stderr", "") or str(err)
+        return None, f"cannot install semgrep: {detail.strip().splitlines()[-1:]}"
+    return (
+        (binary, "installed into benchmarks/.semgrep-venv")
+        if binary.exists()
+        else (
+            None,
+            "semgrep installed but no binary found",
+        )
+    )
+
+
+def semgrep_step(binary: Path, root: Path, cwd: Path, repeat: int) -> tuple[float, str]:
+    command = [
+        str(binary),
+        "scan",
+        "--config",
+        str(SEMGREP_RULE),
+        "--metrics=off",
+        "--disable-version-check",
+        "--no-git-ignore",
+        "--json",
+        str(root),
+    ]
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    try:
+        results = json.loads(done.stdout)["results"]
+        found = ", ".join(
+            f"{Path(r['path']).relative_to(root).as_posix()}:{r['start']['line']}" for r in results
+        )
+    except (ValueError, KeyError):
+        found = f"(no JSON: {done.stderr.strip()[-200:]})"
+    return wall(command, cwd, repeat), found
+
+
+# -- the synthetic 10x tree ---------------------------------------------------------------
+
+
+def replicate(source: Path, target: Path, copies: int) -> None:
+    """`copies` self-contained copies of the corpus package, each renamed (imports too)."""
+    for index in range(copies):
+        name = f"sglang_{index}"
+        word = re.compile(r"\bsglang\b")
+        for path in (source / "sglang").rglob("*.py"):
+            rel = path.relative_to(source / "sglang")
+            out = target / name / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(word.sub(name, path.read_text(encoding="utf-8")).encode("utf-8"))
+
+
+# -- the run ------------------------------------------------------------------------------
+
+
+def machine() -> list[str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = []
+    for package in ("gatecheck", "astroid"):
+        try:
+            from importlib.metadata import version
+
+            versions.append(f"{package} {version(package)}")
+        except Exception:
+            versions.append(f"{package} ?")
+    return [
+        f"cpu: {cpu}, {os.cpu_count()} cores; {platform.system()} {platform.release()}",
+        f"python {platform.python_version()} ({sys.executable}); " + ", ".join(versions),
+    ]
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "n/a"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", default=PINNED)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--semgrep", help="a semgrep binary to use")
+    parser.add_argument("--skip-semgrep", action="store_true")
+    parser.add_argument("--skip-scaling", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="--skip-semgrep --skip-scaling")
+    options = parser.parse_args()
+    root = corpus(options.corpus)
+    repeat = options.repeat
+    lines = [f"gatecheck benchmarks on {options.corpus} ({root})", *machine()]
+    work = Path(tempfile.mkdtemp(prefix="gatecheck-bench-"))
+    try:
+        lines += measure(root, work, repeat, options)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("\n".join(lines))
+
+
+def measure(root: Path, work: Path, repeat: int, options: argparse.Namespace) -> list[str]:
+    out: list[str] = []
+    audit_args = ["audit", str(root), "--generation", "sm120", "--format", "json"]
+    check_args = ["check", str(root), "--format", "json"]
+
+    def clear(folder: Path) -> object:
+        return lambda: shutil.rmtree(folder / ".gatecheck_cache", ignore_errors=True)
+
+    parse = timed(["ast-parse", str(root)], work, repeat)
+    cold_check = timed(["gatecheck", *check_args], work, repeat, prepare=clear(work))
+    warm_check = timed(["gatecheck", *check_args], work, repeat)
+    cold_audit = timed(["gatecheck", *audit_args], work, repeat, prepare=clear(work))
+    warm_audit = timed(["gatecheck", *audit_args], work, repeat)
+    out += [
+        "",
+        "in-process seconds (interpreter start and imports excluded; fastest of "
+        f"{repeat}), wall seconds, peak RSS:",
+        f"  ast.parse of every file     {parse.seconds:7.2f} s   wall {parse.wall:6.2f} s"
+        f"   {parse.max_rss_mb:5.0f} MB",
+    ]
+    for label, step in [
+        ("check, cold (no cache)", cold_check),
+        ("check, warm (cache)", warm_check),
+        ("audit, cold (no cache)", cold_audit),
+        ("audit, warm (cache)", warm_audit),
+    ]:
+        out.append(
+            f"  {label:<27} {step.seconds:7.2f} s   wall {step.wall:6.2f} s"
+            f"   {step.max_rss_mb:5.0f} MB   (imports {step.imports:.2f} s)"
+        )
+    out += [
+        "",
+        "ratios (target):",
+        f"  cold check / ast.parse      {ratio(cold_check.seconds, parse.seconds):>8}   (<= 0.5x)",
+        f"  cold audit / ast.parse      {ratio(cold_audit.seconds, parse.seconds):>8}   (<= 0.5x)",
+        f"  warm check / cold check     {ratio(warm_check.seconds, cold_check.seconds):>8}"
+        "   (<= 0.1x)",
+        f"  warm audit / cold audit     {ratio(warm_audit.seconds, cold_audit.seconds):>8}"
+        "   (<= 0.1x)",
+        f"  peak RSS, check / audit     {cold_check.max_rss_mb:.0f} MB / "
+        f"{cold_audit.max_rss_mb:.0f} MB   (< 250 MB)",
+    ]
+    out += semgrep_lines(root, work, repeat, cold_check, options)
+    out += precommit_lines(root, work, repeat)
+    if not (options.skip_scaling or options.quick):
+        out += scaling_lines(root, work)
+    return out
+
+
+def semgrep_lines(
+    root: Path, work: Path, repeat: int, cold_check: Step, options: argparse.Namespace
+) -> list[str]:
+    if options.skip_semgrep or options.quick:
+        return ["", "semgrep: skipped (--skip-semgrep)"]
+    binary, how = find_semgrep(options.semgrep)
+    if binary is None:
+        return ["", f"semgrep: skipped ({how})"]
+    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True)
+    seconds, found = semgrep_step(binary, root, work, repeat)
+    return [
+        "",
+        f"semgrep {version.stdout.strip()} ({how}), the equivalent single rule, wall:",
+        f"  semgrep                     {seconds:7.2f} s   finds {found}",
+        f"  gatecheck check, cold       {cold_check.wall:7.2f} s   "
+        f"({cold_check.seconds:.2f} s in-process)",
+        f"  semgrep / gatecheck (wall)  {ratio(seconds, cold_check.wall):>8}   (>= 20x)",
+        f"  semgrep / gatecheck (in-process) {ratio(seconds, cold_check.seconds):>8}",
+    ]
+
+
+def precommit_lines(root: Path, work: Path, repeat: int) -> list[str]:
+    """A git copy of the corpus; pre-commit runs `gatecheck check --files-scope FILE`."""
+    repo = work / "precommit"
+    shutil.copytree(root / "sglang", repo / "sglang")
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "corpus"], cwd=repo, check=True)
+    command = [sys.executable, "-m", "gatecheck", "check", "--files-scope"]
+    env_path = {**os.environ, "PYTHONPATH": str(REPO)}
+    srt = repo / "sglang" / "srt"
+    cases = [
+        ("a file gatecheck never parses", srt / "utils" / "hf_transformers_utils.py"),
+        ("a file it parses (re-analysed)", srt / "layers" / "communicator.py"),
+    ]
+    out = ["", "one changed file, as pre-commit passes it (wall, interpreter start included):"]
+    for label, changed in cases:
+        if not changed.exists():
+            out.append(f"  {label}: {changed.name} not in this corpus, skipped")
+            continue
+        rel = str(changed.relative_to(repo))
+        subprocess.run([*command, rel], cwd=repo, capture_output=True, env=env_path)  # warm
+        best = float("inf")
+        for edit in range(repeat):
+            with changed.open("a", encoding="utf-8") as handle:
+                handle.write(f"# edited {edit}\n")
+            started = time.perf_counter()
+            subprocess.run([*command, rel], cwd=repo, capture_output=True, env=env_path)
+            best = min(best, time.perf_counter() - started)
+        target = "   (< 0.5 s)" if "never" in label else ""
+        out.append(f"  {label:<32} {best:6.2f} s{target}   ({rel})")
+    return out
+
+
+def scaling_lines(root: Path, work: Path) -> list[str]:
+    one, ten = work / "x1", work / "x10"
+    replicate(root, one, 1)
+    replicate(root, ten, 10)
+    out = ["", "scaling: the corpus copied under 1 and 10 package names (in-process, once each):"]
+    commands = [
+        ["check", "--format", "json"],
+        ["audit", "--generation", "sm120", "--format", "json"],
+    ]
+    for command in commands:
+        small = timed(["gatecheck", command[0], str(one), *command[1:], "--no-cache"], work, 1)
+        large = timed(["gatecheck", command[0], str(ten), *command[1:], "--no-cache"], work, 1)
+        out.append(
+            f"  {command[0]:<6} 1x {small.seconds:6.2f} s  10x {large.seconds:7.2f} s   "
+            f"time(10x)/time(1x) = {large.seconds / small.seconds:5.2f}  (linear: <= 10)   "
+            f"peak RSS {small.max_rss_mb:.0f} / {large.max_rss_mb:.0f} MB"
+        )
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -92,6 +92,7 @@ class Row:
     diagnosed: int = 0
     findings: int = 0
     fixed_files: int | None = None
+    audit: str = ""  # what audit parsed and classified
     broken: list[str] = field(default_factory=list)
     unaccounted: list[str] = field(default_factory=list)
     runs: list[CommandRun] = field(default_factory=list)
@@ -220,7 +221,13 @@ def check_corpus(requirement: str, *, with_audit: bool) -> list[Row]:
         check_json(shipped, root, [])
         if with_audit:
             args = ["audit", str(root), "--generation", GENERATION, "--format", "json"]
-            shipped.runs.append(run_command("audit", args)[0])
+            run, stdout = run_command("audit", args)
+            shipped.runs.append(run)
+            if run.crash is None:
+                audit = json.loads(stdout)
+                shipped.audit = (
+                    f"{audit.get('scanned_files', '?')} files, {audit.get('total', '?')} gates"
+                )
         run, diff = run_command("fix --diff", ["check", str(root), "--fix", "--diff"])
         shipped.runs.append(run)
         shipped.fixed_files = sum(1 for line in diff.splitlines() if line.startswith("+++ "))
@@ -245,7 +252,7 @@ def _seconds(row: Row, name: str) -> str:
 def markdown_table(rows: Sequence[Row]) -> str:
     header = (
         "| corpus | rules | .py files | seen | parsed | skipped | diagnosed | findings "
-        "| files fixed | crashes | check s | audit s | fix s |"
+        "| files fixed | crashes | check s | audit (parsed, gates) | audit s | fix s |"
     )
     lines = [header, "|" + "---|" * (header.count("|") - 1)]
     for r in rows:
@@ -256,7 +263,7 @@ def markdown_table(rows: Sequence[Row]) -> str:
         lines.append(
             f"| {r.requirement} | {r.rules} | {r.on_disk} | {r.seen} | {r.parsed} | {r.skipped} "
             f"| {r.diagnosed} | {r.findings} | {fixed} | {len(r.crashes)} "
-            f"| {_seconds(r, 'check')} | {_seconds(r, 'audit')} | {fix_seconds} |"
+            f"| {_seconds(r, 'check')} | {r.audit} | {_seconds(r, 'audit')} | {fix_seconds} |"
         )
     return "\n".join(lines)
 
@@ -268,6 +275,7 @@ def print_row(row: Row) -> None:
         f"seen {row.seen}: parsed {row.parsed}, skipped {row.skipped}, "
         f"diagnosed {row.diagnosed}; findings {row.findings}"
         + ("" if row.fixed_files is None else f"; files fixed {row.fixed_files}")
+        + (f"; audit: {row.audit}" if row.audit else "")
     )
     for run in row.runs:
         state = "CRASH" if run.crash else f"exit {run.exit_code}"

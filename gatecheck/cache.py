@@ -35,7 +35,7 @@ from gatecheck import __version__
 from gatecheck.loading.project import read_source
 
 CACHE_DIR = ".gatecheck_cache"
-_FORMAT = 2
+_FORMAT = 3
 # Entries written less than this before a file's mtime cannot trust its stat.
 _RACY_NS = 2_000_000_000
 
@@ -62,6 +62,14 @@ def content_digest(paths: Iterable[Path]) -> str:
 
 def _nothing(text: str) -> bool:
     return False
+
+
+def _digest(text: str | None, raw: bytes | None) -> str:
+    """sha256 of what the analysis reads: the decoded text (an encoding cookie or a BOM
+    that changes nothing read changes nothing), else the bytes."""
+    if text is not None:
+        return "t" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return "b" + hashlib.sha256(raw or b"").hexdigest()
 
 
 def _text(path: Path, raw: bytes) -> str | None:
@@ -133,12 +141,10 @@ class RunCache:
             if (stat.st_mtime_ns, stat.st_size) == (mtime_ns, size) and not racy:
                 continue
             raw = path.read_bytes()
-            new_digest = hashlib.sha256(raw).hexdigest()
+            text = _text(path, raw)
+            new_digest = _digest(text, raw)
             if new_digest != digest:
-                if name in parsed:
-                    return None
-                text = _text(path, raw)
-                if text is None or prefilter(text):
+                if name in parsed or text is None or prefilter(text):
                     return None
                 noted = note(text)
             fresh = [stat.st_mtime_ns, stat.st_size, new_digest, bool(noted)]
@@ -157,16 +163,21 @@ class RunCache:
         parsed: Iterable[Path],
         payload: Any,
         note: Callable[[str], bool] = _nothing,
+        text_of: Callable[[Path], str | None] | None = None,
     ) -> None:
-        """Record the run (best effort: a cache that cannot be written is no error)."""
+        """Record the run (best effort: a cache that cannot be written is no error).
+        `text_of` may supply the texts the run has read already."""
         written = time.time_ns()
         rows = []
         try:
             for path in files:
                 stat = path.stat()
-                raw = path.read_bytes()
-                digest = hashlib.sha256(raw).hexdigest()
-                text = _text(path, raw)
+                text = None if text_of is None else text_of(path)
+                raw = None
+                if text is None:
+                    raw = path.read_bytes()
+                    text = _text(path, raw)
+                digest = _digest(text, raw)
                 noted = True if text is None else note(text)  # unreadable: say so, reread
                 rows.append([str(path), stat.st_mtime_ns, stat.st_size, digest, noted])
         except OSError:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,16 +101,25 @@ def find_suppressions(text: str, path: Path) -> list[Suppression]:
     return found
 
 
-def scan_files(paths: Iterable[Path]) -> dict[Path, list[Suppression]]:
+def scan_files(
+    paths: Iterable[Path], text_of: Callable[[Path], str | None] | None = None
+) -> dict[Path, list[Suppression]]:
+    """Suppressions by file; `text_of` may supply texts already read (None: unreadable)."""
     by_path: dict[Path, list[Suppression]] = {}
     for path in paths:
-        try:
-            text = read_source(path).text
-        except (OSError, ValueError, SyntaxError, LookupError):
+        text = _read(path) if text_of is None else text_of(path)
+        if text is None:
             continue  # unreadable files are the loader's diagnostics
         if MARKER in text and (found := find_suppressions(text, path)):
             by_path[path] = found
     return by_path
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return read_source(path).text
+    except (OSError, ValueError, SyntaxError, LookupError):
+        return None
 
 
 @dataclass

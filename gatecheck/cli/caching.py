@@ -76,7 +76,15 @@ def check_analysis(
             pass  # an entry this version cannot read: analyse afresh
     analysis = fresh()
     parsed, diagnostics = analysis.parsed_paths(), analysis.diagnostics
-    _store(cache, found, parsed, diagnostics, lambda: _payload(analysis), may_suppress)
+    _store(
+        cache,
+        found,
+        parsed,
+        diagnostics,
+        lambda: _payload(analysis),
+        may_suppress,
+        analysis.project.text_of,
+    )
     return analysis
 
 
@@ -138,6 +146,7 @@ def _store(
     diagnostics: Iterable[FileDiagnostic],
     payload: Callable[[], Any],
     note: Callable[[str], bool] | None = None,
+    text_of: Callable[[Path], str | None] | None = None,
 ) -> None:
     # A file with a diagnostic was read too: it must be read again if it changes.
     read = {*parsed, *(d.path for d in diagnostics)}
@@ -146,9 +155,9 @@ def _store(
     except TypeError:
         return  # something not representable as JSON: this run is not cached
     if note is None:
-        cache.store(found.files, read, data)
+        cache.store(found.files, read, data, text_of=text_of)
     else:
-        cache.store(found.files, read, data, note)
+        cache.store(found.files, read, data, note, text_of)
 
 
 def _shared_material(

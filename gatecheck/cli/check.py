@@ -334,7 +334,7 @@ def _apply_suppressions(run: CheckRun) -> list[Finding]:
     )
     outcome = apply_suppressions(
         analysis.findings,
-        scan_files(analysis.suppression_candidates()),
+        scan_files(analysis.suppression_candidates(), analysis.project.text_of),
         known_ids=known_ids(run.ruleset),
         checked_ids=checked,
     )

@@ -149,8 +149,16 @@ def _default_excluded(path: Path, root: Path) -> bool:
 # --- running -----------------------------------------------------------------------------------
 
 
+def _fresh(command: str) -> list[str]:
+    """--no-cache where the command has it: a cache hit would analyse (and test) nothing."""
+    found = cli.get_command(click.Context(cli), command)
+    names = {param.name for param in found.params} if found is not None else set()
+    return ["--no-cache"] if "no_cache" in names else []
+
+
 def run_command(name: str, args: Sequence[str]) -> tuple[CommandRun, str]:
     started = time.monotonic()
+    args = [*args, *_fresh(args[0])]
     result = CliRunner().invoke(cli, ["--debug", *args], catch_exceptions=True)
     seconds = time.monotonic() - started
     crash = None

@@ -209,6 +209,7 @@ class Project:
         self._modules: dict[Path, nodes.Module | None] = {}
         self._sources: dict[Path, SourceFile] = {}
         self._texts: dict[Path, str | None] = {}
+        self._mentioning: dict[tuple[str, ...], tuple[Path, ...]] = {}
         self.diagnostics: list[FileDiagnostic] = []
 
     # -- index -------------------------------------------------------------------------
@@ -282,6 +283,8 @@ class Project:
         except AstroidBuildingError as err:
             self._diagnose(path, 1, 0, f"cannot build: {_first_line(err)}")
         self._modules[path] = module
+        if module is not None and _bulk_depth:
+            gc.freeze()  # the new tree lives to the end: out of the collector's way now
         progress.parsed(path)
         return module
 
@@ -294,6 +297,20 @@ class Project:
             except (OSError, ValueError, SyntaxError, LookupError):
                 self._texts[path] = None
         return self._texts[path]
+
+    def files_mentioning(self, needles: Iterable[str]) -> tuple[Path, ...]:
+        """Files whose text holds any of the needles (a cheap prefilter), remembered: a
+        search repeated for every gate would make a large project quadratic."""
+        key = tuple(sorted({n for n in needles if n}))
+        found = self._mentioning.get(key)
+        if found is None:
+            found = tuple(
+                path
+                for path in self.files
+                if (text := self.text_of(path)) is not None and any(n in text for n in key)
+            )
+            self._mentioning[key] = found
+        return found
 
     def source(self, path: Path) -> SourceFile | None:
         if path not in self._sources:

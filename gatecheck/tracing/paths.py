@@ -7,6 +7,7 @@ become marked hops, never crashes."""
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,14 +139,11 @@ def _dashed(flag: str) -> str:
 
 
 def _modules_mentioning(analysis: Analysis, needles: Iterable[str]) -> list[nodes.Module]:
-    wanted = [n for n in needles if n]
     found: list[nodes.Module] = []
-    for file in analysis.project.files:
-        text = analysis.project.text_of(file)
-        if text is not None and any(n in text for n in wanted):
-            module = analysis.project.module_at(file)
-            if module is not None:
-                found.append(module)
+    for file in analysis.project.files_mentioning(needles):
+        module = analysis.project.module_at(file)
+        if module is not None:
+            found.append(module)
     return found
 
 
@@ -208,15 +206,8 @@ def _callers(
     out: list[PathNode] = []
     unresolved: list[nodes.Call] = []
     for module in _candidate_modules(analysis, function):
-        for call in module.nodes_of_class(nodes.Call):
+        for call in _calls_named(module, name):
             callee = call.func
-            spelled = (
-                callee.attrname
-                if isinstance(callee, nodes.Attribute)
-                else getattr(callee, "name", None)
-            )
-            if spelled != name:
-                continue
             value = evaluator.value(callee)
             if not isinstance(value, FunctionRef):
                 unresolved.append(call)
@@ -234,6 +225,30 @@ def _callers(
     return out
 
 
+# Calls of each module by the name they spell, in tree order: built once per module (a
+# caller search walked every candidate module again for every function).
+_CALLS: weakref.WeakKeyDictionary[nodes.Module, dict[str, list[nodes.Call]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _calls_named(module: nodes.Module, name: str) -> list[nodes.Call]:
+    by_name = _CALLS.get(module)
+    if by_name is None:
+        by_name = {}
+        for call in module.nodes_of_class(nodes.Call):
+            callee = call.func
+            spelled = (
+                callee.attrname
+                if isinstance(callee, nodes.Attribute)
+                else getattr(callee, "name", None)
+            )
+            if isinstance(spelled, str):
+                by_name.setdefault(spelled, []).append(call)
+        _CALLS[module] = by_name
+    return by_name.get(name, [])
+
+
 def _candidate_modules(analysis: Analysis, function: nodes.FunctionDef) -> list[nodes.Module]:
     """Cheap prefilter: a method's callers name its class somewhere (they build or
     annotate the receiver) or live in its module; a function's callers name it."""
@@ -243,9 +258,9 @@ def _candidate_modules(analysis: Analysis, function: nodes.FunctionDef) -> list[
         return _modules_mentioning(analysis, [name])
     home = function.root()
     found: list[nodes.Module] = [home] if isinstance(home, nodes.Module) else []
-    for file in analysis.project.files:
+    for file in analysis.project.files_mentioning([name]):
         text = analysis.project.text_of(file)
-        if text is None or name not in text or str(owner.name) not in text:
+        if text is None or str(owner.name) not in text:
             continue
         module = analysis.project.module_at(file)
         if module is not None and module is not home:

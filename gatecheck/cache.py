@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
+import functools
 import hashlib
 import json
 import os
@@ -246,6 +247,11 @@ def to_data(value: Any) -> Any:
     raise TypeError(f"cannot cache a {type(value).__name__}")
 
 
+@functools.cache
+def _hints(kind: type) -> dict[str, Any]:
+    return typing.get_type_hints(kind)  # evaluates every annotation: once per class
+
+
 def from_data(kind: Any, data: Any) -> Any:
     """The inverse of to_data, guided by `kind` (a class or a type hint)."""
     origin = typing.get_origin(kind)
@@ -272,7 +278,7 @@ def from_data(kind: Any, data: Any) -> Any:
     if kind is Any or kind is object:
         return data
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
-        hints = typing.get_type_hints(kind)
+        hints = _hints(kind)
         values = {
             f.name: from_data(hints[f.name], data[f.name])
             for f in dataclasses.fields(kind)

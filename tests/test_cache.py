@@ -218,9 +218,9 @@ def test_rules_come_back_the_same_from_the_cache(project: Path) -> None:
     from gatecheck.config.loader import load_ruleset
 
     shipped = load_ruleset(None)
-    assert load_rules((), use_cache=True) == shipped  # stores
+    assert load_rules((), cache_root=project) == shipped  # stores
     assert list((project / CACHE_DIR).glob("rules-*.json"))
-    assert load_rules((), use_cache=True) == shipped  # reads
+    assert load_rules((), cache_root=project) == shipped  # reads
 
 
 def test_old_entries_are_pruned(tmp_path: Path) -> None:

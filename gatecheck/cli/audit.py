@@ -57,7 +57,8 @@ def audit_report(
     use_cache: bool = True,
     quiet: bool = False,
 ) -> tuple[AuditReport, RuleSet]:
-    ruleset = load_rules(rules, use_cache=use_cache)
+    root = project_root()
+    ruleset = load_rules(rules, cache_root=root if use_cache else None)
     wanted = [c.strip() for value in columns for c in value.split(",") if c.strip()]
     for name, hint in [(generation, "--generation")] + [(c, "--columns") for c in wanted]:
         if name not in ruleset.registry:
@@ -68,7 +69,7 @@ def audit_report(
     targets = list(paths) or [Path.cwd()]
     with progress_reporter(quiet=quiet, what="auditing"):
         report = audit_report_cached(
-            project_root(),
+            root,
             targets,
             ruleset,
             generation,

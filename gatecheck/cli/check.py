@@ -205,9 +205,9 @@ def check(**params: Any) -> None:
 
 def start(options: CheckOptions) -> CheckRun:
     settings = resolve_settings(options.overrides())
-    ruleset = load_rules(settings.rules.value, use_cache=not options.no_cache)
-    validate_ids(settings, ruleset, options.features)
     root = project_root()
+    ruleset = load_rules(settings.rules.value, cache_root=None if options.no_cache else root)
+    validate_ids(settings, ruleset, options.features)
     # Files-scoped, the whole project is analysed: a gate's predicates may live anywhere.
     targets = [root] if options.files_scope else list(options.paths) or [Path.cwd()]
     # Fixes (and SARIF, which carries verified fixes) need trees: always analysed afresh.

@@ -64,17 +64,16 @@ class GatecheckGroup(click.Group):
         return None
 
 
-def load_rules(rules: Sequence[Path], *, use_cache: bool = False) -> RuleSet:
-    """The rules; with `use_cache`, rules already loaded from these very file contents
-    are read back from .gatecheck_cache/ (no YAML parse, no schema validation)."""
+def load_rules(rules: Sequence[Path], *, cache_root: Path | None = None) -> RuleSet:
+    """The rules; given the project root, rules already loaded from these very file
+    contents are read back from its .gatecheck_cache/ (no YAML parse, no validation)."""
     paths = list(rules) if rules else None
-    sources = rule_sources(paths) if use_cache else None
-    if sources is None:
+    sources = rule_sources(paths) if cache_root is not None else None
+    if cache_root is None or sources is None:
         return load_ruleset(paths)
     from gatecheck.cache import RunCache, cache_key, content_digest, from_data, to_data
-    from gatecheck.vcs import project_root
 
-    cache = RunCache(project_root(), "rules", cache_key("rules", files=content_digest(sources)))
+    cache = RunCache(cache_root, "rules", cache_key("rules", files=content_digest(sources)))
     hit = cache.load((), lambda text: True)
     if hit is not None:
         try:

@@ -128,14 +128,17 @@ def _is_under(path: Path, root: Path) -> bool:
     return True
 
 
-def lookup(node: nodes.NodeNG, name: str) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
+def lookup(
+    node: nodes.NodeNG, name: str, bound: bool | None = None
+) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
     """`node.lookup(name)`. astroid's builtins module (a third of a second to make) is
     made on demand, before the first lookup that can reach it: a name bound in no
-    enclosing scope, a dunder (`__name__` reads it), a decorator inside a class."""
+    enclosing scope, a dunder (`__name__` reads it), a decorator inside a class.
+    `bound`: whether bound_in_scopes(node, name) holds, when the caller knows."""
     if (
         name.startswith("__")
         or isinstance(node.parent, nodes.Decorators)
-        or not bound_in_scopes(node, name)
+        or not (bound if bound is not None else bound_in_scopes(node, name))
     ):
         ensure_builtins()
     scope, found = node.lookup(name)

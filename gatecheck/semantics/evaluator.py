@@ -353,7 +353,7 @@ class Evaluator:
             star = self._star_imported(node)
             return star if star is not None else _BUILTINS.get(node.name, UNKNOWN)
         try:
-            scope, assigns = lookup(node, node.name)
+            scope, assigns = lookup(node, node.name, bound=True)
         except Exception:
             return UNKNOWN
         if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):

@@ -287,7 +287,10 @@ class Project:
             self._diagnose(path, 1, 0, f"cannot build: {_first_line(err)}")
         self._modules[path] = module
         if module is not None and _bulk_depth:
-            gc.freeze()  # the new tree lives to the end: out of the collector's way now
+            # The new tree lives to the end: out of the collector's way now (after the
+            # young garbage is collected, so none of it is kept to the end as well).
+            gc.collect(1)
+            gc.freeze()
         progress.parsed(path)
         return module
 

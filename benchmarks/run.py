@@ -350,8 +350,10 @@ def scaling_lines(root: Path, work: Path) -> list[str]:
     replicate(root, one, 1)
     replicate(root, ten, 10)
     out = ["", "scaling: the corpus copied under 1 and 10 package names (in-process, best of 2):"]
+    # Concise reports: in the copies one feature has ten times the gates, and each JSON
+    # finding carries the feature's whole activation path (n findings x n hops).
     commands = [
-        ["check", "--format", "json"],
+        ["check", "--format", "concise"],
         ["audit", "--generation", "sm120", "--format", "json"],
     ]
     for command in commands:

@@ -77,8 +77,9 @@ def render_json(
     base: Path | None,
     accounting: Accounting | None = None,
 ) -> str:
+    lines = SourceLines()  # each reported file read once for the whole report
     data: dict[str, Any] = {
-        "findings": [finding_to_dict(f, registry, base) for f in findings],
+        "findings": [finding_to_dict(f, registry, base, lines) for f in findings],
         "diagnostics": [
             {
                 "path": display_path(d.path, base),

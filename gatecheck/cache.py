@@ -103,12 +103,16 @@ class RunCache:
         files: Sequence[Path],
         prefilter: Callable[[str], bool],
         note: Callable[[str], bool] = _nothing,
+        prepare: Callable[[Any], None] | None = None,
     ) -> Hit | None:
         """The stored result if still valid. `note` must be the one given to `store`: the
         hit lists the files whose text it holds for (kept per file, so a later run need
-        not read the others, e.g. to look for suppression comments)."""
+        not read the others, e.g. to look for suppression comments). `prepare` sees the
+        stored payload before any file is checked (the prefilter may depend on it)."""
         try:
             entry = json.loads(self.path.read_text(encoding="utf-8"))
+            if prepare is not None and entry.get("key") == self.key:
+                prepare(entry["payload"])
             hit = self._validate(entry, files, prefilter, note)
         except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
             return None  # missing, corrupt or foreign: analyse and rebuild

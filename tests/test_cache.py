@@ -122,6 +122,24 @@ def test_suppression_comments_are_read_from_changed_files_not_only_parsed_ones(
     assert warm == _check("--format", "json", "--no-cache")
 
 
+def test_changed_file_that_now_holds_a_name_the_run_searched_for_is_analysed(
+    project: Path, fresh_runs: list[str]
+) -> None:
+    # Activation paths search every file for the feature's CLI option (and for callers):
+    # a file that comes to spell one changes the report although it matches no flag.
+    cold = _check("--format", "json")
+    unrelated = project / "sglang" / "__init__.py"
+    unrelated.write_text(
+        "import argparse\n"
+        "parser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--enable-flashinfer-allreduce-fusion", action="store_true")\n'
+    )
+    warm = _check("--format", "json")
+    assert fresh_runs == ["check", "check"]
+    assert warm != cold
+    assert warm == _check("--format", "json", "--no-cache")
+
+
 def test_changed_file_that_now_matches_the_prefilter_is_analysed(
     project: Path, fresh_runs: list[str]
 ) -> None:

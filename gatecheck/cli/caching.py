@@ -68,7 +68,14 @@ def check_analysis(
     def prefilter(text: str) -> bool:
         return any(mentions(text, f) for f in selected)
 
-    hit = cache.load(found.files, prefilter, may_suppress)
+    needles: list[str] = []
+
+    def still_irrelevant(text: str) -> bool:
+        # The engine's prefilter, and every name the run searched files for (callers of
+        # gate functions, CLI options for activation paths).
+        return prefilter(text) or any(needle in text for needle in needles)
+
+    hit = cache.load(found.files, still_irrelevant, may_suppress, _needles_into(needles))
     if hit is not None:
         try:
             return _restored_analysis(hit.payload, ruleset, found, hit.noted)
@@ -86,6 +93,15 @@ def check_analysis(
         analysis.project.text_of,
     )
     return analysis
+
+
+def _needles_into(needles: list[str]) -> Callable[[Any], None]:
+    """Reads the searched names out of an entry before its files are checked."""
+
+    def read(payload: Any) -> None:
+        needles[:] = [str(n) for n in payload["needles"]]
+
+    return read
 
 
 def may_suppress(text: str) -> bool:
@@ -219,6 +235,7 @@ def _payload(analysis: Analysis) -> dict[str, Any]:
         "gate_count": analysis.gate_count,
         "parsed": sorted(str(p) for p in analysis.parsed_paths()),
         "diagnostics": [to_data(d) for d in analysis.diagnostics],
+        "needles": sorted(analysis.project.searched_needles()),
     }
 
 

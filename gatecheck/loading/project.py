@@ -318,6 +318,11 @@ class Project:
             self._mentioning[key] = found
         return found
 
+    def searched_needles(self) -> set[str]:
+        """Every needle files_mentioning was asked for: a file that comes to hold one may
+        change what a run found (the cache checks changed files for them)."""
+        return {needle for key in self._mentioning for needle in key}
+
     def source(self, path: Path) -> SourceFile | None:
         if path not in self._sources:
             self.module_at(path)

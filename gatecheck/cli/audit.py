@@ -11,6 +11,7 @@ from gatecheck.audit import AuditReport
 from gatecheck.cli.caching import audit_report_cached
 from gatecheck.cli.common import (
     cli,
+    kernel_source_option,
     load_rules,
     no_cache_option,
     paths_argument,
@@ -91,13 +92,7 @@ def audit_report(
     "--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True
 )
 @output_option
-@click.option(
-    "--kernel-source",
-    "kernel_sources",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="Folder holding a kernel library's source, for the rules' kernels.",
-)
+@kernel_source_option
 @no_cache_option
 @quiet_option
 def audit(

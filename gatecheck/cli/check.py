@@ -13,7 +13,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -35,6 +35,7 @@ from gatecheck.cli.common import (
     EXIT_FINDINGS,
     cli,
     generation_option,
+    kernel_source_option,
     load_rules,
     no_cache_option,
     paths_argument,
@@ -64,6 +65,9 @@ from gatecheck.suppressions import (
     scan_files,
 )
 from gatecheck.vcs import VcsError, changed_lines, git_toplevel, merge_base, project_root
+
+if TYPE_CHECKING:
+    from gatecheck.fixing.fixer import FixReport
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "markdown")
 ALL_RULES: tuple[RuleInfo, ...] = (*RULES, *SUPPRESSION_RULES)
@@ -175,13 +179,7 @@ class CheckRun:
 @click.option(
     "--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; write nothing."
 )
-@click.option(
-    "--kernel-source",
-    "kernel_sources",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="Folder holding a kernel library's source (default: the environment's site-packages).",
-)
+@kernel_source_option
 @click.option(
     "--force",
     is_flag=True,
@@ -433,32 +431,20 @@ def _fix(run: CheckRun, findings: list[Finding]) -> list[Finding]:
 
 def _with_planned_edits(run: CheckRun, findings: list[Finding]) -> list[Finding]:
     """SARIF carries each finding's verified edits as `fixes`, even when nothing is written."""
-    from gatecheck.fixing.fixer import attach_fixes, plan_fixes  # only runs that fix
+    from gatecheck.fixing.fixer import attach_fixes  # only runs that fix
 
     wanted = {id(f) for f in findings}
     failures = [pair for pair in run.analysis.failures if id(pair[0]) in wanted]
     if not failures:
         return findings
     scoped = dataclasses.replace(run.analysis, failures=failures, findings=[f for f, _ in failures])
-    report = plan_fixes(
-        scoped,
-        run.ruleset,
-        run.targets,
-        features=run.options.features or None,
-        generations=run.generations or None,
-        excludes=run.excludes,
-        force=run.options.force,
-    )
-    return attach_fixes(findings, report)
+    return attach_fixes(findings, _plan(run, scoped))
 
 
-def _run_fixes(run: CheckRun, analysis: Analysis) -> tuple[list[Finding], bool]:
-    """Plan and verify fixes; print the diff or write. Returns the findings still left."""
-    from gatecheck.fixing.fixer import attach_fixes, plan_fixes, write_changes
+def _plan(run: CheckRun, analysis: Analysis) -> FixReport:
+    from gatecheck.fixing.fixer import plan_fixes  # only runs that fix
 
-    base = Path.cwd()
-    fix, show_diff = run.options.fix, run.options.show_diff
-    report = plan_fixes(
+    return plan_fixes(
         analysis,
         run.ruleset,
         run.targets,
@@ -467,6 +453,15 @@ def _run_fixes(run: CheckRun, analysis: Analysis) -> tuple[list[Finding], bool]:
         excludes=run.excludes,
         force=run.options.force,
     )
+
+
+def _run_fixes(run: CheckRun, analysis: Analysis) -> tuple[list[Finding], bool]:
+    """Plan and verify fixes; print the diff or write. Returns the findings still left."""
+    from gatecheck.fixing.fixer import attach_fixes, write_changes
+
+    base = Path.cwd()
+    fix, show_diff = run.options.fix, run.options.show_diff
+    report = _plan(run, analysis)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if show_diff:
         names = {path: display_path(path, base) for path in report.changes}

@@ -111,6 +111,13 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+kernel_source_option = click.option(
+    "--kernel-source",
+    "kernel_sources",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Folder holding a kernel library's source (default: the environment's site-packages).",
+)
 rules_option = click.option(
     "--rules",
     "rules",

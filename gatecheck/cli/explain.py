@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from gatecheck.cli.common import check_generations, cli, generation_option, load_rules, rules_option
+from gatecheck.cli.common import (
+    check_generations,
+    cli,
+    generation_option,
+    kernel_source_option,
+    load_rules,
+    rules_option,
+)
 from gatecheck.engine import analyse
 from gatecheck.reporting.explain import render_json, render_tree
 from gatecheck.tracing.paths import build_path
@@ -18,13 +25,7 @@ from gatecheck.tracing.paths import build_path
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @rules_option
 @generation_option
-@click.option(
-    "--kernel-source",
-    "kernel_sources",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="Folder holding a kernel library's source (default: the environment's site-packages).",
-)
+@kernel_source_option
 @click.option(
     "--format",
     "output_format",

@@ -193,8 +193,11 @@ class Evaluator:
         if isinstance(node, nodes.Compare):
             return self._compare(node, env)
         if isinstance(node, nodes.BinOp):
-            left, right = self._eval(node.left, env), self._eval(node.right, env)
-            if _contains_unknown(left) or _contains_unknown(right) or node.op not in _BINARY:
+            left = self._eval(node.left, env)
+            if _contains_unknown(left) or node.op not in _BINARY:
+                return UNKNOWN  # whatever the right side is
+            right = self._eval(node.right, env)
+            if _contains_unknown(right):
                 return UNKNOWN
             return self._safe(lambda: _BINARY[node.op](left, right))
         if isinstance(node, nodes.Call):
@@ -276,6 +279,8 @@ class Evaluator:
 
     def _compare(self, node: nodes.Compare, env: Env | None) -> Any:
         left = self._eval(node.left, env)
+        if left is UNKNOWN and len(node.ops) == 1:
+            return UNKNOWN  # whatever the right side is (see _compare_one)
         outcome: Any = True
         for op, right_node in node.ops:
             right = self._eval(right_node, env)
@@ -605,18 +610,31 @@ class Evaluator:
     # -- calls ---------------------------------------------------------------------------
     def _call_node(self, node: nodes.Call, env: Env | None) -> Any:
         func = self._eval(node.func, env)
-        args: list[Any] = []
-        for arg in node.args:
-            if isinstance(arg, nodes.Starred):
-                return self._fallback(node.func, func)
-            args.append(self._eval(arg, env))
-        kwargs: dict[str, Any] = {}
-        for keyword in node.keywords or ():
-            if keyword.arg is None:
-                return self._fallback(node.func, func)
-            kwargs[keyword.arg] = self._eval(keyword.value, env)
         if func is UNKNOWN:
+            # No body to call: the name alone decides (the arguments cannot).
             return self._fallback(node.func, func)
+        keywords = node.keywords or ()
+        if any(isinstance(a, nodes.Starred) for a in node.args) or any(
+            k.arg is None for k in keywords
+        ):
+            return self._fallback(node.func, func)
+        if isinstance(func, ExternalRef) and not _reads_arguments(func):
+            # An intrinsic or a convention: decided by the dotted name alone.
+            return self._call_external(func, (), {})
+        if (
+            isinstance(func, Builtin)
+            and func.name in ("isinstance", "hasattr")
+            and len(node.args) == 2
+            and not keywords
+        ):
+            # Nothing is an instance of, or has an attribute on, an unknown value: the
+            # second argument (a class to resolve, perhaps a module to build) cannot matter.
+            subject = self._eval(node.args[0], env)
+            if subject is UNKNOWN:
+                return UNKNOWN
+            return self.call(func, [subject, self._eval(node.args[1], env)], {}, node.func)
+        args = [self._eval(arg, env) for arg in node.args]
+        kwargs = {str(k.arg): self._eval(k.value, env) for k in keywords}
         return self.call(func, args, kwargs, syntax=node.func)
 
     def _fallback(self, func_node: nodes.NodeNG, func: Any) -> Any:
@@ -676,11 +694,11 @@ class Evaluator:
         if intrinsic is not None:
             self.assumed.add(DEVICE_DEPENDENT)
             return intrinsic
-        if func.dotted in _FUNCTOOLS_PARTIAL or func.dotted.endswith(".partial"):
+        if _is_partial(func):
             if not args:
                 return UNKNOWN
             return PartialRef(args[0], tuple(args[1:]), tuple(kwargs.items()))
-        if func.last in _CACHE_DECORATORS and func.dotted.startswith(("functools", func.last)):
+        if _is_cache_decorator(func):
             if args and _is_callable_value(args[0]):
                 return args[0]
             return Identity()
@@ -1024,6 +1042,20 @@ def _merge_into(env: Env, branches: Sequence[Env]) -> None:
         for v in values[1:]:
             merged = join(merged, v)
         env[key] = merged
+
+
+def _is_partial(func: ExternalRef) -> bool:
+    return func.dotted in _FUNCTOOLS_PARTIAL or func.dotted.endswith(".partial")
+
+
+def _is_cache_decorator(func: ExternalRef) -> bool:
+    return func.last in _CACHE_DECORATORS and func.dotted.startswith(("functools", func.last))
+
+
+def _reads_arguments(func: ExternalRef) -> bool:
+    """Whether _call_external looks at the arguments: only to wrap a function (an
+    intrinsic's dotted name is never one of these)."""
+    return _is_partial(func) or _is_cache_decorator(func)
 
 
 def _syntactic_name(node: nodes.NodeNG) -> str | None:

@@ -86,3 +86,23 @@ def test_sglang_same_answers_everywhere(tmp_path: Path, monkeypatch: pytest.Monk
     assert fast == slow
     monkeypatch.setattr(engine, "Semantics", functools.partial(Semantics, shortcuts=False))
     assert _findings(root, ruleset) == findings
+
+
+@pytest.mark.parametrize("tree", FIXTURE_TREES)
+def test_discovery_without_pathlib_child_helper(
+    tree: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discovery builds file Paths from their folder's Path where pathlib can (a private
+    helper, absent from some Python): the same files, equal and spelled alike, without it."""
+    import gatecheck.discovery as discovery
+
+    link = tmp_path / "linked"
+    link.symlink_to(FIXTURES / tree, target_is_directory=True)
+    for root in (FIXTURES / tree, link):
+        fast = discovery.discover([root])
+        monkeypatch.setattr(discovery, "_child", None)
+        slow = discovery.discover([root])
+        monkeypatch.undo()
+        assert fast.files == slow.files
+        assert [str(p) for p in fast.files] == [str(p) for p in slow.files]
+        assert fast.files

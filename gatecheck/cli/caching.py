@@ -38,10 +38,10 @@ def check_analysis(
     kernel_sources: Sequence[Path],
     use_cache: bool,
 ) -> Analysis:
-    # Imported here: a run answered from the cache loads no analysis machinery.
-    from gatecheck.engine import analyse
-
     def fresh() -> Analysis:
+        # Imported here: a run answered from the cache loads no analysis machinery.
+        from gatecheck.engine import analyse
+
         return analyse(
             list(targets),
             ruleset,
@@ -120,9 +120,9 @@ def audit_report_cached(
     kernel_sources: Sequence[Path],
     use_cache: bool,
 ) -> AuditReport:
-    from gatecheck.audit import run_audit
-
     def fresh() -> AuditReport:
+        from gatecheck.audit import run_audit
+
         return run_audit(
             list(targets),
             ruleset,

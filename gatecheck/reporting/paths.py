@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
 
 def display_path(path: Path, base: Path | None = None) -> str:
-    base = (base or Path.cwd()).resolve()
+    return _display(path, base or Path.cwd())
+
+
+@functools.lru_cache(maxsize=4096)
+def _display(path: Path, base: Path) -> str:
+    # Remembered: a report names the same few files many times (a resolve() each).
+    base = base.resolve()
     try:
         return path.resolve().relative_to(base).as_posix()
     except ValueError:

@@ -79,33 +79,47 @@ def corpus(requirement: str) -> Path:
 
 def timed(args: Sequence[str], cwd: Path, repeat: int, prepare: object = None) -> Step:
     """The fastest of `repeat` fresh processes running benchmarks/_timed.py."""
-    best: Step | None = None
+    return timed_rounds([(args, prepare)], cwd, repeat)[0]
+
+
+def timed_rounds(
+    steps: Sequence[tuple[Sequence[str], object]], cwd: Path, repeat: int
+) -> list[Step]:
+    """Each step's fastest of `repeat` runs, the steps taking turns (one round runs every
+    step once): a machine that slows down or speeds up mid-run then weighs on a ratio's
+    two sides alike, instead of on whichever step ran during the slow minute."""
+    best: list[Step | None] = [None] * len(steps)
     for _ in range(repeat):
-        if callable(prepare):
-            prepare()
-        started = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, str(TIMED), *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-        )
-        wall = time.perf_counter() - started
-        if done.returncode != 0:
-            raise SystemExit(f"step failed: {' '.join(args)}\n{done.stderr}")
-        data = json.loads(done.stdout.strip().splitlines()[-1])
-        step = Step(
-            float(data["seconds"]),
-            wall,
-            float(data.get("imports", 0.0)),
-            float(data["max_rss_mb"]),
-            data.get("exit"),
-        )
-        if best is None or step.seconds < best.seconds:
-            best = step
-    assert best is not None
-    return best
+        for index, (args, prepare) in enumerate(steps):
+            if callable(prepare):
+                prepare()
+            step = _run_once(args, cwd)
+            current = best[index]
+            if current is None or step.seconds < current.seconds:
+                best[index] = step
+    return [step for step in best if step is not None]
+
+
+def _run_once(args: Sequence[str], cwd: Path) -> Step:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(TIMED), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"step failed: {' '.join(args)}\n{done.stderr}")
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    return Step(
+        float(data["seconds"]),
+        wall,
+        float(data.get("imports", 0.0)),
+        float(data["max_rss_mb"]),
+        data.get("exit"),
+    )
 
 
 def wall(command: Sequence[str], cwd: Path, repeat: int, prepare: object = None) -> float:
@@ -249,15 +263,21 @@ def measure(root: Path, work: Path, repeat: int, options: argparse.Namespace) ->
     def clear(folder: Path) -> object:
         return lambda: shutil.rmtree(folder / ".gatecheck_cache", ignore_errors=True)
 
-    parse = timed(["ast-parse", str(root)], work, repeat)
-    cold_check = timed(["gatecheck", *check_args], work, repeat, prepare=clear(work))
-    warm_check = timed(["gatecheck", *check_args], work, repeat)
-    cold_audit = timed(["gatecheck", *audit_args], work, repeat, prepare=clear(work))
-    warm_audit = timed(["gatecheck", *audit_args], work, repeat)
+    parse, cold_check, warm_check, cold_audit, warm_audit = timed_rounds(
+        [
+            (["ast-parse", str(root)], None),
+            (["gatecheck", *check_args], clear(work)),
+            (["gatecheck", *check_args], None),  # the entry the cold run just wrote
+            (["gatecheck", *audit_args], clear(work)),
+            (["gatecheck", *audit_args], None),
+        ],
+        work,
+        repeat,
+    )
     out += [
         "",
         "in-process seconds (interpreter start and imports excluded; fastest of "
-        f"{repeat}), wall seconds, peak RSS:",
+        f"{repeat} rounds, each running every step once), wall seconds, peak RSS:",
         f"  ast.parse of every file     {parse.seconds:7.2f} s   wall {parse.wall:6.2f} s"
         f"   {parse.max_rss_mb:5.0f} MB",
     ]
@@ -357,8 +377,14 @@ def scaling_lines(root: Path, work: Path) -> list[str]:
         ["audit", "--generation", "sm120", "--format", "json"],
     ]
     for command in commands:
-        small = timed(["gatecheck", command[0], str(one), *command[1:], "--no-cache"], work, 2)
-        large = timed(["gatecheck", command[0], str(ten), *command[1:], "--no-cache"], work, 2)
+        small, large = timed_rounds(
+            [
+                (["gatecheck", command[0], str(tree), *command[1:], "--no-cache"], None)
+                for tree in (one, ten)
+            ],
+            work,
+            2,
+        )
         out.append(
             f"  {command[0]:<6} 1x {small.seconds:6.2f} s  10x {large.seconds:7.2f} s   "
             f"time(10x)/time(1x) = {large.seconds / small.seconds:5.2f}  (linear: <= 10)   "

@@ -103,3 +103,43 @@ def test_lazy(
         assert set(admission.can_be_true) == admitted
     loaded = {str(m.name).rsplit(".", 1)[-1] for m in project.loaded_modules()} - {"gate"}
     assert loaded == built
+
+
+def test_method_of_the_class_itself_leaves_bases_unresolved(
+    tmp_path: Path, ruleset: RuleSet
+) -> None:
+    """A lookup the class answers never resolves its bases (the MRO is walked lazily);
+    a name only a base binds still is found there."""
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/heavy.py": "class Base:\n    def inherited(self):\n        return True\n",
+            "pkg/utils.py": UTILS,
+            "pkg/gate.py": (
+                "from pkg.heavy import Base\n"
+                "from pkg.utils import is_sm90\n\n"
+                "class Layer(Base):\n"
+                "    def own(self):\n"
+                "        return is_sm90()\n\n"
+                "    def gate(self):\n"
+                "        return self.own()\n\n"
+                "    def other(self):\n"
+                "        return self.inherited() and is_sm90()\n"
+            ),
+        },
+    )
+    found = discover([tmp_path])
+    project = Project(found.files, found.roots)
+    module = project.module("pkg.gate")
+    assert module is not None
+    returns = {
+        str(r.frame().name): r.value
+        for r in module.nodes_of_class(nodes.Return)
+        if isinstance(r.frame(), nodes.FunctionDef)
+    }
+    semantics = Semantics(project, ruleset.registry)
+    assert set(semantics.admission(returns["gate"]).can_be_true) == {"sm90", "gfx90a"}
+    assert {str(m.name) for m in project.loaded_modules()} == {"pkg.gate", "pkg.utils"}
+    assert set(semantics.admission(returns["other"]).can_be_true) == {"sm90", "gfx90a"}
+    assert "pkg.heavy" in {str(m.name) for m in project.loaded_modules()}

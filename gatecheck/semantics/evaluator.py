@@ -595,17 +595,21 @@ class Evaluator:
 
     def _mro(
         self, cls: nodes.ClassDef, _seen: frozenset[int] = frozenset()
-    ) -> list[nodes.ClassDef]:
+    ) -> Iterator[nodes.ClassDef]:
+        """The class, then each base's order in turn, each class once. Lazy: a lookup
+        that the class itself answers never resolves its bases (nor builds the modules
+        they come from)."""
         if id(cls) in _seen:
-            return []
-        order = [cls]
+            return
+        yielded: set[int] = {id(cls)}
+        yield cls
         for base in cls.bases:
             value = self._eval(base, None)
             if isinstance(value, ClassRef):
                 for klass in self._mro(value.node, _seen | {id(cls)}):
-                    if klass not in order:
-                        order.append(klass)
-        return order
+                    if id(klass) not in yielded:
+                        yielded.add(id(klass))
+                        yield klass
 
     # -- calls ---------------------------------------------------------------------------
     def _call_node(self, node: nodes.Call, env: Env | None) -> Any:

@@ -11,6 +11,7 @@ import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from astroid import nodes
@@ -32,6 +33,7 @@ from gatecheck.semantics.values import (
     Capability,
     ClassRef,
     DeviceProps,
+    EnumMember,
     ExternalRef,
     FunctionRef,
     Identity,
@@ -135,6 +137,8 @@ class Evaluator:
     _call_memo: Memo = field(default_factory=lambda: Memo())
     _active: set[int] = field(default_factory=set)
     _depth: int = 0
+    # Runtime platform dispatch, per (declared class, vendor).
+    _dispatch: dict[Any, Any] = field(default_factory=dict)
 
     # -- entry points --------------------------------------------------------------------
     def value(self, node: nodes.NodeNG, env: Env | None = None) -> Any:
@@ -414,7 +418,7 @@ class Evaluator:
                 # runtime value comes from elsewhere (a module __getattr__, env vars).
                 annotation = getattr(parent, "annotation", None)
                 declared = None if annotation is None else self._eval(annotation, None)
-                return InstanceRef(declared.node) if isinstance(declared, ClassRef) else UNKNOWN
+                return self._declared(declared.node) if isinstance(declared, ClassRef) else UNKNOWN
             if isinstance(parent, nodes.Assign):
                 rhs = self._eval(parent.value, None)
                 for target in parent.targets:
@@ -427,13 +431,76 @@ class Evaluator:
                     return self._eval(parent.value, None)
                 # `current_platform: Platform` (TYPE_CHECKING declarations): an instance.
                 annotated = self._eval(parent.annotation, None)
-                return InstanceRef(annotated.node) if isinstance(annotated, ClassRef) else UNKNOWN
+                return (
+                    self._declared(annotated.node) if isinstance(annotated, ClassRef) else UNKNOWN
+                )
             if isinstance(parent, nodes.NamedExpr):
                 return self._eval(parent.value, None)
             if isinstance(parent, nodes.Arguments):
                 return self._parameter_value(node, parent)
             return UNKNOWN
         return UNKNOWN
+
+    def _declared(self, cls: nodes.ClassDef) -> InstanceRef:
+        """An instance declared by its type only (`current_platform: Platform`): when
+        the classes below `cls` in its own package name exactly one most general class
+        for the device's vendor (CudaPlatformBase, RocmPlatform), that class's instance,
+        made without arguments (marked assumed); else an instance of `cls`."""
+        vendors = {g.vendor for g in self.registry.generations}
+        if not any(self._vendor_class(cls, vendor) is not None for vendor in vendors):
+            return InstanceRef(cls)
+        # Which class it is depends on the vendor (even where no class is found).
+        self.assumed.add(DEVICE_DEPENDENT)
+        served = self._vendor_class(cls, self.generation.vendor)
+        if served is None:
+            return InstanceRef(cls)
+        self.assumed.add(
+            f"'{cls.name}' is taken to be a '{served.name}' on {self.generation.vendor} "
+            "(runtime platform dispatch, by class name)"
+        )
+        return InstanceRef(served, defaults_hold=True)
+
+    def _vendor_class(self, cls: nodes.ClassDef, vendor: str) -> nodes.ClassDef | None:
+        key = ("vendor-class", id(cls), vendor)
+        if key in self._dispatch:
+            return self._dispatch[key]
+        self._dispatch[key] = None  # a cycle through the subclasses' modules: no dispatch
+        subclasses = [k for k in self._subclasses(cls) if k is not cls]
+        serving = [k for k in subclasses if oracle.serves_vendor(str(k.name), vendor)]
+        general = [
+            k
+            for k in serving
+            if not any(a is not k and any(a is b for b in serving) for a in self._mro(k))
+        ]
+        found = general[0] if len(general) == 1 else None
+        self._dispatch[key] = found
+        return found
+
+    def _subclasses(self, cls: nodes.ClassDef) -> list[nodes.ClassDef]:
+        """Classes defined at the top of modules in the folder of `cls`'s module (and
+        below) whose MRO holds `cls`."""
+        module = cls.root()
+        if not isinstance(module, nodes.Module) or not module.file:
+            return []
+        folder = Path(module.file).parent
+        found: list[nodes.ClassDef] = []
+        for path in self.project.files_mentioning([str(cls.name)]):
+            if folder not in path.parents:
+                continue
+            text = self.project.text_of(path) or ""
+            if "class " not in text:
+                continue
+            candidate = self.project.module_at(path)
+            if candidate is None:
+                continue
+            for stmt in candidate.body:
+                if (
+                    isinstance(stmt, nodes.ClassDef)
+                    and stmt.bases
+                    and any(k is cls for k in self._mro(stmt))
+                ):
+                    found.append(stmt)
+        return found
 
     def _parameter_value(self, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
         func = args.parent
@@ -563,11 +630,18 @@ class Evaluator:
             if not bound:
                 continue
             node = bound[-1]
-            if isinstance(receiver, InstanceRef) and not isinstance(
-                node, (nodes.FunctionDef, nodes.ClassDef)
+            if isinstance(receiver, ClassRef) and self._is_enum(klass):
+                member = self._enum_member(klass, name)
+                if member is not None:
+                    return member
+            if (
+                isinstance(receiver, InstanceRef)
+                and not isinstance(node, (nodes.FunctionDef, nodes.ClassDef))
+                and (not receiver.defaults_hold or self._instance_assigns(receiver.cls, name))
             ):
                 # A class-level value read through an instance is only a default (dataclass
-                # fields, config objects): the instance may hold anything.
+                # fields, config objects): the instance may hold anything. Unless it was
+                # made without arguments and no method assigns it on the instance.
                 return UNKNOWN
             if isinstance(node, nodes.FunctionDef):
                 decorators = decorator_names(node)
@@ -592,6 +666,37 @@ class Evaluator:
                     result = join(result, v)
                 return result
         return UNKNOWN
+
+    def _instance_assigns(self, cls: nodes.ClassDef, name: str) -> bool:
+        return any(name in klass.instance_attrs for klass in self._mro(cls))
+
+    def _is_enum(self, cls: nodes.ClassDef) -> bool:
+        """A subclass of enum.Enum (plain: IntEnum/StrEnum/Flag members compare equal
+        to their values, so their values are read as they are)."""
+        for klass in self._mro(cls):
+            for base in klass.bases:
+                value = self._eval(base, None)
+                if isinstance(value, ExternalRef) and value.dotted in _PLAIN_ENUMS:
+                    return True
+        return False
+
+    def _enum_member(self, cls: nodes.ClassDef, name: str) -> EnumMember | None:
+        """`Color.RED`: the member (an alias, a later name with an earlier member's known
+        value, is that member); None for methods and names that are not members."""
+        values: dict[Any, str] = {}
+        for stmt in cls.body:
+            if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
+                continue
+            target = stmt.targets[0]
+            if not isinstance(target, nodes.AssignName) or target.name.startswith("_"):
+                continue
+            value = stmt.value.value if isinstance(stmt.value, nodes.Const) else UNKNOWN
+            canonical = target.name
+            if value is not UNKNOWN and isinstance(value, (int, str, float, bool, bytes)):
+                canonical = values.setdefault(value, target.name)
+            if target.name == name:
+                return EnumMember(cls, id(cls), canonical)
+        return None
 
     def _mro(
         self, cls: nodes.ClassDef, _seen: frozenset[int] = frozenset()
@@ -1131,6 +1236,7 @@ _BUILTINS: dict[str, Any] = {
     )
 }
 # Attributes every torch build has (the rest, like torch.xpu or torch.hpu, depend on it).
+_PLAIN_ENUMS = {"enum.Enum"}
 _ALWAYS_PRESENT = {("torch", "cuda"), ("torch", "version"), ("torch", "backends")}
 
 _BUILTIN_TYPES: dict[str, type] = {

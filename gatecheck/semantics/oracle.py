@@ -175,3 +175,27 @@ def convention_for(
             )
             return Convention("predicate", admits, f"name '{bare}' (naming convention)")
     return None
+
+
+# -- runtime platform dispatch (assumed) -----------------------------------------------------
+
+# A module attribute declared with a class type and made at runtime (vLLM's and sglang's
+# `current_platform: Platform`, resolved by a module __getattr__ that probes NVML/amdsmi) is
+# an instance of the subclass serving the device's vendor, told apart by its name.
+PLATFORM_WORDS: dict[str, tuple[str, ...]] = {
+    "nvidia": ("cuda", "nvidia"),
+    "amd": ("rocm", "hip", "amd"),
+}
+
+
+def serves_vendor(class_name: str, vendor: str) -> bool:
+    """Whether a class is named for this vendor (and for no other)."""
+    lowered = class_name.lower()
+    mine = any(word in lowered for word in PLATFORM_WORDS.get(vendor, ()))
+    others = any(
+        word in lowered
+        for other, words in PLATFORM_WORDS.items()
+        if other != vendor
+        for word in words
+    )
+    return mine and not others

@@ -76,6 +76,18 @@ class ClassRef:
 class InstanceRef:
     cls: nodes.ClassDef
     attrs: dict[str, Any] = field(default_factory=dict)
+    # Made without arguments (a runtime platform singleton): what its classes bind holds
+    # for it too, unless some method assigns that attribute on the instance.
+    defaults_hold: bool = False
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    """A member of an `enum.Enum` class: equal only to itself (and to its aliases)."""
+
+    cls: nodes.ClassDef = field(compare=False)
+    owner: int  # id of the class node: members of two classes never compare equal
+    name: str
 
 
 @dataclass(frozen=True)

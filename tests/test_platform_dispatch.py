@@ -194,22 +194,42 @@ def test_dispatch_is_marked_assumed(tmp_path: Path, ruleset: RuleSet) -> None:
     assert any("runtime platform dispatch" in a for a in admission.assumed), admission.assumed
 
 
-def test_no_dispatch_when_two_classes_claim_a_vendor(tmp_path: Path, ruleset: RuleSet) -> None:
-    # Two unrelated NVIDIA-named classes: which one runs is not told by names: unknown.
-    other = "from pkg.platforms.interface import Platform, PlatformEnum\n\n\n"
-    other += "class NvidiaJetsonPlatform(Platform):\n    _enum = PlatformEnum.CPU\n"
-    admission = _admission(
-        tmp_path, ruleset, "current_platform.is_cuda()", {"pkg/platforms/jetson.py": other}
-    )
-    # NVIDIA: ambiguous, so unknown (can be true); AMD still dispatches to RocmPlatform.
-    assert set(admission.can_be_true) == NV
-    assert set(admission.can_be_false) == NV | AMD
+_OTHER = "from pkg.platforms.interface import Platform, PlatformEnum\n\n\nclass {name}(Platform):\n"
+_OTHER += "    _enum = PlatformEnum.{member}\n"
+
+EXTRA_CLASSES = [
+    # Two unrelated NVIDIA-named classes: which one runs is not told by names, so NVIDIA
+    # stays unknown (can be true and false); AMD still dispatches to RocmPlatform.
+    pytest.param(
+        "pkg/platforms/jetson.py",
+        _OTHER.format(name="NvidiaJetsonPlatform", member="CPU"),
+        "current_platform.is_cuda()",
+        NV,
+        NV | AMD,
+        id="two-classes-claim-a-vendor",
+    ),
+    # A class outside the declaring package (a test double) does not count.
+    pytest.param(
+        "pkg/tests/fake.py",
+        _OTHER.format(name="RocmTestPlatform", member="CUDA"),
+        "current_platform.is_rocm()",
+        AMD,
+        NV,
+        id="outside-the-package",
+    ),
+]
 
 
-def test_classes_outside_the_package_do_not_count(tmp_path: Path, ruleset: RuleSet) -> None:
-    other = "from pkg.platforms.interface import Platform, PlatformEnum\n\n\n"
-    other += "class RocmTestPlatform(Platform):\n    _enum = PlatformEnum.CUDA\n"
-    admission = _admission(
-        tmp_path, ruleset, "current_platform.is_rocm()", {"pkg/tests/fake.py": other}
-    )
-    assert set(admission.can_be_true) == AMD
+@pytest.mark.parametrize(("path", "source", "expr", "can_true", "can_false"), EXTRA_CLASSES)
+def test_which_classes_count(
+    tmp_path: Path,
+    ruleset: RuleSet,
+    path: str,
+    source: str,
+    expr: str,
+    can_true: set[str],
+    can_false: set[str],
+) -> None:
+    admission = _admission(tmp_path, ruleset, expr, {path: source})
+    assert set(admission.can_be_true) == can_true
+    assert set(admission.can_be_false) == can_false

@@ -233,3 +233,23 @@ def test_which_classes_count(
     admission = _admission(tmp_path, ruleset, expr, {path: source})
     assert set(admission.can_be_true) == can_true
     assert set(admission.can_be_false) == can_false
+
+
+@pytest.mark.parametrize(
+    ("name", "vendor"),
+    [
+        ("NvmlCudaPlatform", "nvidia"),
+        ("CUDAPlatform", "nvidia"),
+        ("NvidiaJetsonPlatform", "nvidia"),
+        ("RocmPlatform", "amd"),
+        ("HIPPlatform", "amd"),
+        ("rocm_platform", "amd"),
+        ("ChipPlatform", None),  # a word, not a substring: no "hip" here
+        ("CpuPlatform", None),
+        ("AmdCudaShim", None),  # named for two vendors: for neither
+    ],
+)
+def test_class_named_for_a_vendor(name: str, vendor: str | None) -> None:
+    from gatecheck.semantics.oracle import serves_vendor
+
+    assert [v for v in ("nvidia", "amd") if serves_vendor(name, v)] == ([vendor] if vendor else [])

@@ -8,6 +8,7 @@ so a whole scan evaluates each predicate body once per generation.
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -477,18 +478,20 @@ class Evaluator:
         return found
 
     def _subclasses(self, cls: nodes.ClassDef) -> list[nodes.ClassDef]:
-        """Classes defined at the top of modules in the folder of `cls`'s module (and
-        below) whose MRO holds `cls`."""
+        """Classes named for some vendor, defined at the top of modules in the folder of
+        `cls`'s module (and below), whose MRO holds `cls`. Only files that define such a
+        name are built."""
         module = cls.root()
         if not isinstance(module, nodes.Module) or not module.file:
             return []
         folder = Path(module.file).parent
+        vendors = {g.vendor for g in self.registry.generations}
         found: list[nodes.ClassDef] = []
-        for path in self.project.files_mentioning([str(cls.name)]):
+        for path in self.project.files:
             if folder not in path.parents:
                 continue
-            text = self.project.text_of(path) or ""
-            if "class " not in text:
+            names = _CLASS_NAME.findall(self.project.text_of(path) or "")
+            if not any(oracle.serves_vendor(n, v) for n in names for v in vendors):
                 continue
             candidate = self.project.module_at(path)
             if candidate is None:
@@ -497,6 +500,7 @@ class Evaluator:
                 if (
                     isinstance(stmt, nodes.ClassDef)
                     and stmt.bases
+                    and any(oracle.serves_vendor(str(stmt.name), v) for v in vendors)
                     and any(k is cls for k in self._mro(stmt))
                 ):
                     found.append(stmt)
@@ -1237,6 +1241,7 @@ _BUILTINS: dict[str, Any] = {
 }
 # Attributes every torch build has (the rest, like torch.xpu or torch.hpu, depend on it).
 _PLAIN_ENUMS = {"enum.Enum"}
+_CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.MULTILINE)
 _ALWAYS_PRESENT = {("torch", "cuda"), ("torch", "version"), ("torch", "backends")}
 
 _BUILTIN_TYPES: dict[str, type] = {

@@ -188,14 +188,17 @@ PLATFORM_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
 def serves_vendor(class_name: str, vendor: str) -> bool:
-    """Whether a class is named for this vendor (and for no other)."""
-    lowered = class_name.lower()
-    mine = any(word in lowered for word in PLATFORM_WORDS.get(vendor, ()))
+    """Whether a class is named for this vendor, and for no other, by its words
+    (`NvmlCudaPlatform`, `HIPPlatform`, `rocm_platform`; not `ChipPlatform`)."""
+    words = {w.lower() for w in _NAME_WORD.findall(class_name)}
+    mine = not words.isdisjoint(PLATFORM_WORDS.get(vendor, ()))
     others = any(
-        word in lowered
-        for other, words in PLATFORM_WORDS.items()
+        not words.isdisjoint(other_words)
+        for other, other_words in PLATFORM_WORDS.items()
         if other != vendor
-        for word in words
     )
     return mine and not others

@@ -46,6 +46,9 @@ class Semantics:
         # and memo: slower, the same answers (tests hold the shortcuts to that).
         self.shortcuts = shortcuts
         self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...]], Evaluator] = {}
+        # Which class a declared instance is, per vendor: read from class names and
+        # bases, the same for every generation (see Evaluator._declared).
+        self._dispatch: dict[Any, Any] = {}
         # What every generation's evaluator reads alike (see Memo), per flag assumptions.
         self._shared: dict[tuple[tuple[str, Any], ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
 
@@ -65,6 +68,7 @@ class Semantics:
                 dict(flag_items),
                 _binding_memo=Memo(bindings),
                 _call_memo=Memo(calls),
+                _dispatch=self._dispatch,
             )
             self._evaluators[key] = found
         return found

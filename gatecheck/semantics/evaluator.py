@@ -8,11 +8,11 @@ so a whole scan evaluates each predicate body once per generation.
 from __future__ import annotations
 
 import operator
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from astroid import nodes
@@ -138,7 +138,8 @@ class Evaluator:
     _call_memo: Memo = field(default_factory=lambda: Memo())
     _active: set[int] = field(default_factory=set)
     _depth: int = 0
-    # Runtime platform dispatch, per (declared class, vendor).
+    # Runtime platform dispatch, per (declared class, vendor): the same for every
+    # generation's evaluator (Semantics gives them one dict).
     _dispatch: dict[Any, Any] = field(default_factory=dict)
 
     # -- entry points --------------------------------------------------------------------
@@ -481,14 +482,18 @@ class Evaluator:
         """Classes named for some vendor, defined at the top of modules in the folder of
         `cls`'s module (and below), whose MRO holds `cls`. Only files that define such a
         name are built."""
+        key = ("subclasses", id(cls))
+        if key in self._dispatch:
+            return list(self._dispatch[key])
+        self._dispatch[key] = []
         module = cls.root()
         if not isinstance(module, nodes.Module) or not module.file:
             return []
-        folder = Path(module.file).parent
+        prefix = os.path.join(os.path.dirname(str(module.file)), "")
         vendors = {g.vendor for g in self.registry.generations}
         found: list[nodes.ClassDef] = []
         for path in self.project.files:
-            if folder not in path.parents:
+            if not str(path).startswith(prefix):
                 continue
             names = _CLASS_NAME.findall(self.project.text_of(path) or "")
             if not any(oracle.serves_vendor(n, v) for n in names for v in vendors):
@@ -504,7 +509,8 @@ class Evaluator:
                     and any(k is cls for k in self._mro(stmt))
                 ):
                     found.append(stmt)
-        return found
+        self._dispatch[key] = found
+        return list(found)
 
     def _parameter_value(self, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
         func = args.parent

@@ -240,6 +240,20 @@ CASES = [
         "capability_or_none() >= (9, 0)", set(NV[6:]) | set(AMD), id="other-backends-absent"
     ),
     pytest.param("DECLARED_ONLY", set(ALL), id="type-checking-declaration-unknown"),
+    # comprehensions over a known list: gcnArchName substring idioms
+    pytest.param(
+        'any(a in torch.cuda.get_device_properties(0).gcnArchName for a in ["gfx942", "gfx950"])',
+        _sets("gfx942", "gfx950"),
+        id="any-over-arch-list",
+    ),
+    pytest.param(
+        "any(MAJOR == m for m in (9, 12) if m > 10)", _sets("sm120", "sm121"), id="comp-with-if"
+    ),
+    pytest.param(
+        "[m for m in (9, 12) if m == MAJOR] == [12]", _sets("sm120", "sm121"), id="listcomp"
+    ),
+    pytest.param("any(m == MAJOR for m in FLAG)", set(ALL), id="comp-over-unknown"),
+    pytest.param("any(m == MAJOR for m in (9,) if FLAG)", set(ALL), id="comp-unknown-if"),
 ]
 
 GATE_BODY = """

@@ -231,9 +231,45 @@ class Evaluator:
             return value
         if isinstance(node, nodes.Lambda):
             return FunctionRef(node)
+        if isinstance(node, (nodes.GeneratorExp, nodes.ListComp, nodes.SetComp)):
+            return self._comprehension(node, env)
         if isinstance(node, nodes.JoinedStr):
             return self._fstring(node, env)
         return UNKNOWN
+
+    def _comprehension(
+        self, node: nodes.GeneratorExp | nodes.ListComp | nodes.SetComp, env: Env | None
+    ) -> Any:
+        """`any(arch in name for arch in ["gfx90a", "gfx942"])`: one `for` over a known
+        list, tuple or string, its `if`s known for every item: the items as a tuple (a
+        list for a list comprehension), as far as each is known. Anything else: unknown."""
+        if len(node.generators) != 1:
+            return UNKNOWN
+        loop = node.generators[0]
+        if loop.is_async or not isinstance(loop.target, nodes.AssignName):
+            return UNKNOWN
+        items = self._eval(loop.iter, env)
+        if not isinstance(items, (tuple, list, str)) or _contains_unknown(items):
+            return UNKNOWN
+        if len(items) > _MAX_COMPREHENSION:
+            return UNKNOWN
+        values: list[Any] = []
+        for item in items:
+            inner = dict(env or {})
+            inner[loop.target.name] = item
+            keep = True
+            for test in loop.ifs:
+                verdict = truth(self._eval(test, inner))
+                if verdict is UNKNOWN:
+                    return UNKNOWN
+                keep = keep and verdict
+            if keep:
+                values.append(self._eval(node.elt, inner))
+        if isinstance(node, nodes.ListComp):
+            return values
+        if isinstance(node, nodes.SetComp):
+            return tuple(values) if _contains_unknown(values) else self._safe(lambda: set(values))
+        return tuple(values)
 
     def _fstring(self, node: nodes.JoinedStr, env: Env | None) -> Any:
         # f"{major * 10 + minor}" style arch strings: known when every part is.
@@ -1247,6 +1283,8 @@ _BUILTINS: dict[str, Any] = {
 }
 # Attributes every torch build has (the rest, like torch.xpu or torch.hpu, depend on it).
 _PLAIN_ENUMS = {"enum.Enum"}
+# Longest known sequence a comprehension is evaluated over (arch lists are short).
+_MAX_COMPREHENSION = 256
 _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.MULTILINE)
 _ALWAYS_PRESENT = {("torch", "cuda"), ("torch", "version"), ("torch", "backends")}
 

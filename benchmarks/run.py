@@ -35,13 +35,15 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO / ".cache" / "corpus"
+sys.path.insert(0, str(REPO))
+
+from scripts.corpus import CorpusUnavailable, fetch  # noqa: E402
+
 TIMED = Path(__file__).resolve().parent / "_timed.py"
 SEMGREP_RULE = Path(__file__).resolve().parent / "semgrep_rule.yaml"
 SEMGREP_VENV = Path(__file__).resolve().parent / ".semgrep-venv"
@@ -68,22 +70,10 @@ def child_env() -> dict[str, str]:
 
 def corpus(requirement: str) -> Path:
     """Download and unpack a wheel once (the tests' corpus_package, without pytest)."""
-    name, _, version = requirement.partition("==")
-    target = CORPUS / f"{name}-{version}"
-    if (target / ".complete").exists():
-        return target
-    CORPUS.mkdir(parents=True, exist_ok=True)
-    pattern = f"{name.replace('-', '_')}-{version}-*.whl"
-    if not list(CORPUS.glob(pattern)):
-        download = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", requirement]
-        subprocess.run([*download, "-d", str(CORPUS)], check=True)
-    wheel = next(iter(CORPUS.glob(pattern)))
-    if target.exists():
-        shutil.rmtree(target)
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(target)
-    (target / ".complete").touch()
-    return target
+    try:
+        return fetch(requirement)
+    except CorpusUnavailable as err:
+        raise SystemExit(str(err)) from err
 
 
 def timed(args: Sequence[str], cwd: Path, repeat: int, prepare: object = None) -> Step:

@@ -30,12 +30,10 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 import traceback
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,8 +49,9 @@ from gatecheck.cli import cli  # noqa: E402
 from gatecheck.config.loader import load_ruleset  # noqa: E402
 from gatecheck.discovery import DEFAULT_EXCLUDES  # noqa: E402
 from gatecheck.engine import analyse  # noqa: E402
+from scripts import corpus  # noqa: E402
 
-CORPUS = REPO / ".cache" / "corpus"
+CORPUS = corpus.CORPUS
 DEFAULT_CORPORA = ("sglang==0.5.9", "flashinfer-python==0.6.3", "vllm==0.15.1")
 GENERATION = "sm120"
 STRESS_RULES = """\
@@ -111,26 +110,10 @@ class Row:
 
 def fetch(requirement: str) -> Path:
     """The unpacked .py files of the requirement's wheel (downloaded once, cached)."""
-    name, _, version = requirement.partition("==")
-    target = CORPUS / f"{name}-{version}"
-    if (target / ".complete").exists():
-        return target
-    CORPUS.mkdir(parents=True, exist_ok=True)
-    pattern = f"{name.replace('-', '_')}-{version}-*.whl"
-    wheels = sorted(CORPUS.glob(pattern))
-    if not wheels:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
-        command += ["-q", requirement, "-d", str(CORPUS)]
-        subprocess.run(command, check=True, timeout=1800)
-        wheels = sorted(CORPUS.glob(pattern))
-        if not wheels:
-            raise SystemExit(f"corpus_check: no wheel matching {pattern} after download")
-    with zipfile.ZipFile(wheels[0]) as archive:
-        # A wheel can be half a gigabyte of compiled kernels: only the Python is analysed.
-        members = [m for m in archive.namelist() if m.endswith(".py")]
-        archive.extractall(target, members)
-    (target / ".complete").touch()
-    return target
+    try:
+        return corpus.fetch(requirement, only_python=True)
+    except corpus.CorpusUnavailable as err:
+        raise SystemExit(f"corpus_check: {err}") from err
 
 
 def python_files(root: Path) -> list[Path]:

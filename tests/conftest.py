@@ -1,10 +1,6 @@
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 import textwrap
-import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -12,10 +8,10 @@ import pytest
 
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import RuleSet
+from scripts.corpus import CorpusUnavailable, fetch
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
-CORPUS = REPO / ".cache" / "corpus"
 
 
 @pytest.fixture(scope="session")
@@ -42,35 +38,7 @@ def make_tree(tmp_path: Path) -> Callable[[Mapping[str, str]], Path]:
 def corpus_package(requirement: str) -> Path:
     """Download (once, cached in .cache/corpus) and unpack a wheel from PyPI; skip the
     test with the reason when the registry cannot be reached."""
-    name, _, version = requirement.partition("==")
-    target = CORPUS / f"{name}-{version}"
-    if (target / ".complete").exists():
-        return target
-    CORPUS.mkdir(parents=True, exist_ok=True)
-    wheels = list(CORPUS.glob(f"{name.replace('-', '_')}-{version}-*.whl"))
-    if not wheels:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "-q",
-                requirement,
-                "-d",
-                str(CORPUS),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        wheels = list(CORPUS.glob(f"{name.replace('-', '_')}-{version}-*.whl"))
-        if result.returncode != 0 or not wheels:
-            pytest.skip(f"cannot download {requirement}: {result.stderr.strip()[-200:]}")
-    if target.exists():
-        shutil.rmtree(target)
-    with zipfile.ZipFile(wheels[0]) as archive:
-        archive.extractall(target)
-    (target / ".complete").touch()
-    return target
+    try:
+        return fetch(requirement, timeout=600)
+    except CorpusUnavailable as err:
+        pytest.skip(str(err))

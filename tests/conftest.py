@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+import sys
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,15 @@ FIXTURES = REPO / "fixtures"
 @pytest.fixture(scope="session")
 def ruleset() -> RuleSet:
     return load_ruleset(None)
+
+
+@pytest.fixture
+def default_recursion_limit() -> Iterator[None]:
+    """Library use keeps Python's default limit; CLI tests earlier in the session raised it."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    yield
+    sys.setrecursionlimit(limit)
 
 
 def write_tree(root: Path, files: Mapping[str, str]) -> Path:

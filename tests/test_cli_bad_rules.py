@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,15 +31,6 @@ features:
     flags: [enable_demo]
     require: [sm90]
 """
-
-
-@pytest.fixture
-def default_recursion_limit() -> Iterator[None]:
-    """Library use keeps Python's default limit; CLI tests earlier in the session raised it."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(1000)
-    yield
-    sys.setrecursionlimit(limit)
 
 
 def _nested_aliases(levels: int) -> str:

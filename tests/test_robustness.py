@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,15 +44,6 @@ GATE = (
 GATE_CONDITION = "if major in (9, 10):"
 # Mentions the flag, so the prefilter sends the file to the parser.
 MENTION = b"enable_fast_thing = False\n"
-
-
-@pytest.fixture
-def default_recursion_limit() -> Iterator[None]:
-    """Library use keeps Python's default limit; CLI tests earlier in the session raised it."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(1000)
-    yield
-    sys.setrecursionlimit(limit)
 
 
 def _nested(depth: int) -> dict[str, bytes]:

@@ -83,10 +83,7 @@ def load_ruleset(rule_paths: Sequence[Path] | None = None) -> RuleSet:
     """Load the shipped rules, or the shipped registry plus the given rule files/directories."""
     errors: list[ConfigError] = []
     registry_file = resources.registry_path()
-    if rule_paths is None:
-        files = _files_in_dir(resources.shipped_rules_dir(), registry_file, errors)
-    else:
-        files = _rule_files([Path(p) for p in rule_paths], registry_file, errors)
+    files = _sources(rule_paths, registry_file, errors)
     loader = _Loader(errors)
     loader.add_registry(registry_file)
     validator = _validator("rules")
@@ -105,11 +102,17 @@ def rule_sources(rule_paths: Sequence[Path] | None = None) -> tuple[Path, ...] |
     reading them; None when the paths themselves are wrong (load_ruleset says how)."""
     errors: list[ConfigError] = []
     registry_file = resources.registry_path()
-    if rule_paths is None:
-        files = _files_in_dir(resources.shipped_rules_dir(), registry_file, errors)
-    else:
-        files = _rule_files([Path(p) for p in rule_paths], registry_file, errors)
+    files = _sources(rule_paths, registry_file, errors)
     return None if errors else (registry_file, *files)
+
+
+def _sources(
+    rule_paths: Sequence[Path] | None, registry_file: Path, errors: list[ConfigError]
+) -> list[Path]:
+    """The rule files for these paths: the shipped rules folder when none are given."""
+    if rule_paths is None:
+        return _files_in_dir(resources.shipped_rules_dir(), registry_file, errors)
+    return _rule_files([Path(p) for p in rule_paths], registry_file, errors)
 
 
 def _raise_if_any(errors: list[ConfigError]) -> None:

@@ -741,7 +741,7 @@ class Evaluator:
             if value is not UNKNOWN and isinstance(value, (int, str, float, bool, bytes)):
                 canonical = values.setdefault(value, target.name)
             if target.name == name:
-                return EnumMember(cls, id(cls), canonical)
+                return EnumMember(cls, canonical)
         return None
 
     def _mro(

@@ -85,8 +85,7 @@ class InstanceRef:
 class EnumMember:
     """A member of an `enum.Enum` class: equal only to itself (and to its aliases)."""
 
-    cls: nodes.ClassDef = field(compare=False)
-    owner: int  # id of the class node: members of two classes never compare equal
+    cls: nodes.ClassDef  # compared by identity: two classes' members never compare equal
     name: str
 
 

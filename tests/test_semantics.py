@@ -253,6 +253,12 @@ CASES = [
         "[m for m in (9, 12) if m == MAJOR] == [12]", _sets("sm120", "sm121"), id="listcomp"
     ),
     pytest.param("any(m == MAJOR for m in FLAG)", set(ALL), id="comp-over-unknown"),
+    # None or a known value: narrowed by `is not None` / truthiness, unknown elsewhere
+    pytest.param("sm_nvml_first() >= 100", set(NV[7:]), id="none-or-narrowed"),
+    pytest.param("sm_nvml_truthy() >= 100", set(NV[7:]), id="none-or-truthy"),
+    pytest.param("sm_nvml_unchecked() >= 100", set(ALL), id="none-or-unchecked"),
+    pytest.param("sm_via_nvml() == 90", set(ALL), id="none-or-not-a-value"),
+    pytest.param("sm_or_none_merged() == 90", _sets("sm90", "gfx90a"), id="none-or-merged"),
     pytest.param("any(m == MAJOR for m in (9,) if FLAG)", set(ALL), id="comp-unknown-if"),
 ]
 
@@ -286,6 +292,48 @@ def check_local():
     major, minor = torch.cuda.get_device_capability()
     value = major * 10 + minor
     return value >= 120
+
+def sm_via_nvml():
+    # sglang 0.5.23's get_device_sm(): NVML first, None when it cannot answer.
+    try:
+        import pynvml
+    except ImportError:
+        return None
+    try:
+        handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(handle)
+        return major * 10 + minor
+    except Exception:
+        return None
+
+def sm_nvml_first():
+    if not torch.cuda.is_initialized():
+        sm = sm_via_nvml()
+        if sm is not None:
+            return sm
+    major, minor = torch.cuda.get_device_capability()
+    return major * 10 + minor
+
+def sm_nvml_truthy():
+    sm = sm_via_nvml()
+    if sm:
+        return sm
+    major, minor = torch.cuda.get_device_capability()
+    return major * 10 + minor
+
+def sm_nvml_unchecked():
+    sm = sm_via_nvml()
+    return sm + 0
+
+def sm_or_none_merged():
+    sm = None
+    if torch.cuda.is_initialized():
+        major, minor = torch.cuda.get_device_capability()
+        sm = major * 10 + minor
+    if sm is None:
+        major, minor = torch.cuda.get_device_capability()
+        sm = major * 10 + minor
+    return sm
 """
 
 

@@ -40,9 +40,12 @@ from gatecheck.semantics.values import (
     Identity,
     InstanceRef,
     ModuleRef,
+    NoneOr,
     PartialRef,
     TritonTarget,
     join,
+    join_optional,
+    plain,
     truth,
 )
 
@@ -173,7 +176,7 @@ class Evaluator:
             if node.name in self.flag_values:
                 return self.flag_values[node.name]
             if env is not None and node.name in env:
-                return env[node.name]
+                return plain(env[node.name])
             return self.resolve_name(node, env)
         if isinstance(node, nodes.Attribute):
             if node.attrname in self.flag_values:
@@ -654,6 +657,10 @@ class Evaluator:
             if name in receiver.attrs:
                 return receiver.attrs[name]
             return self._class_attribute(receiver.cls, name, receiver)
+        if isinstance(receiver, Builtin) and receiver.name == "object":
+            if name in ("__getattribute__", "__setattr__"):
+                return Builtin(f"object.{name}")
+            return UNKNOWN
         if isinstance(receiver, DeviceProps):
             if name in ("major", "minor"):
                 return getattr(receiver, name)
@@ -670,7 +677,11 @@ class Evaluator:
                 return getattr(receiver, name)
         return UNKNOWN
 
-    def _class_attribute(self, cls: nodes.ClassDef, name: str, receiver: Any) -> Any:
+    def _class_attribute(
+        self, cls: nodes.ClassDef, name: str, receiver: Any, fallback: bool = True
+    ) -> Any:
+        """`fallback`: ask `__getattr__` when the lookup fails (not for
+        `object.__getattribute__`)."""
         for klass in self._mro(cls):
             bound = klass.locals.get(name)
             if not bound:
@@ -705,13 +716,52 @@ class Evaluator:
             return self.binding_value(node)
         if isinstance(receiver, InstanceRef):
             assigned = cls.instance_attrs.get(name)
-            if assigned:
-                values = [self.binding_value(a) for a in assigned]
+            values = [self.binding_value(a) for a in assigned or ()]
+            set_on_self = self._set_on_self(cls)
+            values += [self._eval(v, None) for v in (set_on_self or {}).get(name, ())]
+            if values:
                 result = values[0]
                 for v in values[1:]:
                     result = join(result, v)
                 return result
+            if fallback:
+                return self._getattr_hook(cls, name, receiver)
         return UNKNOWN
+
+    def _set_on_self(self, cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
+        """Values a method gives the instance through `object.__setattr__(self, "x", v)`
+        or `setattr(self, "x", v)`, by name; None when a name is only known at runtime.
+        Once per class for all generations (the dict is Semantics')."""
+        key = ("set_on_self", id(cls))
+        if key not in self._dispatch:
+            self._dispatch[key] = _setattr_calls(cls)
+        found: dict[str, list[nodes.NodeNG]] | None = self._dispatch[key]
+        return found
+
+    def _getattr_hook(self, cls: nodes.ClassDef, name: str, receiver: InstanceRef) -> Any:
+        """The normal lookup failed: Python asks the class's `__getattr__` (a table of
+        facts answered by predicate calls). Only when every class on the way is known and
+        none sets attributes on the instance under names known only at runtime: else
+        the lookup may not have failed at all."""
+        if name.startswith("__") and name.endswith("__"):
+            return UNKNOWN
+        hook: tuple[nodes.FunctionDef, nodes.ClassDef] | None = None
+        for klass in self._mro(cls):
+            if self._set_on_self(klass) is None:
+                return UNKNOWN
+            for base in klass.bases:
+                value = self._eval(base, None)
+                known_base = isinstance(value, ClassRef) or (
+                    isinstance(value, (Builtin, ExternalRef)) and _plain_base(value)
+                )
+                if not known_base:
+                    return UNKNOWN
+            bound = klass.locals.get("__getattr__")
+            if hook is None and bound and isinstance(bound[-1], nodes.FunctionDef):
+                hook = (bound[-1], klass)
+        if hook is None:
+            return UNKNOWN
+        return self.call(FunctionRef(hook[0], receiver, hook[1]), [name], {})
 
     def _instance_assigns(self, cls: nodes.ClassDef, name: str) -> bool:
         return any(name in klass.instance_attrs for klass in self._mro(cls))
@@ -763,7 +813,7 @@ class Evaluator:
                         yield klass
 
     # -- calls ---------------------------------------------------------------------------
-    def _call_node(self, node: nodes.Call, env: Env | None) -> Any:
+    def _call_node(self, node: nodes.Call, env: Env | None, optional: bool = False) -> Any:
         func = self._eval(node.func, env)
         if func is UNKNOWN:
             # No body to call: the name alone decides (the arguments cannot).
@@ -790,7 +840,7 @@ class Evaluator:
             return self.call(func, [subject, self._eval(node.args[1], env)], {}, node.func)
         args = [self._eval(arg, env) for arg in node.args]
         kwargs = {str(k.arg): self._eval(k.value, env) for k in keywords}
-        return self.call(func, args, kwargs, syntax=node.func)
+        return self.call(func, args, kwargs, syntax=node.func, optional=optional)
 
     def _fallback(self, func_node: nodes.NodeNG, func: Any) -> Any:
         """No body to read: a naming convention or the vocabulary, marked assumed."""
@@ -819,13 +869,17 @@ class Evaluator:
         args: Sequence[Any],
         kwargs: Mapping[str, Any],
         syntax: nodes.NodeNG | None = None,
+        optional: bool = False,
     ) -> Any:
+        """`optional`: the caller binds the result to a local variable, which may hold
+        NoneOr (see values.NoneOr); everyone else gets plain values."""
         if isinstance(func, FunctionRef):
-            return self._call_function(func, list(args), dict(kwargs))
+            result = self._call_function(func, list(args), dict(kwargs))
+            return result if optional else plain(result)
         if isinstance(func, PartialRef):
             merged = dict(func.kwargs)
             merged.update(kwargs)
-            return self.call(func.func, [*func.args, *args], merged, syntax)
+            return self.call(func.func, [*func.args, *args], merged, syntax, optional)
         if isinstance(func, ClassRef):
             return self._instantiate(func.node, args, kwargs)
         if isinstance(func, Identity):
@@ -867,6 +921,14 @@ class Evaluator:
             return found
         if name == "hasattr" and len(args) == 2 and isinstance(args[1], str):
             return self._hasattr(args[0], args[1])
+        if name == "object.__getattribute__" and len(args) == 2 and isinstance(args[1], str):
+            # The normal lookup, without the class's __getattr__.
+            receiver, attr = args
+            if isinstance(receiver, InstanceRef):
+                if attr in receiver.attrs:
+                    return receiver.attrs[attr]
+                return self._class_attribute(receiver.cls, attr, receiver, fallback=False)
+            return self.attribute(receiver, attr)
         if name == "dict" and not args:
             return dict(kwargs)
         if name == "isinstance" and len(args) == 2:
@@ -1030,7 +1092,7 @@ class Evaluator:
             return UNKNOWN  # every path raises
         result = returns[0]
         for value in returns[1:]:
-            result = join(result, value)
+            result = join_optional(result, value)
         return result
 
     def _exec_block(self, body: Sequence[nodes.NodeNG], env: Env) -> tuple[list[Any], bool]:
@@ -1042,7 +1104,11 @@ class Evaluator:
             if isinstance(stmt, nodes.Raise):
                 return returns, False
             if isinstance(stmt, nodes.Assign):
-                value = self._eval(stmt.value, env)
+                local = len(stmt.targets) == 1 and isinstance(stmt.targets[0], nodes.AssignName)
+                if local and isinstance(stmt.value, nodes.Call):
+                    value = self._call_node(stmt.value, env, optional=True)
+                else:
+                    value = self._eval(stmt.value, env)
                 for target in stmt.targets:
                     _bind_target(target, value, env)
             elif isinstance(stmt, nodes.AnnAssign):
@@ -1051,9 +1117,10 @@ class Evaluator:
             elif isinstance(stmt, nodes.AugAssign):
                 _bind_target(stmt.target, UNKNOWN, env)
             elif isinstance(stmt, nodes.If):
-                t = truth(self._eval(stmt.test, env))
+                narrowed = _narrowed(stmt.test, env)
+                t = UNKNOWN if narrowed else truth(self._eval(stmt.test, env))
                 if t is UNKNOWN:
-                    then_env, else_env = dict(env), dict(env)
+                    then_env, else_env = narrowed or (dict(env), dict(env))
                     r1, f1 = self._exec_block(stmt.body, then_env)
                     r2, f2 = self._exec_block(stmt.orelse, else_env)
                     returns += r1 + r2
@@ -1195,12 +1262,77 @@ def _merge_into(env: Env, branches: Sequence[Env]) -> None:
         values = [b.get(key, UNKNOWN) for b in branches]
         merged = values[0]
         for v in values[1:]:
-            merged = join(merged, v)
+            merged = join_optional(merged, v)
         env[key] = merged
+
+
+def _narrowed(test: nodes.NodeNG, env: Env) -> tuple[Env, Env] | None:
+    """`if x is not None:` (`is None`, `x`, `not x`) on a local holding NoneOr: the
+    branch where x is its value and the branch where it is None, as two environments."""
+    negate = False
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        test, negate = test.operand, True
+    if isinstance(test, nodes.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0]
+        if op not in ("is", "is not") or not (
+            isinstance(right, nodes.Const) and right.value is None
+        ):
+            return None
+        negate ^= op == "is"
+        test = test.left
+    elif isinstance(test, nodes.Name):
+        held = env.get(test.name)
+        if not (isinstance(held, NoneOr) and truth(held.value) is True):
+            return None
+    if not isinstance(test, nodes.Name):
+        return None
+    held = env.get(test.name)
+    if not isinstance(held, NoneOr):
+        return None
+    present, absent = dict(env), dict(env)
+    present[test.name], absent[test.name] = held.value, None
+    return (absent, present) if negate else (present, absent)
 
 
 def _is_partial(func: ExternalRef) -> bool:
     return func.dotted in _FUNCTOOLS_PARTIAL or func.dotted.endswith(".partial")
+
+
+def _setattr_calls(cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
+    found: dict[str, list[nodes.NodeNG]] = {}
+    for method in cls.mymethods():
+        params = method.args.posonlyargs + method.args.args if method.args.args is not None else []
+        if not params:
+            continue
+        receiver = params[0].name
+        for call in method.nodes_of_class(nodes.Call):
+            func = call.func
+            if isinstance(func, nodes.Name) and func.name == "setattr":
+                pass
+            elif not (
+                isinstance(func, nodes.Attribute)
+                and func.attrname == "__setattr__"
+                and isinstance(func.expr, nodes.Name)
+                and func.expr.name == "object"
+            ):
+                continue
+            args = call.args
+            if len(args) != 3 or not (isinstance(args[0], nodes.Name) and args[0].name == receiver):
+                continue
+            if not (isinstance(args[1], nodes.Const) and isinstance(args[1].value, str)):
+                return None
+            found.setdefault(args[1].value, []).append(args[2])
+    return found
+
+
+# Bases that define no attributes of an instance's own (for the __getattr__ fallback).
+_PLAIN_BASES = {"object", "abc.ABC", "typing.Generic"}
+
+
+def _plain_base(value: Any) -> bool:
+    if isinstance(value, Builtin):
+        return value.name == "object"
+    return isinstance(value, ExternalRef) and value.dotted in _PLAIN_BASES
 
 
 def _is_cache_decorator(func: ExternalRef) -> bool:
@@ -1279,6 +1411,8 @@ _BUILTINS: dict[str, Any] = {
         "dict",
         "getattr",
         "hasattr",
+        "setattr",
+        "object",
     )
 }
 # Attributes every torch build has (the rest, like torch.xpu or torch.hpu, depend on it).

@@ -159,5 +159,48 @@ def join(a: Any, b: Any) -> Any:
     return UNKNOWN
 
 
+@dataclass(frozen=True)
+class NoneOr:
+    """A function's result when some of its paths return None and the others one known
+    value (`sm = probe_nvml()`: None when NVML cannot answer, else the device's SM). It
+    lives only in a function's local variables, where `if sm is not None:` narrows it
+    (evaluator._narrowed); read anywhere else it is unknown."""
+
+    value: Any
+
+
+_ABSENT = object()
+
+
+def _optional_parts(value: Any) -> tuple[bool, Any]:
+    if value is None:
+        return True, _ABSENT
+    if isinstance(value, NoneOr):
+        return True, value.value
+    return False, value
+
+
+def join_optional(a: Any, b: Any) -> Any:
+    """join, except that None meeting one known value is NoneOr(that value)."""
+    a_none, a_value = _optional_parts(a)
+    b_none, b_value = _optional_parts(b)
+    if a_value is _ABSENT:
+        value = b_value
+    elif b_value is _ABSENT:
+        value = a_value
+    else:
+        value = join(a_value, b_value)
+    if value is _ABSENT:
+        return None
+    if value is UNKNOWN:
+        return UNKNOWN
+    return NoneOr(value) if a_none or b_none else value
+
+
+def plain(value: Any) -> Any:
+    """A value as expressions see it: NoneOr is unknown outside the locals that hold it."""
+    return UNKNOWN if isinstance(value, NoneOr) else value
+
+
 def is_known(value: Any) -> bool:
     return value is not UNKNOWN

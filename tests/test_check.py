@@ -87,6 +87,22 @@ features:
             1,
             id="raise-when-requested",
         ),
+        # The feature being on skips this code: the feature's switch, not its gate.
+        pytest.param(
+            "if self.enable_fast_thing or major not in (9, 10):\n            return",
+            0,
+            id="skipped-when-on",
+        ),
+        pytest.param(
+            "if self.enable_fast_thing is not None or major < 9:\n            return None",
+            0,
+            id="skipped-when-set",
+        ),
+        pytest.param(
+            "if not self.enable_fast_thing or major not in (9, 10):\n            return",
+            1,
+            id="bail-out-when-off-or-old",
+        ),
         pytest.param("self.enable_fast_thing = major == 9 and minor == 0", 1, id="flag-value"),
         pytest.param(
             "if major < 9:\n            pass\n        else:\n            self.enable_fast_thing = True",

@@ -113,8 +113,32 @@ def _flag_gates(module: nodes.Module, path: Path, flags: set[str]) -> Iterator[G
             polarity = (
                 Polarity.DISABLES if branch_disables(statement.body, flags) else Polarity.ENABLES
             )
+        if polarity is Polarity.DISABLES and _true_when_on(read, condition):
+            # `if flag is not None or ...: return None`: the feature being on skips
+            # this code; it is not a gate of the feature.
+            continue
         yield _make(GateKind.RUNTIME, polarity, condition, statement)
         yield from guard_gates(statement, GateKind.GUARD, Polarity.ENABLES)
+
+
+def _true_when_on(read: nodes.NodeNG, condition: nodes.NodeNG) -> bool:
+    """The flag being on (truthy, or not None) makes the whole condition true: the read
+    is the condition, or an operand of `or` chains, alone or as `flag is not None`."""
+    node = read
+    while node is not condition:
+        parent = node.parent
+        if isinstance(parent, nodes.Compare):
+            if node is not parent.left or len(parent.ops) != 1:
+                return False
+            op, right = parent.ops[0]
+            if op not in ("is not", "!=") or not (
+                isinstance(right, nodes.Const) and right.value is None
+            ):
+                return False
+        elif not (isinstance(parent, nodes.BoolOp) and parent.op == "or"):
+            return False
+        node = parent
+    return True
 
 
 def _flag_reads(module: nodes.Module, flags: set[str]) -> Iterator[nodes.NodeNG]:

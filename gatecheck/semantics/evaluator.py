@@ -1104,8 +1104,8 @@ class Evaluator:
             if isinstance(stmt, nodes.Raise):
                 return returns, False
             if isinstance(stmt, nodes.Assign):
-                local = len(stmt.targets) == 1 and isinstance(stmt.targets[0], nodes.AssignName)
-                if local and isinstance(stmt.value, nodes.Call):
+                one_name = len(stmt.targets) == 1 and isinstance(stmt.targets[0], nodes.AssignName)
+                if one_name and isinstance(stmt.value, nodes.Call):
                     value = self._call_node(stmt.value, env, optional=True)
                 else:
                     value = self._eval(stmt.value, env)

@@ -73,6 +73,18 @@ def _fixed_text(tmp_path: Path, before: str, rule: str = RULE) -> tuple[str, Fix
     return (root / "pkg" / "gate.py").read_text(), report
 
 
+FACTS = """\
+        import pkg.utils as utils
+        PROBES = {"is_sm90": "is_sm90_supported", "is_sm100": "is_sm100_supported", "is_sm120": "is_sm120_supported"}
+        class Facts:
+            def __getattr__(self, name):
+                probe = PROBES.get(name)
+                if probe is None:
+                    raise AttributeError(name)
+                return getattr(utils, probe)()
+        FACTS = Facts()
+"""
+
 PAIRS = [
     pytest.param(
         """\
@@ -193,6 +205,49 @@ PAIRS = [
         """,
         None,
         id="sm100-missing-but-no-sm100-predicate-in-scope-refused",
+    ),
+    # A facts object answering attributes through __getattr__ (sglang 0.5.23's
+    # get_platform().is_sm100): the twin attribute on the same object.
+    pytest.param(
+        FACTS
+        + """\
+        def enabled(args):
+            return (FACTS.is_sm90 or FACTS.is_sm100) and args.enable_fast_path
+        """,
+        FACTS
+        + """\
+        def enabled(args):
+            return (FACTS.is_sm90 or FACTS.is_sm100 or FACTS.is_sm120) and args.enable_fast_path
+        """,
+        id="facts-attribute",
+    ),
+    pytest.param(
+        FACTS
+        + """\
+        _is_sm90 = FACTS.is_sm90
+        _is_sm100 = FACTS.is_sm100
+        def enabled(args):
+            return (_is_sm90 or _is_sm100) and args.enable_fast_path
+        """,
+        FACTS
+        + """\
+        _is_sm90 = FACTS.is_sm90
+        _is_sm100 = FACTS.is_sm100
+        _is_sm120 = FACTS.is_sm120
+        def enabled(args):
+            return (_is_sm90 or _is_sm100 or _is_sm120) and args.enable_fast_path
+        """,
+        id="facts-attribute-alias-twin",
+    ),
+    # The table has no sm120 fact: nothing to add, the file stays as it is.
+    pytest.param(
+        FACTS.replace(', "is_sm120": "is_sm120_supported"', "")
+        + """\
+        def enabled(args):
+            return (FACTS.is_sm90 or FACTS.is_sm100) and args.enable_fast_path
+        """,
+        None,
+        id="facts-attribute-without-twin-refused",
     ),
 ]
 

@@ -189,6 +189,8 @@ def _style(siblings: Sequence[nodes.NodeNG]) -> str:
         return "call"
     if isinstance(last, nodes.Name):
         return "alias"
+    if isinstance(last, nodes.Attribute) and _digits(last.attrname):
+        return "attribute"
     raise _Refuse(f"operand `{last.as_string()}` is neither a predicate call nor an alias")
 
 
@@ -206,6 +208,11 @@ def _predicate_for(ctx: _Context, siblings: Sequence[nodes.NodeNG]) -> tuple[str
         return _usage(best), best.admits
     if style == "alias":
         return _new_alias(ctx, siblings)
+    if style == "attribute":
+        last = siblings[-1]
+        assert isinstance(last, nodes.Attribute)
+        name, admits = _attribute_twin(ctx, last)
+        return f"{_source_of(ctx, last.expr)}.{name}", admits
     name, admits = _import_sibling_function(ctx, siblings[-1])
     return f"{name}()", admits
 
@@ -251,10 +258,20 @@ def _new_alias(ctx: _Context, siblings: Sequence[nodes.NodeNG]) -> tuple[str, fr
         for call in statement.value.nodes_of_class(nodes.Call)
         if isinstance(call.func, nodes.Name) and _digits(call.func.name)
     ]
-    if not wrapped:
+    facts = [
+        attribute
+        for attribute in statement.value.nodes_of_class(nodes.Attribute)
+        if _digits(attribute.attrname)
+    ]
+    if wrapped:
+        function = str(wrapped[-1].func.name)
+        new_function, admits = _function_in_scope_or_import(ctx, wrapped[-1])
+    elif facts:
+        # `_is_sm100_supported = _is_cuda and get_platform().is_sm100`
+        function = str(facts[-1].attrname)
+        new_function, admits = _attribute_twin(ctx, facts[-1])
+    else:
         raise _Refuse(f"alias `{sibling.name}` does not wrap a predicate call; cannot add a twin")
-    function = str(wrapped[-1].func.name)
-    new_function, admits = _function_in_scope_or_import(ctx, wrapped[-1])
     new_alias = _twin_name(sibling.name, function, new_function)
     if new_alias in ctx.module.locals:
         raise _Refuse(f"`{new_alias}` exists but does not admit the generation")
@@ -267,6 +284,34 @@ def _new_alias(ctx: _Context, siblings: Sequence[nodes.NodeNG]) -> tuple[str, fr
     indent = " " * statement.col_offset
     ctx.edits.append(Edit(ctx.raw.path, line_end, line_end, f"{indent}{new_text}{ctx.raw.newline}"))
     return new_alias, admits
+
+
+def _attribute_twin(ctx: _Context, sibling: nodes.Attribute) -> tuple[str, frozenset[str]]:
+    """`get_platform().is_sm100` -> `is_sm120` on the same object, when that attribute
+    exists and its value admits the missing generations and nothing beyond their majors
+    (read per generation, like any condition)."""
+    semantics = ctx.analysis.semantics
+    old = _digits(sibling.attrname)
+    within = allowed_extra(ctx) | ctx.result.feature_admits
+    tried: list[str] = []
+    for gen in semantics.registry.ordered(ctx.missing):
+        name = sibling.attrname.replace(old, _digits(gen), 1)
+        if name in tried or name == sibling.attrname:
+            continue
+        tried.append(name)
+        admits: set[str] = set()
+        for each in semantics.registry.names:
+            evaluator = semantics.evaluator(each)
+            value = evaluator.attribute(evaluator.value(sibling.expr), name)
+            if truth(value) is not False:
+                admits.add(each)
+        if ctx.missing <= admits <= within:
+            return name, frozenset(admits)
+    shown = ", ".join(f"`{n}`" for n in tried) or "no name"
+    raise _Refuse(
+        f"`{sibling.as_string()}` has no twin for {', '.join(sorted(ctx.missing))} "
+        f"on the same object (tried {shown})"
+    )
 
 
 def _digits(name: str) -> str:

@@ -529,11 +529,14 @@ def test_shipped_rules_load() -> None:
 
     feature = next(f for f in ruleset.features if f.id == "flashinfer-allreduce-fusion")
     assert feature.require == {"sm90", "sm100", "sm120"}
-    assert feature.flags == ("enable_flashinfer_allreduce_fusion",)
+    assert feature.flags == (
+        "enable_flashinfer_allreduce_fusion",
+        "flashinfer_allreduce_fusion_backend",
+    )
     assert feature.exclude == {}
     assert feature.location is not None
     assert feature.location.path.name == "sglang.yaml"
-    assert sorted(example.expect for example in feature.examples) == ["fail", "pass"]
+    assert sorted(example.expect for example in feature.examples) == ["fail", "fail", "pass"]
     assert all(isinstance(example, FeatureExample) for example in feature.examples)
     assert ruleset.sources[0] == resources.registry_path()
 

@@ -82,3 +82,41 @@ def test_sglang_059_sarif_carries_code_flows_and_fixes(tmp_path: Path) -> None:
         assert item["codeFlows"][0]["threadFlows"][0]["locations"]
         replacements = item["fixes"][0]["artifactChanges"][0]["replacements"]
         assert any("is_sm120_supported" in r["insertedContent"]["text"] for r in replacements)
+
+
+def test_sglang_0523_the_seed_story_again(tmp_path: Path) -> None:
+    """sglang 0.5.23 (the newest release when this was written) restructured the code:
+    the flag became `flashinfer_allreduce_fusion_backend`, every predicate is read as
+    `get_platform().is_sm90` (a PlatformContext whose __getattr__ calls the probe), and
+    the SM is asked from NVML first. The same two gates still leave sm120 out; the fix
+    adds the sm120 fact beside them, and the fixed tree checks clean."""
+    source = corpus_package("sglang==0.5.23")
+    root = tmp_path / "sglang-0.5.23"
+    shutil.copytree(source / "sglang" / "srt", root / "sglang" / "srt")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["check", str(root), "--format", "concise", "--no-cache"])
+    assert result.exit_code == 1, result.output
+    found = sorted(
+        line.split(" GC001")[0].replace(f"{root}/", "")
+        for line in result.output.splitlines()
+        if "GC001" in line
+    )
+    assert found == [
+        "sglang/srt/arg_groups/overrides.py:991:14:",
+        "sglang/srt/layers/layer_boundary/residual/add_norm.py:146:10:",
+    ]
+    diff = runner.invoke(cli, ["check", str(root), "--diff", "--no-cache"])
+    changed = [
+        line[0] + line[1:].strip()
+        for line in diff.output.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    assert changed == [
+        "-and (get_platform().is_sm90 or get_platform().is_sm100)",
+        "+and (get_platform().is_sm90 or get_platform().is_sm100 or get_platform().is_sm120)",
+        "+_is_sm120_supported = _is_cuda and get_platform().is_sm120",
+        "-(_is_sm90_supported or _is_sm100_supported)",
+        "+(_is_sm90_supported or _is_sm100_supported or _is_sm120_supported)",
+    ]
+    assert runner.invoke(cli, ["check", str(root), "--fix", "--no-cache"]).exit_code == 0
+    assert runner.invoke(cli, ["check", str(root), "--no-cache"]).exit_code == 0

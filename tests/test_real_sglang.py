@@ -17,6 +17,15 @@ from tests.conftest import corpus_package
 pytestmark = pytest.mark.corpus
 
 
+def _changed_lines(diff: str) -> list[str]:
+    """The + and - lines of a unified diff, without its file headers."""
+    return [
+        line
+        for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+
+
 def test_sglang_059_has_exactly_the_two_seed_gates(ruleset: RuleSet) -> None:
     root = corpus_package("sglang==0.5.9")
     analysis = analyse([root], ruleset)
@@ -40,11 +49,7 @@ def test_sglang_059_fix_is_the_seed_patch_and_idempotent(tmp_path: Path) -> None
     runner = CliRunner()
     diff = runner.invoke(cli, ["check", str(root), "--diff"])
     assert diff.exit_code == 1
-    changed = [
-        line
-        for line in diff.output.splitlines()
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
+    changed = _changed_lines(diff.output)
     assert changed == [
         "+    is_sm120_supported,",
         "+_is_sm120_supported = _is_cuda and is_sm120_supported()",
@@ -106,11 +111,7 @@ def test_sglang_0523_the_seed_story_again(tmp_path: Path) -> None:
         "sglang/srt/layers/layer_boundary/residual/add_norm.py:146:10:",
     ]
     diff = runner.invoke(cli, ["check", str(root), "--diff", "--no-cache"])
-    changed = [
-        line[0] + line[1:].strip()
-        for line in diff.output.splitlines()
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
+    changed = [line[0] + line[1:].strip() for line in _changed_lines(diff.output)]
     assert changed == [
         "-and (get_platform().is_sm90 or get_platform().is_sm100)",
         "+and (get_platform().is_sm90 or get_platform().is_sm100 or get_platform().is_sm120)",

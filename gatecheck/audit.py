@@ -384,6 +384,14 @@ class _Classifier:
             )
         inside = found.admits & reach & self.vendor_gens
         admitted_text = ", ".join(self.registry.ordered(inside))
+        shut_out = (reach & self.vendor_gens) - found.admits
+        if shut_out and all(self.registry.get(g).major == self.generation.major for g in shut_out):
+            # `if cap != (12, 0): return "not SM120"`: a gate about this generation
+            # itself (its own kernel or its own fallback), not one that forgot it.
+            shown = ", ".join(self.registry.ordered(shut_out))
+            return GateClass.DELIBERATE, (
+                f"shuts out only {shown}: a gate about {gen} itself; {gen} takes the other branch",
+            )
         if self._threshold(inside):
             side = "an older" if self._older(inside) else "a newer"
             return GateClass.DELIBERATE, (

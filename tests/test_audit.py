@@ -108,6 +108,20 @@ CLASSIFY_CASES = [
         [(4, "probably-deliberate"), (5, "probably-deliberate")],
         id="nested-gate-only-reached-on-older-hardware",
     ),
+    # Gates that single out the audited generation itself are about it, not a gap.
+    pytest.param(
+        "def unsupported():\n"
+        "    if torch.cuda.get_device_capability() != (12, 0):\n"
+        "        return 'device is not SM120'\n"
+        "    return None\n",
+        [(4, "probably-deliberate")],
+        id="singles-out-the-generation",
+    ),
+    pytest.param(
+        "if torch.cuda.get_device_capability()[0] != 12:\n    kernel = 'generic'\n",
+        [(3, "probably-deliberate")],
+        id="singles-out-the-generation-family",
+    ),
     pytest.param(
         "if is_hip():\n    kernel = 'aiter'\n",
         [],

@@ -141,8 +141,9 @@ class Evaluator:
     _call_memo: Memo = field(default_factory=lambda: Memo())
     _active: set[int] = field(default_factory=set)
     _depth: int = 0
-    # Runtime platform dispatch, per (declared class, vendor): the same for every
-    # generation's evaluator (Semantics gives them one dict).
+    # Facts about classes that no generation changes, shared by every generation's
+    # evaluator (Semantics gives them one dict): runtime platform dispatch per (declared
+    # class, vendor), attributes set on the instance per class.
     _dispatch: dict[Any, Any] = field(default_factory=dict)
 
     # -- entry points --------------------------------------------------------------------

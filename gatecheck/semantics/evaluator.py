@@ -1273,6 +1273,7 @@ def _narrowed(test: nodes.NodeNG, env: Env) -> tuple[Env, Env] | None:
     negate = False
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
         test, negate = test.operand, True
+    by_truth = True
     if isinstance(test, nodes.Compare) and len(test.ops) == 1:
         op, right = test.ops[0]
         if op not in ("is", "is not") or not (
@@ -1280,16 +1281,12 @@ def _narrowed(test: nodes.NodeNG, env: Env) -> tuple[Env, Env] | None:
         ):
             return None
         negate ^= op == "is"
-        test = test.left
-    elif isinstance(test, nodes.Name):
-        held = env.get(test.name)
-        if not (isinstance(held, NoneOr) and truth(held.value) is True):
-            return None
-    if not isinstance(test, nodes.Name):
-        return None
-    held = env.get(test.name)
+        test, by_truth = test.left, False
+    held = env.get(test.name) if isinstance(test, nodes.Name) else None
     if not isinstance(held, NoneOr):
         return None
+    if by_truth and truth(held.value) is not True:
+        return None  # a falsy value (0, "") takes the None branch too
     present, absent = dict(env), dict(env)
     present[test.name], absent[test.name] = held.value, None
     return (absent, present) if negate else (present, absent)
@@ -1302,23 +1299,15 @@ def _is_partial(func: ExternalRef) -> bool:
 def _setattr_calls(cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
     found: dict[str, list[nodes.NodeNG]] = {}
     for method in cls.mymethods():
-        params = method.args.posonlyargs + method.args.args if method.args.args is not None else []
+        params = [*(method.args.posonlyargs or ()), *(method.args.args or ())]
         if not params:
             continue
         receiver = params[0].name
         for call in method.nodes_of_class(nodes.Call):
-            func = call.func
-            if isinstance(func, nodes.Name) and func.name == "setattr":
-                pass
-            elif not (
-                isinstance(func, nodes.Attribute)
-                and func.attrname == "__setattr__"
-                and isinstance(func.expr, nodes.Name)
-                and func.expr.name == "object"
-            ):
-                continue
             args = call.args
-            if len(args) != 3 or not (isinstance(args[0], nodes.Name) and args[0].name == receiver):
+            if not _is_setattr(call.func) or len(args) != 3:
+                continue
+            if not (isinstance(args[0], nodes.Name) and args[0].name == receiver):
                 continue
             if not (isinstance(args[1], nodes.Const) and isinstance(args[1].value, str)):
                 return None
@@ -1326,8 +1315,20 @@ def _setattr_calls(cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
     return found
 
 
+def _is_setattr(func: nodes.NodeNG) -> bool:
+    """`setattr` or `object.__setattr__`."""
+    if isinstance(func, nodes.Name):
+        return func.name == "setattr"
+    return (
+        isinstance(func, nodes.Attribute)
+        and func.attrname == "__setattr__"
+        and isinstance(func.expr, nodes.Name)
+        and func.expr.name == "object"
+    )
+
+
 # Bases that define no attributes of an instance's own (for the __getattr__ fallback).
-_PLAIN_BASES = {"object", "abc.ABC", "typing.Generic"}
+_PLAIN_BASES = {"abc.ABC", "typing.Generic"}
 
 
 def _plain_base(value: Any) -> bool:

@@ -52,7 +52,9 @@ def test_json_has_every_gate_with_its_place_and_verdict(report: AuditReport) -> 
 
 def test_markdown_matrix_and_gap_list(report: AuditReport) -> None:
     text = render_audit_markdown(report, SEED)
-    assert "| feature | gate | class | sm80 | sm86 | sm87 | sm89 | sm90 | sm100 |" in text
+    assert (
+        "| feature | gate | class | polarity | sm80 | sm86 | sm87 | sm89 | sm90 | sm100 |" in text
+    )
     assert "**sm120**" in text
     rows = [line for line in text.splitlines() if line.startswith("| ") and "likely gap" in line]
     assert len(rows) == 2

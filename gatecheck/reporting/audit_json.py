@@ -10,6 +10,7 @@ from typing import Any
 from gatecheck.audit import AuditedGate, AuditReport, CallSite
 from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.paths import display_path
+from gatecheck.reporting.plain import printable
 
 _LINES = SourceLines()
 
@@ -41,8 +42,8 @@ def gate_to_dict(gate: AuditedGate, report: AuditReport, base: Path | None) -> d
         "condition": gate.condition,
         "kind": found.kind.value,
         "polarity": found.polarity.value,
-        "qualname": found.qualname,
-        "feature": gate.feature,
+        "qualname": printable(found.qualname),
+        "feature": printable(gate.feature),
         "feature_source": gate.feature_source,
         "class": gate.gate_class.value,
         # The condition's own admitted set (SEMANTICS.md), and the feature's side of it
@@ -81,7 +82,7 @@ def site_to_dict(site: CallSite, base: Path | None) -> dict[str, Any]:
         "path": display_path(site.path, base),
         "line": site.line,
         "column": site.column + 1,
-        "qualname": site.qualname,
+        "qualname": printable(site.qualname),
         "condition": site.condition,
     }
 

@@ -17,6 +17,7 @@ from gatecheck.findings import Hop
 from gatecheck.kernels.support import KernelSupport
 from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.paths import display_path
+from gatecheck.reporting.plain import printable
 from gatecheck.tracing.paths import ActivationPath, PathNode
 
 
@@ -77,9 +78,9 @@ def _label(hop: Hop, generations: Sequence[str], registry: Registry, base: Path 
             text.append("✓ " if ok else "✗ ", style="green" if ok else "bold red")
     text.append(f"{hop.kind} ", style="bold")
     text.append(f"{display_path(hop.path, base)}:{hop.line}", style="cyan")
-    text.append(f"  {hop.qualname}", style="dim")
+    text.append(f"  {printable(hop.qualname)}", style="dim")
     condition = hop.condition if len(hop.condition) <= 160 else hop.condition[:157] + "..."
-    text.append(f"\n{condition}")
+    text.append(f"\n{printable(condition)}")
     if gated:
         admitted = ", ".join(registry.ordered(hop.admitted)) or "none"
         text.append(f"\nadmits: {admitted}", style="dim")
@@ -96,7 +97,7 @@ def _add(
             label.append(f"\n✗ {gen} shut out by ", style="red")
             column = _LINES.column(hop.path, hop.line, hop.column)
             label.append(f"{display_path(hop.path, base)}:{hop.line}:{column}", style="cyan")
-            label.append(f"  {hop.condition}", style="bold red")
+            label.append(f"  {printable(hop.condition)}", style="bold red")
     branch = tree.add(label)
     for child in node.children:
         _add(branch, child, generations, registry, base)
@@ -109,7 +110,8 @@ def render_tree(
     registry: Registry,
     base: Path | None,
 ) -> None:
-    title = Text.assemble((path.feature.id, "bold"), f" — {path.feature.description}")
+    description = printable(path.feature.description)
+    title = Text.assemble((printable(path.feature.id), "bold"), f" — {description}")
     tree = Tree(title)
     for section, items in (("CLI options", path.options), ("settings fields", path.fields)):
         if items:

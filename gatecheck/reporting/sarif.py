@@ -7,6 +7,7 @@ offsets that findings carry; edits stay byte offsets (`byteOffset`/`byteLength`)
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,8 @@ def relative_uri(path: Path, root: Path) -> tuple[str, bool]:
         rel = resolved.relative_to(root.resolve()).as_posix()
     except ValueError:
         return resolved.as_uri(), False
-    return quote(rel, safe="/"), True
+    # Percent-encoded bytes: a file name that is not UTF-8 keeps its own bytes (caf%E9.py).
+    return quote(os.fsencode(rel), safe="/"), True
 
 
 def rule_descriptor(rule: RuleInfo) -> Json:

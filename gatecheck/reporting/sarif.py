@@ -6,8 +6,10 @@ offsets that findings carry; edits stay byte offsets (`byteOffset`/`byteLength`)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,16 @@ SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT_KEY = "gatecheck/v1"
+# GitHub code scanning matches alerts across runs on partialFingerprints, and its upload
+# action fills primaryLocationLineHash from the flagged line's text only when the tool
+# gives none: gatecheck gives its own, from the gate (feature, file, function, condition)
+# rather than its line, so an alert survives code moving above it.
+LINE_HASH_KEY = "primaryLocationLineHash"
+GATE_HASH_KEY = "gatecheckGate/v1"
 DIAGNOSTIC_ID = "GC900"
+# Where gatecheck is hosted (README: pre-commit, GitHub Actions); rule help links into it.
+HOMEPAGE = "https://github.com/your-org/gatecheck"
+RULES_HELP = f"{HOMEPAGE}/blob/main/README.md"
 
 Json = dict[str, Any]
 
@@ -40,21 +51,40 @@ def relative_uri(path: Path, root: Path) -> tuple[str, bool]:
     return quote(os.fsencode(rel), safe="/"), True
 
 
+def help_uri(rule: RuleInfo) -> str:
+    """The rule's section of README (GitHub's heading anchor: lower case, spaces to '-')."""
+    return f"{RULES_HELP}#{rule.id.lower()}-{rule.name}"
+
+
 def rule_descriptor(rule: RuleInfo) -> Json:
     help_markdown = f"**{rule.id} {rule.name}**\n\n{rule.full}"
     if rule in GATE_RULES:
         help_markdown += (
+            "\n\nFix: add the missing generation to the gate (`gatecheck check --diff` shows "
+            "a verified edit), or record a deliberate exclusion in the rules "
+            "(`exclude: {sm120: \"reason\"}`). `gatecheck explain FEATURE` shows the whole "
+            "activation path."
             "\n\nSuppress one occurrence on the flagged line or the line before, with the "
             "reason: `# gatecheck: ignore[<feature-id>] <reason>`."
         )
+    help_markdown += f"\n\n[Documentation]({help_uri(rule)})"
     return {
         "id": rule.id,
         "name": rule.name,
         "shortDescription": {"text": rule.short},
         "fullDescription": {"text": rule.full},
         "help": {"text": rule.full, "markdown": help_markdown},
+        "helpUri": help_uri(rule),
         "defaultConfiguration": {"level": rule.level},
+        "properties": {"tags": ["gpu", "architecture-gate"]},
     }
+
+
+def gate_hash(finding: Finding, relpath: str) -> str:
+    """Stable across line moves: feature, file, function and the normalised condition."""
+    condition = re.sub(r"\s+", " ", finding.condition).strip()
+    data = "\x1f".join([finding.feature, relpath, finding.qualname, condition])
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 class _Builder:
@@ -62,6 +92,7 @@ class _Builder:
         self.root = root
         self.registry = registry
         self.lines = SourceLines()
+        self.occurrences: dict[str, int] = {}
 
     def ordered(self, names: Iterable[str]) -> list[str]:
         return self.registry.ordered(names) if self.registry else sorted(names)
@@ -116,6 +147,12 @@ class _Builder:
         description = finding.fix_note or f"admit {', '.join(self.ordered(finding.missing))}"
         return [{"description": {"text": description}, "artifactChanges": changes}]
 
+    def partial_fingerprints(self, finding: Finding, rel: str) -> Json:
+        # Two identical gates in one function: told apart by their order (CodeQL's ":N").
+        digest = gate_hash(finding, rel)
+        self.occurrences[digest] = self.occurrences.get(digest, 0) + 1
+        return {LINE_HASH_KEY: f"{digest}:{self.occurrences[digest]}", GATE_HASH_KEY: digest}
+
     def result(self, finding: Finding, rule_index: int, justification: str | None) -> Json:
         rel, _ = relative_uri(finding.path, self.root)
         text = "\n\n".join([finding.message, *finding.notes])
@@ -126,6 +163,7 @@ class _Builder:
             "message": {"text": text},
             "locations": [self.location(finding.path, self.finding_region(finding))],
             "fingerprints": {FINGERPRINT_KEY: finding.fingerprint(rel)},
+            "partialFingerprints": self.partial_fingerprints(finding, rel),
             "properties": {
                 "feature": finding.feature,
                 "required": self.ordered(finding.required),
@@ -195,6 +233,7 @@ def sarif_log(
                 "name": "gatecheck",
                 "version": __version__,
                 "semanticVersion": __version__,
+                "informationUri": HOMEPAGE,
                 "rules": [rule_descriptor(r) for r in descriptors.values()],
             }
         },

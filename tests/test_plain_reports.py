@@ -124,3 +124,20 @@ def test_non_utf8_file_name_in_audit_reports(tmp_path: Path) -> None:
     ):
         text.encode("utf-8")  # writable to any UTF-8 stream or file
         assert "caf\\xe9.py" in text
+
+
+def test_rules_suggest_file_names_stay_in_their_comment(tmp_path: Path) -> None:
+    """#15.4: a file name with line breaks must not end the YAML comment and add a feature."""
+    from gatecheck.suggest import render_suggestion
+
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    evil = "x\n- id: injected\n  description: d\n  flags: [x]\n  require: [sm80]\n#.py"
+    (root / "pkg" / evil).write_text(GATE, encoding="utf-8")
+    (root / "pkg" / "ok.py").write_text(GATE.replace("return 1", "enable_fast = True"))
+    ruleset = load_ruleset([])
+    text = render_suggestion(run_audit([root], ruleset, "sm120"), ruleset, root)
+    assert "\n- id: injected" not in text
+    target = tmp_path / "suggested.yaml"
+    target.write_text(text, encoding="utf-8")
+    assert {f.id for f in load_ruleset([target]).features} == {"enable_fast"}

@@ -62,7 +62,7 @@ def rule_descriptor(rule: RuleInfo) -> Json:
         help_markdown += (
             "\n\nFix: add the missing generation to the gate (`gatecheck check --diff` shows "
             "a verified edit), or record a deliberate exclusion in the rules "
-            "(`exclude: {sm120: \"reason\"}`). `gatecheck explain FEATURE` shows the whole "
+            '(`exclude: {sm120: "reason"}`). `gatecheck explain FEATURE` shows the whole '
             "activation path."
             "\n\nSuppress one occurrence on the flagged line or the line before, with the "
             "reason: `# gatecheck: ignore[<feature-id>] <reason>`."

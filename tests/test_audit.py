@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gatecheck.audit import AuditReport, GateClass, run_audit
+from gatecheck.audit.prefilter import ARCH_IDIOM, is_predicate_name, mentions_arch
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import RuleSet
-from gatecheck.gates.audit_gates import ARCH_IDIOM, is_predicate_name, mentions_arch
 from tests.conftest import FIXTURES
 
 MakeTree = Callable[[Mapping[str, str]], Path]

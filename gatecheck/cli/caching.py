@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gatecheck.audit.prefilter import mentions_arch
 from gatecheck.cache import RunCache, cache_key, content_digest, from_data, to_data
 from gatecheck.config.model import RuleSet
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import Finding
-from gatecheck.gates.audit_gates import mentions_arch
 from gatecheck.gates.feature_gates import mentions
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.checks import KNOWN_KERNEL_LIBRARIES

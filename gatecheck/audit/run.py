@@ -1,0 +1,192 @@
+"""The audit for a new generation: read the files that spell an arch idiom, find their
+architecture conditions, tell hops from gates, classify each gate and order the report.
+No click, no rich: reporters render an AuditReport."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from astroid import nodes
+
+from gatecheck import progress
+from gatecheck.audit.classify import Classifier
+from gatecheck.audit.conditions import (
+    ArchCondition,
+    Role,
+    assigned_names,
+    classify_condition,
+    outermost_slots,
+)
+from gatecheck.audit.hops import HopSources
+from gatecheck.audit.prefilter import mentions_arch
+from gatecheck.audit.report import AuditedGate, AuditReport, CallSite, default_columns, order_gates
+from gatecheck.config.model import RuleSet
+from gatecheck.engine import open_project
+from gatecheck.kernels.checks import KernelCatalog
+from gatecheck.loading.project import Project, bulk_allocation, read_source
+from gatecheck.semantics.admitted import Semantics
+
+
+def discover(
+    project: Project,
+    semantics: Semantics,
+    modules: Iterable[nodes.Module],
+    vendor: str,
+    on_module: Callable[[], None] | None = None,
+) -> list[ArchCondition]:
+    """Every generation-dependent condition of the modules, with its role for `vendor`."""
+    vendor_gens = semantics.registry.vendor_names(vendor)
+    conditions: list[ArchCondition] = []
+    for module in modules:
+        for condition, statement, kind in outermost_slots(module):
+            found = classify_condition(semantics, module, condition, statement, kind, vendor_gens)
+            if found is not None:
+                conditions.append(found)
+        if on_module is not None:
+            on_module()
+    holders = HopSources(project, semantics, vendor_gens, conditions)
+    return [holders.resolve(c) if c.role is Role.GATE else c for c in conditions]
+
+
+def run_audit(
+    paths: Sequence[Path],
+    ruleset: RuleSet,
+    generation: str,
+    *,
+    columns: Sequence[str] | None = None,
+    excludes: Sequence[str] = (),
+    kernel_sources: Sequence[Path] = (),
+    shortcuts: bool = True,
+) -> AuditReport:
+    """`shortcuts=False` evaluates every generation in full (see Semantics): the same
+    report, slower; for tests."""
+    with bulk_allocation():
+        return _run_audit(paths, ruleset, generation, columns, excludes, kernel_sources, shortcuts)
+
+
+def _run_audit(
+    paths: Sequence[Path],
+    ruleset: RuleSet,
+    generation: str,
+    columns: Sequence[str] | None,
+    excludes: Sequence[str],
+    kernel_sources: Sequence[Path],
+    shortcuts: bool,
+) -> AuditReport:
+    project, _ = open_project(paths, excludes)
+    registry = ruleset.registry
+    vendor = registry.get(generation).vendor
+    report = AuditReport(
+        generation,
+        vendor,
+        tuple(columns) if columns else default_columns(registry, generation),
+        registry,
+        files=len(project.files),
+    )
+    modules = _arch_modules(project)
+    report.scanned = len(modules)
+    semantics = Semantics(project, registry, ruleset.vocabulary, shortcuts=shortcuts)
+    progress.stage("evaluating conditions", len(modules))
+    conditions = discover(project, semantics, modules, vendor, on_module=progress.advance)
+    progress.stage("classifying gates", None)
+    report.vendor_gates = sum(1 for c in conditions if c.role is Role.VENDOR)
+    report.predicate_definitions = sum(1 for c in conditions if c.role is Role.PREDICATE)
+    hops = [c for c in conditions if c.role is Role.HOP]
+    report.hops = [_call_site(h) for h in hops]
+    sites = _call_sites_by_gate(conditions)
+    classifier = Classifier(project, semantics, ruleset, generation, conditions, modules)
+    gates = [
+        classifier.classify(c, tuple(_call_site(h) for h in sites.get(id(c), ())))
+        for c in conditions
+        if c.role is Role.GATE
+    ]
+    catalog = KernelCatalog(registry, kernel_sources, project.roots)
+    for feature in ruleset.features:
+        if feature.kernels and any(g.feature == feature.id for g in gates):
+            report.kernels[feature.id] = [catalog.support(k) for k in feature.kernels]
+    report.gates = order_gates([_with_kernel_reason(g, report) for g in gates])
+    report.diagnostics = list(project.diagnostics)
+    report.parsed = tuple(sorted({Path(m.file) for m in project.loaded_modules() if m.file}))
+    return report
+
+
+def _with_kernel_reason(gate: AuditedGate, report: AuditReport) -> AuditedGate:
+    verdict = report.kernel_verdict(gate)
+    if verdict is None:
+        return gate
+    built = "; ".join(f"{s.label} is built for {s.built_for}" for s in report.kernels[gate.feature])
+    if verdict == "✗":
+        reason = f"kernels are not built for {report.generation}: {built}"
+    elif verdict == "✓":
+        reason = f"kernels are built for {report.generation}: {built}"
+    else:
+        reason = f"kernel support unknown: {built}"
+    return dataclasses.replace(gate, reasons=(*gate.reasons, reason))
+
+
+def _arch_modules(project: Project) -> list[nodes.Module]:
+    progress.stage("reading files", len(project.files))
+    paths: list[Path] = []
+    for path in project.files:
+        progress.advance()
+        try:
+            text = read_source(path, project.overrides.get(path)).text
+        except (OSError, ValueError, SyntaxError, LookupError):
+            project.module_at(path)  # records the diagnostic
+            continue
+        if mentions_arch(text):
+            paths.append(path)
+    progress.stage("building trees", len(paths))
+    modules: list[nodes.Module] = []
+    for path in paths:
+        if (module := project.module_at(path)) is not None:
+            modules.append(module)
+        progress.advance()
+    return modules
+
+
+def _call_site(condition: ArchCondition) -> CallSite:
+    return CallSite(
+        condition.path,
+        condition.line,
+        int(condition.condition.col_offset or 0),
+        condition.qualname,
+        " ".join(condition.condition.as_string().split()),
+    )
+
+
+def _call_sites_by_gate(conditions: Sequence[ArchCondition]) -> dict[int, list[ArchCondition]]:
+    """Each hop under the gates it finally passes on (through hops of hops)."""
+    providers: dict[str, list[ArchCondition]] = {}
+    for c in conditions:
+        if c.role in (Role.GATE, Role.HOP):
+            for key in _provided_keys(c):
+                providers.setdefault(key, []).append(c)
+    sites: dict[int, list[ArchCondition]] = {}
+    for hop in (c for c in conditions if c.role is Role.HOP):
+        for root in _roots(hop, providers):
+            sites.setdefault(id(root), []).append(hop)
+    return sites
+
+
+def _provided_keys(condition: ArchCondition) -> list[str]:
+    keys = [condition.qualname]
+    names = assigned_names(condition.statement)
+    return keys + [f"{condition.qualname}.{name}".lstrip(".") for name in names]
+
+
+def _roots(hop: ArchCondition, providers: dict[str, list[ArchCondition]]) -> list[ArchCondition]:
+    roots: list[ArchCondition] = []
+    seen: set[int] = {id(hop)}
+    pending = [hop]
+    while pending:
+        current = pending.pop()
+        for key in current.via:
+            for provider in providers.get(key, []):
+                if id(provider) in seen:
+                    continue
+                seen.add(id(provider))
+                (roots if provider.role is Role.GATE else pending).append(provider)
+    return roots

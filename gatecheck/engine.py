@@ -171,7 +171,10 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
     evaluator = semantics.evaluator(first_missing, flag_assumptions(feature, gate.polarity))
     blocking = culprit(gate.condition, evaluator, needs=gate.polarity is Polarity.ENABLES)
     missing_text = ", ".join(registry.ordered(result.missing))
-    admits_text = ", ".join(registry.ordered(result.feature_admits)) or "no generation"
+    # Said within the vendors the feature requires: CUDA-only code is not said to admit gfx90a.
+    vendors = {registry.get(g).vendor for g in (result.feature.require or result.missing)}
+    in_scope = {g for g in result.feature_admits if registry.get(g).vendor in vendors}
+    admits_text = ", ".join(registry.ordered(in_scope)) or "no generation"
     verb = "admits" if gate.polarity is Polarity.ENABLES else "lets the feature through on"
     message = (
         f"{gate.kind.value} gate of '{feature.id}' excludes required {missing_text}: "

@@ -192,7 +192,7 @@ def test_files_not_analysed_are_warnings(tmp_path: Path, monkeypatch: pytest.Mon
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     result = CliRunner().invoke(cli, ["check", ".", "--rules", "rules.yaml", "--format", "github"])
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # a file that could not be analysed fails the run (#15.21)
     assert result.output.startswith("::warning file=bad.py,line=")
     assert ",title=GC900 file not analysed::syntax error" in result.output
     assert "**Files not analysed**\n\n- `bad.py:" in summary.read_text(encoding="utf-8")

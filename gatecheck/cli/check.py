@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from gatecheck.accounting import account, files_summary
 from gatecheck.app import check as app
@@ -24,14 +23,23 @@ from gatecheck.cli.common import (
     EXIT_ERROR,
     EXIT_FINDINGS,
     cli,
+    color_choice,
+    color_option,
+    examples,
     generation_option,
     kernel_source_option,
     load_rules,
     no_cache_option,
+    output_format_option,
     paths_argument,
     progress_reporter,
+    project_root_for,
     quiet_option,
+    report_stream,
     rules_option,
+    statistics_option,
+    verbose_option,
+    write_report,
 )
 from gatecheck.config.model import ConfigError, ConfigErrors, RuleSet
 from gatecheck.config.pyproject import Settings, Sourced, resolve_settings
@@ -41,11 +49,13 @@ from gatecheck.reporting.github import (
     summary_budget,
     write_step_summary,
 )
+from gatecheck.reporting.grammar import count
 from gatecheck.reporting.json_report import render_json
 from gatecheck.reporting.markdown import render_markdown
+from gatecheck.reporting.plain import plain_console
+from gatecheck.reporting.statistics import finding_statistics
 from gatecheck.reporting.text import render_concise, render_diagnostics, render_finding
 from gatecheck.suppressions import SUPPRESSION_KIND
-from gatecheck.vcs import project_root
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "markdown")
 __all__ = ["ALL_RULES", "FORMATS", "check", "known_ids", "validate_ids"]
@@ -69,7 +79,17 @@ ignore_option = click.option(
 )
 
 
-@cli.command()
+@cli.command(
+    epilog=examples(
+        "gatecheck check .                                  # every rule's feature",
+        "gatecheck check . --output-format concise          # one line per finding",
+        "gatecheck check . --diff                           # the fixes as a diff",
+        "gatecheck check . --fix                            # apply them",
+        "gatecheck check . --sarif-output gatecheck.sarif   # also SARIF for code scanning",
+        "gatecheck check --baseline .gatecheck-baseline.json --new-since origin/main",
+        "gatecheck check . --statistics                     # counts per rule and feature",
+    )
+)
 @paths_argument
 @rules_option
 @generation_option
@@ -77,13 +97,11 @@ ignore_option = click.option(
 @exclude_option
 @select_option
 @ignore_option
-@click.option(
-    "--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True
-)
+@output_format_option(FORMATS)
 @click.option("--output", type=_file, help="Write the report here.")
 @click.option("--sarif-output", type=_file, help="Also write a SARIF 2.1.0 report here.")
 @click.option("--markdown-output", type=_file, help="Also write a Markdown report here.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings or diagnostics remain.")
 @click.option(
     "--files-scope",
     is_flag=True,
@@ -110,37 +128,60 @@ ignore_option = click.option(
 )
 @no_cache_option
 @quiet_option
-def check(**params: Any) -> None:
-    """Check that every gate of every rule's feature admits the required generations."""
-    run = start(CheckOptions(**params))
+@statistics_option
+@verbose_option
+@color_option
+def check(statistics: bool, verbose: bool, **params: Any) -> None:
+    """Check that every gate of every rule's feature admits the required generations.
+
+    Exit 0: all checks passed; 1: findings, or files that could not be analysed (GC900);
+    2: usage, config or internal error."""
+    options = CheckOptions(**params)
+    if options.fix and options.show_diff:
+        raise click.UsageError("--fix and --diff cannot be used together: --diff writes nothing")
+    run = start(options, verbose=verbose)
     try:
         checked = app.refine(run, note=lambda line: click.echo(line, err=True))
     except app.CheckError as err:
         raise CheckError(str(err)) from err
     if checked.fix is not None:
         _print_fix(checked.fix)
-    if checked.diff_printed:
-        sys.exit(EXIT_FINDINGS)
-    report(checked)
-    exit_zero = run.options.exit_zero
-    sys.exit(EXIT_CLEAN if exit_zero or not checked.findings else EXIT_FINDINGS)
+    if options.show_diff:
+        # The diff is the whole of stdout (what `patch` reads); the summary is on stderr.
+        sys.exit(EXIT_FINDINGS if checked.diff_printed or checked.findings else EXIT_CLEAN)
+    if statistics:
+        _print_statistics(checked)
+    else:
+        report(checked)
+    failed = bool(checked.findings or run.analysis.diagnostics)
+    sys.exit(EXIT_CLEAN if options.exit_zero or not failed else EXIT_FINDINGS)
 
 
 def _print_fix(fix: app.FixOutcome) -> None:
     if fix.diff is not None:
-        click.echo(fix.diff, nl=False)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+        write_report(fix.diff, None)
+    err = plain_console(stderr=True, color=color_choice())
     err.print(fix.summary)
     for reason in fix.reasons:
-        err.print(f"  {reason}", markup=False)
+        err.print(f"  {reason}")
+
+
+def _print_statistics(checked: Refined) -> None:
+    lines = finding_statistics(checked.findings)
+    lines.append(summary_line(checked))
+    write_report("".join(line + "\n" for line in lines), checked.run.options.output)
 
 
 # --- settings and analysis ---------------------------------------------------------------
 
 
-def start(options: CheckOptions) -> CheckRun:
-    settings = resolve_settings(options.overrides())
-    root = project_root()
+def start(options: CheckOptions, *, verbose: bool = False) -> CheckRun:
+    # Settings come from the nearest [tool.gatecheck] of the paths checked (like ruff).
+    settings = resolve_settings(options.overrides(), paths=options.paths)
+    root = project_root_for(options.paths)
+    if verbose:
+        config = settings.config_file or "none found (defaults, the shipped rules)"
+        click.echo(f"gatecheck: config: {config}; project root: {root}", err=True)
     ruleset = load_rules(settings.rules.value, cache_root=None if options.no_cache else root)
     validate_ids(settings, ruleset, options.features)
     # Files-scoped, the whole project is analysed: a gate's predicates may live anywhere.
@@ -206,11 +247,13 @@ def validate_ids(settings: Settings, ruleset: RuleSet, features: tuple[str, ...]
 def summary_line(checked: Refined) -> str:
     run, findings = checked.run, checked.findings
     analysis = run.analysis
-    noun = "finding" if len(findings) == 1 else "findings"
-    line = (
-        f"{len(findings)} {noun} in {analysis.gate_count} gates "
-        f"({len(run.ruleset.features)} features, {files_summary(account(analysis))})"
+    scope = (
+        f"{count(analysis.gate_count, 'gate')} "
+        f"({count(len(run.ruleset.features), 'feature')}, {files_summary(account(analysis))})"
     )
+    line = f"{count(len(findings), 'finding')} in {scope}"
+    if not (findings or analysis.diagnostics):
+        line = f"All checks passed! {line}"
     if checked.hidden:
         line += "; not shown: " + ", ".join(f"{n} {why}" for why, n in checked.hidden)
     return line
@@ -278,24 +321,13 @@ def _markdown(checked: Refined, max_bytes: int | None) -> str:
     )
 
 
-def _write(text: str, path: Path | None) -> None:
-    if path is None:
-        click.echo(text, nl=False)
-        return
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise CheckError(f"{path}: cannot write report: {err.strerror or err}") from err
+_write = write_report
 
 
 def _write_console(checked: Refined, output: Path | None) -> None:
     run, base = checked.run, Path.cwd()
-    try:
-        handle = output.open("w", encoding="utf-8") if output else None
-    except OSError as err:
-        raise CheckError(f"{output}: cannot write report: {err.strerror or err}") from err
-    try:
-        console = Console(file=handle, highlight=False, soft_wrap=True)
+    with report_stream(output) as handle:
+        console = plain_console(handle, color=color_choice())
         if run.options.output_format == "concise":
             render_concise(console, list(checked.findings), base)
             render_diagnostics(console, run.analysis.diagnostics, base)  # one line each too
@@ -307,6 +339,3 @@ def _write_console(checked: Refined, output: Path | None) -> None:
                 render_finding(console, finding, run.ruleset.registry, base)
         render_diagnostics(console, run.analysis.diagnostics, base)
         console.print(summary_line(checked), style="bold" if checked.findings else "green")
-    finally:
-        if handle:
-            handle.close()

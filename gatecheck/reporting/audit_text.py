@@ -85,35 +85,44 @@ def gate_line(
 
 
 def matrix_table(report: AuditReport, base: Path | None, lines: SourceLines | None = None) -> Table:
-    columns = ", ".join(report.columns)
+    """Each feature's name on a row of its own, its gates under it: the gate column takes
+    the width a path needs, the matrix columns only theirs."""
     table = Table(
         title=(
-            f"Architecture gates for {report.generation} ({ADMITTED} the feature can run; "
-            f"{columns}; a disabling gate's marks are where it can be false)"
+            f"Architecture gates for {report.generation}: {ADMITTED} where the feature can run "
+            "(a disabling gate: where its condition can be false)"
         ),
         title_justify="left",
         box=box.SIMPLE_HEAD,
         padding=(0, 0, 0, 1),
     )
-    table.add_column("feature", overflow="fold", ratio=2)
-    table.add_column("gate", overflow="fold", ratio=3)
+    table.add_column("feature / gate", overflow="fold")
     table.add_column("class", no_wrap=True)
     for gen in report.columns:
         style = "bold reverse" if gen == report.generation else "bold"
         table.add_column(column_label(gen), justify="center", header_style=style, no_wrap=True)
+    blank = [Text("")] * len(report.columns)
     for index, (_, gates) in enumerate(report.groups()):
         if index:
             table.add_section()
-        for row, gate in enumerate(gates):
+        table.add_row(Text(short_feature(gates[0]), style="bold"), Text(""), *blank)
+        for gate in gates:
             cells = [Text(ADMITTED if gen in gate.admits else EXCLUDED) for gen in report.columns]
             label = gate.gate_class.label + (" (dis)" if polarity_of(gate) == "disables" else "")
             table.add_row(
-                Text(short_feature(gate) if row == 0 else ""),
-                Text(where(gate, base, lines)),
+                Text("  " + where(gate, base, lines)),
                 Text(label, style=CLASS_STYLES[gate.gate_class]),
                 *cells,
             )
     return table
+
+
+def table_fits(report: AuditReport, base: Path | None, width: int, lines: SourceLines) -> bool:
+    """Whether every place fits on one line of a `width`-column table (else: lines)."""
+    longest = max((len(where(g, base, lines)) + 2 for g in report.gates), default=0)
+    longest = max([longest, *(len(short_feature(g)) for g in report.gates)])
+    matrix = sum(max(len(column_label(gen)), 1) + 1 for gen in report.columns)
+    return longest + len(" probably deliberate (dis)") + matrix + 4 <= width
 
 
 def render_gap_details(
@@ -142,10 +151,12 @@ def render_gap_details(
 def render_audit_text(
     console: Console, report: AuditReport, base: Path | None, *, table: bool | None = None
 ) -> None:
-    """The matrix and the likely gaps' reasons on a terminal (`table`, default: whether the
-    console is one); elsewhere one line per gate, never wrapped."""
+    """The matrix and the likely gaps' reasons on a terminal wide enough for it (`table`,
+    default: whether the console is one); elsewhere one line per gate, never wrapped."""
     lines = SourceLines()  # each file read once for the whole report
-    if table if table is not None else console.is_terminal:
+    if table is None:
+        table = console.is_terminal
+    if table and table_fits(report, base, console.width, lines):
         console.print(matrix_table(report, base, lines))
         for gate in report.gates:
             if gate.gate_class is GateClass.LIKELY_GAP:

@@ -133,7 +133,8 @@ def render_tree(
             sub.add(_kernel_label(kernel, generations))
     console.print(tree)
     for gen in generations:
-        console.print(Text.assemble(("verdict ", "bold"), verdict(path, gen, base)))
+        verdict_text = printable(verdict(path, gen, base))
+        console.print(Text.assemble(("verdict ", "bold"), verdict_text), soft_wrap=True)
 
 
 def _kernel_label(kernel: KernelSupport, generations: Sequence[str]) -> Text:

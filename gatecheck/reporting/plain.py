@@ -58,6 +58,7 @@ def plain_console(
         emoji=False,
         highlight=False,
         force_terminal=True if color == "always" else None,
-        no_color=True if color == "never" else None,
+        # never: no escape sequence at all (no_color alone would keep bold and dim).
+        color_system=None if color == "never" else "auto",
         soft_wrap=soft_wrap,
     )

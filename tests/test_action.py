@@ -112,6 +112,8 @@ def test_fail_on_findings_refuses_other_words(seed: Path, tmp_path: Path) -> Non
 
 
 def test_no_sarif_output_when_none_was_written(seed: Path, tmp_path: Path) -> None:
+    # The action's output is the step's, not the input echoed back.
+    assert ACTION["outputs"]["sarif-file"]["value"] == "${{ steps.run.outputs.sarif-file }}"
     code, outputs, _ = run_step(seed, tmp_path)
     assert code == 1 and "sarif-file" not in outputs
 

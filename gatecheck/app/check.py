@@ -264,7 +264,10 @@ def _new(run: CheckRun, findings: list[Finding]) -> list[Finding]:
     try:
         changes = changed_lines(repository, merge_base(repository, ref))
     except VcsError as err:
-        raise CheckError(f"--new-since: {err}") from err
+        message = str(err)  # some messages already name the option
+        raise CheckError(
+            message if "--new-since" in message else f"--new-since: {message}"
+        ) from err
     # A gate's lines: its whole condition (the engine's node), not just the flagged operand.
     conditions = run.analysis.condition_lines()
 

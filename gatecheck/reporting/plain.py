@@ -38,6 +38,15 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """`text` with only its lone surrogates (undecodable file-name bytes) escaped: what
+    any UTF-8 writer can take, line breaks and all."""
+    return _SURROGATE.sub(_escape, text) if _SURROGATE.search(text) else text
+
+
 def plain_console(
     file: IO[str] | None = None,
     *,

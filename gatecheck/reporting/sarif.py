@@ -21,6 +21,7 @@ from gatecheck.findings import RULES as GATE_RULES
 from gatecheck.findings import Edit, Finding, Hop, RuleInfo
 from gatecheck.loading.project import FileDiagnostic
 from gatecheck.reporting.columns import SourceLines
+from gatecheck.reporting.plain import encodable
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -267,4 +268,15 @@ def render_sarif(
         diagnostics=diagnostics,
         suppressed=suppressed,
     )
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(_encodable(log), indent=2, ensure_ascii=False) + "\n"
+
+
+def _encodable(value: Any) -> Any:
+    """Every string of the log writable as UTF-8 (names from non-UTF-8 file names)."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, dict):
+        return {encodable(k): _encodable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_encodable(v) for v in value]
+    return value

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from gatecheck.cli import cli
 from gatecheck.reporting.github import escape_property
-from tests.conftest import FIXTURES, REPO, write_tree
+from tests.conftest import FIXTURES, REPO, corpus_package, write_tree
 
 SEED = FIXTURES / "seed_alias"
 ESC = "\x1b"
@@ -437,3 +437,31 @@ def test_hook_and_action_call_the_console_script() -> None:
 def test_readme_gives_no_tag_that_does_not_exist() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "rev: v0.1.0" not in readme and "@v0.1.0" not in readme
+
+
+@pytest.mark.corpus
+def test_sglang_059_audit_through_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Acceptance of #16: `gatecheck audit sglang --generation sm120 | cat` on sglang 0.5.9
+    is one line per gate, every path whole (the wrapped table broke them in pieces)."""
+    root = corpus_package("sglang==0.5.9")
+    monkeypatch.chdir(root)
+    code, out, _ = invoke("audit", ".", "--generation", "sm120")
+    assert code == 0
+    *gates, summary = out.splitlines()
+    assert summary.startswith(f"{len(gates)} gates for sm120: ")
+    for line in gates:
+        place = line.split("  ", 1)[0]
+        path, _line, _column = place.rsplit(":", 2)
+        assert (root / path).is_file(), line
+    assert any("moe_wna16.py:100:" in line for line in gates)
+
+
+def test_explain_prints_names_and_conditions_plainly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project(tmp_path / "proj", "esc\x1b[2J:100:[bold].py")
+    monkeypatch.chdir(root)
+    code, out, _ = invoke("explain", "fast-thing", ".", "--color", "never")
+    assert code == 0
+    assert ESC not in out and "💯" not in out
+    assert "pkg/esc\\x1b[2J:100:[bold].py:5" in out

@@ -43,6 +43,7 @@ from gatecheck.cli.common import (
 )
 from gatecheck.config.model import ConfigError, ConfigErrors, RuleSet
 from gatecheck.config.pyproject import Settings, Sourced, resolve_settings
+from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.github import (
     render_github,
     step_summary_path,
@@ -328,6 +329,7 @@ def _write_console(checked: Refined, output: Path | None) -> None:
     run, base = checked.run, Path.cwd()
     with report_stream(output) as handle:
         console = plain_console(handle, color=color_choice())
+        lines = SourceLines()  # each reported file read once
         if run.options.output_format == "concise":
             render_concise(console, list(checked.findings), base)
             render_diagnostics(console, run.analysis.diagnostics, base)  # one line each too
@@ -336,6 +338,6 @@ def _write_console(checked: Refined, output: Path | None) -> None:
             if finding.gate_kind == SUPPRESSION_KIND:
                 render_concise(console, [finding], base)
             else:
-                render_finding(console, finding, run.ruleset.registry, base)
+                render_finding(console, finding, run.ruleset.registry, base, lines)
         render_diagnostics(console, run.analysis.diagnostics, base)
         console.print(summary_line(checked), style="bold" if checked.findings else "green")

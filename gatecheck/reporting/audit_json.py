@@ -12,8 +12,6 @@ from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.paths import display_path
 from gatecheck.reporting.plain import printable
 
-_LINES = SourceLines()
-
 
 def summary_dict(report: AuditReport) -> dict[str, Any]:
     return {
@@ -30,14 +28,17 @@ def summary_dict(report: AuditReport) -> dict[str, Any]:
     }
 
 
-def gate_to_dict(gate: AuditedGate, report: AuditReport, base: Path | None) -> dict[str, Any]:
+def gate_to_dict(
+    gate: AuditedGate, report: AuditReport, base: Path | None, lines: SourceLines | None = None
+) -> dict[str, Any]:
+    lines = lines or SourceLines()
     found = gate.found
     return {
         "path": display_path(gate.path, base),
         "line": gate.start.line,
-        "column": _LINES.column(gate.path, gate.start.line, gate.start.column),
+        "column": lines.column(gate.path, gate.start.line, gate.start.column),
         "end_line": gate.end.line,
-        "end_column": _LINES.column(gate.path, gate.end.line, gate.end.column),
+        "end_column": lines.column(gate.path, gate.end.line, gate.end.column),
         "condition_line": found.line,
         "condition": gate.condition,
         "kind": found.kind.value,
@@ -88,9 +89,10 @@ def site_to_dict(site: CallSite, base: Path | None) -> dict[str, Any]:
 
 
 def render_audit_json(report: AuditReport, base: Path | None = None) -> str:
+    lines = SourceLines()  # each file read once for the whole report
     data = {
         **summary_dict(report),
-        "gates": [gate_to_dict(g, report, base) for g in report.gates],
+        "gates": [gate_to_dict(g, report, base, lines) for g in report.gates],
         "hops": [site_to_dict(s, base) for s in report.hops],
         "diagnostics": [
             {"path": display_path(d.path, base), "line": d.line, "message": d.message}

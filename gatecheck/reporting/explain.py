@@ -65,7 +65,6 @@ def verdict(path: ActivationPath, generation: str, base: Path | None = None) -> 
     return f"on {generation}: " + "; ".join(parts)
 
 
-_LINES = SourceLines()
 GATE_KINDS = ("auto-enable", "auto-disable", "flag-value", "runtime", "gate-function", "guard")
 
 
@@ -88,19 +87,24 @@ def _label(hop: Hop, generations: Sequence[str], registry: Registry, base: Path 
 
 
 def _add(
-    tree: Tree, node: PathNode, generations: Sequence[str], registry: Registry, base: Path | None
+    tree: Tree,
+    node: PathNode,
+    generations: Sequence[str],
+    registry: Registry,
+    base: Path | None,
+    lines: SourceLines,
 ) -> None:
     label = _label(node.hop, generations, registry, base)
     for gen in generations:
         if gen in node.blocking:
             hop = node.blocking[gen]
             label.append(f"\n✗ {gen} shut out by ", style="red")
-            column = _LINES.column(hop.path, hop.line, hop.column)
+            column = lines.column(hop.path, hop.line, hop.column)
             label.append(f"{display_path(hop.path, base)}:{hop.line}:{column}", style="cyan")
             label.append(f"  {printable(hop.condition)}", style="bold red")
     branch = tree.add(label)
     for child in node.children:
-        _add(branch, child, generations, registry, base)
+        _add(branch, child, generations, registry, base, lines)
 
 
 def render_tree(
@@ -112,6 +116,7 @@ def render_tree(
 ) -> None:
     description = printable(path.feature.description)
     title = Text.assemble((printable(path.feature.id), "bold"), f" — {description}")
+    lines = SourceLines()  # each file read once for the whole tree
     tree = Tree(title)
     for section, items in (("CLI options", path.options), ("settings fields", path.fields)):
         if items:
@@ -126,7 +131,7 @@ def render_tree(
         if not path_nodes:
             sub.add(Text("none found", style="dim"))
         for node in path_nodes:
-            _add(sub, node, generations, registry, base)
+            _add(sub, node, generations, registry, base, lines)
     if path.kernels:
         sub = tree.add(Text("kernels", style="bold magenta"))
         for kernel in path.kernels:
@@ -166,20 +171,26 @@ def _kernel_dict(kernel: KernelSupport, registry: Registry) -> dict[str, Any]:
     }
 
 
-def _node_dict(node: PathNode, registry: Registry, base: Path | None) -> dict[str, Any]:
+def _node_dict(
+    node: PathNode, registry: Registry, base: Path | None, lines: SourceLines
+) -> dict[str, Any]:
     return {
-        **_hop_dict(node.hop, registry, base),
-        "shut_out": {gen: _hop_dict(hop, registry, base) for gen, hop in node.blocking.items()},
-        "callers": [_node_dict(c, registry, base) for c in node.children],
+        **_hop_dict(node.hop, registry, base, lines),
+        "shut_out": {
+            gen: _hop_dict(hop, registry, base, lines) for gen, hop in node.blocking.items()
+        },
+        "callers": [_node_dict(c, registry, base, lines) for c in node.children],
     }
 
 
-def _hop_dict(hop: Hop, registry: Registry, base: Path | None) -> dict[str, Any]:
+def _hop_dict(
+    hop: Hop, registry: Registry, base: Path | None, lines: SourceLines
+) -> dict[str, Any]:
     return {
         "kind": hop.kind,
         "path": display_path(hop.path, base),
         "line": hop.line,
-        "column": _LINES.column(hop.path, hop.line, hop.column),
+        "column": lines.column(hop.path, hop.line, hop.column),
         "qualname": hop.qualname,
         "text": hop.condition,
         "admitted": registry.ordered(hop.admitted),
@@ -189,14 +200,15 @@ def _hop_dict(hop: Hop, registry: Registry, base: Path | None) -> dict[str, Any]
 def render_json(
     path: ActivationPath, generations: Sequence[str], registry: Registry, base: Path | None
 ) -> str:
+    lines = SourceLines()  # each file read once for the whole report
     data = {
         "feature": path.feature.id,
         "description": path.feature.description,
         "required": registry.ordered(path.feature.require),
-        "cli_options": [_hop_dict(h, registry, base) for h in path.options],
-        "settings_fields": [_hop_dict(h, registry, base) for h in path.fields],
-        "auto_enable_gates": [_node_dict(n, registry, base) for n in path.auto_gates],
-        "runtime_gates": [_node_dict(n, registry, base) for n in path.runtime_gates],
+        "cli_options": [_hop_dict(h, registry, base, lines) for h in path.options],
+        "settings_fields": [_hop_dict(h, registry, base, lines) for h in path.fields],
+        "auto_enable_gates": [_node_dict(n, registry, base, lines) for n in path.auto_gates],
+        "runtime_gates": [_node_dict(n, registry, base, lines) for n in path.runtime_gates],
         "kernels": [_kernel_dict(k, registry) for k in path.kernels],
         "verdicts": {
             gen: {

@@ -17,7 +17,6 @@ from gatecheck.reporting.paths import display_path
 from gatecheck.reporting.plain import printable
 
 CONTEXT_LINES = 1
-_LINES = SourceLines()
 
 
 def _frame(lines: list[str], finding: Finding) -> Text:
@@ -56,9 +55,13 @@ def _frame(lines: list[str], finding: Finding) -> Text:
 
 
 def render_finding(
-    console: Console, finding: Finding, registry: Registry, base: Path | None
+    console: Console,
+    finding: Finding,
+    registry: Registry,
+    base: Path | None,
+    lines: SourceLines | None = None,
 ) -> None:
-    column = _LINES.column(finding.path, finding.start.line, finding.start.column)
+    column = (lines or SourceLines()).column(finding.path, finding.start.line, finding.start.column)
     where = f"{display_path(finding.path, base)}:{finding.start.line}:{column}"
     header = Text()
     header.append(where, style="bold")
@@ -86,8 +89,8 @@ def render_finding(
     for assumption in finding.assumed:
         console.print(Text.assemble(("  assumed: ", "bold yellow"), printable(assumption)))
     try:
-        lines = finding.path.read_text(encoding="utf-8", errors="replace").splitlines()
-        console.print(_frame(lines, finding), end="")
+        text = finding.path.read_text(encoding="utf-8", errors="replace").splitlines()
+        console.print(_frame(text, finding), end="")
     except OSError:
         pass
     for note in finding.notes:
@@ -107,7 +110,8 @@ def render_diagnostics(
 
 
 def render_concise(console: Console, findings: Sequence[Finding], base: Path | None) -> None:
+    lines = SourceLines()
     for f in findings:
-        column = _LINES.column(f.path, f.start.line, f.start.column)
+        column = lines.column(f.path, f.start.line, f.start.column)
         where = f"{display_path(f.path, base)}:{f.start.line}:{column}"
         console.print(Text(f"{where}: {f.rule.id} [{printable(f.feature)}] {printable(f.message)}"))

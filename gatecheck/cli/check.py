@@ -22,6 +22,7 @@ from gatecheck.cli.common import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
+    cannot_write,
     cli,
     color_choice,
     color_option,
@@ -272,7 +273,10 @@ def report(checked: Refined) -> None:
         _write(render(checked, "markdown"), options.markdown_output)
     summary = step_summary_path()
     if options.output_format == "github" and summary is not None:
-        write_step_summary(summary, _markdown(checked, summary_budget(summary)))
+        try:
+            write_step_summary(summary, _markdown(checked, summary_budget(summary)))
+        except OSError as err:
+            raise cannot_write(summary, err) from err
 
 
 def render(checked: Refined, output_format: str) -> str:

@@ -24,6 +24,7 @@ from gatecheck.cli.common import (
     EXIT_ERROR,
     EXIT_FINDINGS,
     cli,
+    debugging,
     generation_option,
     kernel_source_option,
     load_rules,
@@ -35,6 +36,7 @@ from gatecheck.cli.common import (
 )
 from gatecheck.config.model import ConfigError, ConfigErrors, RuleSet
 from gatecheck.config.pyproject import Settings, Sourced, resolve_settings
+from gatecheck.containment import is_internal_error
 from gatecheck.reporting.github import (
     render_github,
     step_summary_path,
@@ -44,7 +46,6 @@ from gatecheck.reporting.github import (
 from gatecheck.reporting.json_report import render_json
 from gatecheck.reporting.markdown import render_markdown
 from gatecheck.reporting.text import render_concise, render_diagnostics, render_finding
-from gatecheck.suppressions import SUPPRESSION_KIND
 from gatecheck.vcs import project_root
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "markdown")
@@ -122,8 +123,9 @@ def check(**params: Any) -> None:
     if checked.diff_printed:
         sys.exit(EXIT_FINDINGS)
     report(checked)
-    exit_zero = run.options.exit_zero
-    sys.exit(EXIT_CLEAN if exit_zero or not checked.findings else EXIT_FINDINGS)
+    # A condition gatecheck failed on (a contained bug) fails the run like a finding.
+    failed = checked.findings or any(map(is_internal_error, run.analysis.diagnostics))
+    sys.exit(EXIT_CLEAN if run.options.exit_zero or not failed else EXIT_FINDINGS)
 
 
 def _print_fix(fix: app.FixOutcome) -> None:
@@ -155,6 +157,7 @@ def start(options: CheckOptions) -> CheckRun:
             excludes=settings.exclude.value,
             kernel_sources=options.kernel_sources,
             use_cache=not (options.no_cache or options.needs_trees),
+            debug=debugging(),
         )
     return CheckRun(options, settings, ruleset, root, tuple(targets), analysis)
 
@@ -301,7 +304,7 @@ def _write_console(checked: Refined, output: Path | None) -> None:
             render_diagnostics(console, run.analysis.diagnostics, base)  # one line each too
             return
         for finding in checked.findings:
-            if finding.gate_kind == SUPPRESSION_KIND:
+            if finding.gate_kind is None:  # about a suppression comment, not a gate
                 render_concise(console, [finding], base)
             else:
                 render_finding(console, finding, run.ruleset.registry, base)

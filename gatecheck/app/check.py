@@ -25,6 +25,7 @@ from gatecheck.baseline import (
 from gatecheck.config.model import RuleSet
 from gatecheck.config.pyproject import Overrides, Settings
 from gatecheck.findings import RULES, Finding, RuleInfo
+from gatecheck.gates.feature_gates import unresolved_gate_functions
 from gatecheck.gates.results import Analysis, scoped
 from gatecheck.reporting.paths import display_path
 from gatecheck.suppressions import (
@@ -137,6 +138,24 @@ class Refined:
     @property
     def diff_printed(self) -> bool:
         return self.fix is not None and self.run.options.show_diff and self.fix.changed
+
+
+def gate_function_warnings(run: CheckRun) -> list[str]:
+    """A rule's gate function that names nothing in the scanned tree would silently give
+    no gates: one warning each. Reads at most the modules the names point to, so a run
+    answered from the cache warns exactly as a fresh one."""
+    wanted = set(run.options.features)
+    warnings: list[str] = []
+    for feature in run.ruleset.features:
+        if wanted and feature.id not in wanted:
+            continue
+        where = f" ({feature.location})" if feature.location else ""
+        for dotted in unresolved_gate_functions(run.analysis.project, feature):
+            warnings.append(
+                f"gatecheck: warning: gate function '{dotted}' of feature '{feature.id}'{where} "
+                "names nothing in the scanned tree: its gates are not checked"
+            )
+    return warnings
 
 
 def known_ids(ruleset: RuleSet) -> set[str]:

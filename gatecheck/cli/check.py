@@ -114,6 +114,8 @@ ignore_option = click.option(
 def check(**params: Any) -> None:
     """Check that every gate of every rule's feature admits the required generations."""
     run = start(CheckOptions(**params))
+    for warning in app.gate_function_warnings(run):
+        click.echo(warning, err=True)
     try:
         checked = app.refine(run, note=lambda line: click.echo(line, err=True))
     except app.CheckError as err:

@@ -142,7 +142,7 @@ def test_classification(make_tree: MakeTree, source: str, expected: list[tuple[i
 
 def test_vendor_gates_are_counted_not_reported(make_tree: MakeTree) -> None:
     report = audit(make_tree, "if is_hip():\n    x = 1\nif not is_hip():\n    x = 2\n")
-    assert report.gates == []
+    assert report.gates == ()
     assert report.vendor_gates == 2
 
 
@@ -191,7 +191,7 @@ def test_call_site_mixing_a_gate_function_and_a_predicate_is_a_gate(make_tree: M
         """,
     )
     assert verdicts(report) == [(4, "probably-deliberate"), (8, "admits")]
-    assert report.hops == []
+    assert report.hops == ()
 
 
 def test_device_predicate_call_sites_are_gates_not_hops(make_tree: MakeTree) -> None:
@@ -212,7 +212,7 @@ def test_device_predicate_call_sites_are_gates_not_hops(make_tree: MakeTree) -> 
     )
     assert verdicts(report) == [(7, "likely-gap"), (9, "likely-gap")]
     assert report.predicate_definitions == 5  # this one and the four bodies in utils.py
-    assert report.hops == []
+    assert report.hops == ()
 
 
 def test_predicate_built_on_a_gate_holding_helper_is_still_a_predicate(
@@ -237,7 +237,7 @@ def test_predicate_built_on_a_gate_holding_helper_is_still_a_predicate(
         """,
     )
     assert verdicts(report) == [(8, "admits"), (12, "probably-deliberate")]
-    assert report.hops == []
+    assert report.hops == ()
 
 
 def test_gate_binding_uses_are_hops(make_tree: MakeTree) -> None:

@@ -67,6 +67,45 @@ def test_sglang_059_fix_is_the_seed_patch_and_idempotent(tmp_path: Path) -> None
     assert {p: p.read_bytes() for p in (root / "sglang/srt").rglob("*.py")} == snapshot
 
 
+def _with_seed_alias(source: Path, root: Path) -> None:
+    """The seed's own communicator.py: the sm120 predicate imported and its module alias
+    defined beside its siblings, yet left out of the gate (built from the wheel)."""
+    shutil.copytree(source / "sglang", root / "sglang")
+    path = root / "sglang/srt/layers/communicator.py"
+    text = path.read_text(encoding="utf-8")
+    imported = "    is_sm100_supported,\n)\n"
+    alias = "_is_sm100_supported = _is_cuda and is_sm100_supported()\n"
+    assert text.count(imported) == 1 and text.count(alias) == 1
+    text = text.replace(imported, "    is_sm100_supported,\n    is_sm120_supported,\n)\n")
+    text = text.replace(alias, alias + "_is_sm120_supported = _is_cuda and is_sm120_supported()\n")
+    path.write_text(text, encoding="utf-8")
+
+
+def test_sglang_059_seed_alias_is_noted_and_used_by_the_fix(tmp_path: Path) -> None:
+    root = tmp_path / "sglang-0.5.9-alias"
+    _with_seed_alias(corpus_package("sglang==0.5.9"), root)
+    runner = CliRunner()
+    text = runner.invoke(cli, ["check", str(root), "--no-cache"])
+    assert text.exit_code == 1
+    assert (
+        "'_is_sm120_supported' is already defined in this module (line 75) and admits sm120, "
+        "but the gate does not use it: add `_is_sm120_supported`"
+    ) in text.output
+    diff = runner.invoke(cli, ["check", str(root), "--diff", "--no-cache"])
+    assert diff.exit_code == 1
+    assert _changed_lines(diff.output) == [
+        "-        (_is_sm90_supported or _is_sm100_supported)",
+        "+        (_is_sm90_supported or _is_sm100_supported or _is_sm120_supported)",
+        "-            and (is_sm90_supported() or is_sm100_supported())",
+        "+            and (is_sm90_supported() or is_sm100_supported() or is_sm120_supported())",
+    ]
+    assert runner.invoke(cli, ["check", str(root), "--fix", "--no-cache"]).exit_code == 0
+    assert runner.invoke(cli, ["check", str(root), "--no-cache"]).exit_code == 0
+    snapshot = {p: p.read_bytes() for p in (root / "sglang/srt").rglob("*.py")}
+    assert runner.invoke(cli, ["check", str(root), "--fix", "--no-cache"]).exit_code == 0
+    assert {p: p.read_bytes() for p in (root / "sglang/srt").rglob("*.py")} == snapshot
+
+
 def test_sglang_059_sarif_carries_code_flows_and_fixes(tmp_path: Path) -> None:
     import json
 

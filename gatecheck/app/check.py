@@ -7,7 +7,6 @@ then read) -> --new-since -> fixes (or, for SARIF, the verified edits of each fi
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +25,8 @@ from gatecheck.baseline import (
 from gatecheck.config.model import RuleSet
 from gatecheck.config.pyproject import Overrides, Settings
 from gatecheck.findings import RULES, Finding, RuleInfo
-from gatecheck.gates.results import Analysis
+from gatecheck.gates.feature_gates import unresolved_gate_functions
+from gatecheck.gates.results import Analysis, scoped
 from gatecheck.reporting.paths import display_path
 from gatecheck.suppressions import (
     SUPPRESSION_RULES,
@@ -140,6 +140,24 @@ class Refined:
         return self.fix is not None and self.run.options.show_diff and self.fix.changed
 
 
+def gate_function_warnings(run: CheckRun) -> list[str]:
+    """A rule's gate function that names nothing in the scanned tree would silently give
+    no gates: one warning each. Reads at most the modules the names point to, so a run
+    answered from the cache warns exactly as a fresh one."""
+    wanted = set(run.options.features)
+    warnings: list[str] = []
+    for feature in run.ruleset.features:
+        if wanted and feature.id not in wanted:
+            continue
+        where = f" ({feature.location})" if feature.location else ""
+        for dotted in unresolved_gate_functions(run.analysis.project, feature):
+            warnings.append(
+                f"gatecheck: warning: gate function '{dotted}' of feature '{feature.id}'{where} "
+                "names nothing in the scanned tree: its gates are not checked"
+            )
+    return warnings
+
+
 def known_ids(ruleset: RuleSet) -> set[str]:
     ids = {f.id for f in ruleset.features}
     for rule in ALL_RULES:
@@ -210,7 +228,7 @@ def _apply_suppressions(
         known_ids=known_ids(run.ruleset),
         checked_ids=checked,
     )
-    hidden.count("suppressed", list(analysis.findings), outcome.kept)
+    hidden.count("suppressed", list(analysis.findings), list(outcome.kept))
     findings = sorted([*outcome.kept, *outcome.problems], key=_order)
     return findings, tuple(outcome.suppressed)
 
@@ -272,7 +290,7 @@ def _new(run: CheckRun, findings: list[Finding]) -> list[Finding]:
     conditions = run.analysis.condition_lines()
 
     def span(finding: Finding) -> range:
-        lines = conditions.get(id(finding))
+        lines = conditions.get(finding.key)
         if lines is None:
             return gate_lines(finding)
         first = min(lines[0], finding.start.line)
@@ -292,16 +310,14 @@ def _fix(
     run: CheckRun, findings: list[Finding], hidden: _Hidden
 ) -> tuple[list[Finding], FixOutcome | None]:
     # Only what would be reported is fixed: never a suppressed, ignored or baselined gate.
-    wanted = {id(f) for f in findings}
-    failures = [pair for pair in run.analysis.failures if id(pair[0]) in wanted]
-    scoped = dataclasses.replace(run.analysis, failures=failures, findings=[f for f, _ in failures])
-    if not failures:
+    wanted = scoped(run.analysis, findings)
+    if not wanted.failures:
         return findings, None
-    remaining, outcome = _run_fixes(run, scoped)
+    remaining, outcome = _run_fixes(run, wanted)
     # Findings the fixer does not handle (suppression problems, other rules) stay as they are.
-    planned = {id(f) for f, _ in failures}
-    others = [f for f in findings if id(f) not in planned]
-    fixed = len(failures) - len(remaining)
+    planned = {f.key for f in wanted.findings}
+    others = [f for f in findings if f.key not in planned]
+    fixed = len(wanted.failures) - len(remaining)
     hidden.count("fixed", findings, findings, fixed)
     return sorted([*remaining, *others], key=_order), outcome
 
@@ -310,12 +326,10 @@ def _with_planned_edits(run: CheckRun, findings: list[Finding]) -> list[Finding]
     """SARIF carries each finding's verified edits as `fixes`, even when nothing is written."""
     from gatecheck.fixing.fixer import attach_fixes  # only runs that fix
 
-    wanted = {id(f) for f in findings}
-    failures = [pair for pair in run.analysis.failures if id(pair[0]) in wanted]
-    if not failures:
+    wanted = scoped(run.analysis, findings)
+    if not wanted.failures:
         return findings
-    scoped = dataclasses.replace(run.analysis, failures=failures, findings=[f for f, _ in failures])
-    return attach_fixes(findings, _plan(run, scoped))
+    return attach_fixes(findings, _plan(run, wanted))
 
 
 def _plan(run: CheckRun, analysis: Analysis) -> FixReport:
@@ -346,12 +360,12 @@ def _run_fixes(run: CheckRun, analysis: Analysis) -> tuple[list[Finding], FixOut
     elif fix:
         write_changes(report, analysis.project.roots)
     written = set(report.changes) - {p for p, _ in report.not_written}
-    fixed_ids = {id(f) for f, _plan in report.fixed if show_diff or f.path in written}
-    remaining = attach_fixes(analysis.findings, report, keep=lambda f: id(f) not in fixed_ids)
+    fixed = {f.key for f, _plan in report.fixed if show_diff or f.path in written}
+    remaining = attach_fixes(analysis.findings, report, keep=lambda f: f.key not in fixed)
     reasons = [f"{display_path(f.path, base)}:{f.start.line}: {why}" for f, why in report.refused]
     reasons += [f"{display_path(p, base)}: {why}" for p, why in report.not_written]
     verb = "would fix" if show_diff else "fixed"
     outcome = FixOutcome(
-        diff, bool(report.changes), len(fixed_ids), len(remaining), tuple(reasons), verb
+        diff, bool(report.changes), len(fixed), len(remaining), tuple(reasons), verb
     )
     return remaining, outcome

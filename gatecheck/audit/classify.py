@@ -11,15 +11,15 @@ from astroid import nodes
 
 from gatecheck.audit.conditions import ArchCondition, SlotKind, negated
 from gatecheck.audit.naming import feature_name, rule_feature_matches, rule_feature_of
-from gatecheck.audit.report import AuditedGate, CallSite, GateClass, GateSite
+from gatecheck.audit.report import AuditedGate, CallSite, FeatureSource, GateClass, GateSite
 from gatecheck.config.model import RuleSet
 from gatecheck.findings import Position
 from gatecheck.gates.model import Polarity
-from gatecheck.loading.project import Project, read_source
+from gatecheck.loading.project import Project
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
-from gatecheck.suppressions import Suppression, find_suppressions
+from gatecheck.suppressions import Suppression, nearest, scan_files
 
 
 class Classifier:
@@ -32,6 +32,7 @@ class Classifier:
         conditions: Sequence[ArchCondition],
         modules: Sequence[nodes.Module],
     ) -> None:
+        self.project = project
         self.semantics = semantics
         self.branches = {id(c.statement): c for c in conditions if c.kind is SlotKind.IF}
         self.registry = ruleset.registry
@@ -48,7 +49,7 @@ class Classifier:
             found, tuple(self.features.values())
         )
         if rule_feature is not None:
-            feature, source = rule_feature, "rule"
+            feature, source = rule_feature, FeatureSource.RULE
         else:
             feature, source = feature_name(found)
         gate_class, reasons = self._verdict(found, rule_feature)
@@ -140,11 +141,11 @@ class Classifier:
             return f"rules exclude {gen} from '{feature.id}': {feature.exclude[gen]}"
         first = found.line
         last = int(found.condition.end_lineno or first)
-        for suppression in self._suppressions_of(found.path):
-            if first - 1 <= suppression.line <= last:
-                reason = suppression.reason or "(no reason given)"
-                return f"suppressed inline (line {suppression.line}): {reason}"
-        return None
+        suppression = nearest(self._suppressions_of(found.path), first, last)
+        if suppression is None:
+            return None
+        reason = suppression.reason or "(no reason given)"
+        return f"suppressed inline (line {suppression.line}): {reason}"
 
     def _threshold(self, inside: frozenset[str]) -> bool:
         """Everything up to some generation (or from some generation on), with this one
@@ -185,13 +186,10 @@ class Classifier:
         return self.generation.name in predicate.admits and same_major
 
     def _suppressions_of(self, path: Path) -> list[Suppression]:
+        # Read as `check` reads them (scan_files), once per file.
         if path not in self._suppressions:
-            try:
-                text = read_source(path).text
-            except (OSError, ValueError, SyntaxError, LookupError):
-                text = ""
-            found = find_suppressions(text, path) if "gatecheck:" in text else []
-            self._suppressions[path] = found
+            found = scan_files((path,), self.project.text_of)
+            self._suppressions[path] = found.get(path, [])
         return self._suppressions[path]
 
     def _anchor(self, found: ArchCondition, gate_class: GateClass) -> nodes.NodeNG:

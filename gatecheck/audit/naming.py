@@ -16,6 +16,7 @@ from gatecheck.audit.conditions import (
     function_scope,
     statement_of,
 )
+from gatecheck.audit.report import FeatureSource
 from gatecheck.config.model import Feature
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
 from gatecheck.loading.project import Project
@@ -24,22 +25,22 @@ from gatecheck.loading.project import Project
 FLAG_NAME = re.compile(r"^_*(enable|disable|use|allow|force)_\w+$", re.IGNORECASE)
 
 
-def feature_name(found: ArchCondition) -> tuple[str, str]:
+def feature_name(found: ArchCondition) -> tuple[str, FeatureSource]:
     """What the gate guards, and how that was found: the name it assigns (`self.use_x =
     cond`, or `self.enable_x = True` in its branch), a flag its condition reads, else
     its function, else its module."""
     assigned = assigned_names(found.statement) or assigned_names(statement_of(found.statement))
     if assigned and found.kind in (SlotKind.ASSIGN, SlotKind.IFEXP):
-        return assigned[0], "assigned"
+        return assigned[0], FeatureSource.ASSIGNED
     for name in branch_assignments(found.statement):
         if FLAG_NAME.match(name):
-            return name, "assigned"
+            return name, FeatureSource.ASSIGNED
     for name in identifiers(found.condition):
         if FLAG_NAME.match(name):
-            return name, "read"
+            return name, FeatureSource.READ
     if isinstance(function_scope(found.statement), nodes.FunctionDef):
-        return found.qualname, "function"
-    return found.module, "module"
+        return found.qualname, FeatureSource.FUNCTION
+    return found.module, FeatureSource.MODULE
 
 
 def identifiers(node: nodes.NodeNG) -> list[str]:

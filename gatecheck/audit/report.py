@@ -4,9 +4,10 @@ gaps first."""
 
 from __future__ import annotations
 
+import dataclasses
 import enum
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from gatecheck.audit.conditions import ArchCondition, SlotKind
@@ -76,13 +77,30 @@ class GateSite:
         )
 
 
+class FeatureSource(enum.StrEnum):
+    """How an audited gate's feature was named."""
+
+    RULE = "rule"  # a rule feature whose flags or gate functions the gate touches
+    ASSIGNED = "assigned"  # the name the gate assigns (or its branch switches on)
+    READ = "read"  # a flag its condition reads
+    FUNCTION = "function"  # its function
+    MODULE = "module"  # its module
+
+
+class KernelVerdict(enum.Enum):
+    """Whether the kernels a gate's rule names are built for the audited generation."""
+
+    BUILT = "built"
+    NOT_BUILT = "not-built"
+    UNKNOWN = "unknown"  # some library's build targets could not be read
+
+
 @dataclass(frozen=True)
 class AuditedGate:
     found: GateSite
     gate_class: GateClass
     feature: str
-    # How the feature was named: rule | assigned | read | function | module.
-    feature_source: str
+    feature_source: FeatureSource
     reasons: tuple[str, ...]
     # The sub-expression that carries the decision (what shuts the generation out).
     start: Position
@@ -102,32 +120,34 @@ class AuditedGate:
         return self.found.condition
 
 
-@dataclass
+@dataclass(frozen=True)
 class AuditReport:
     generation: str
     vendor: str
     columns: tuple[str, ...]
     registry: Registry
-    gates: list[AuditedGate] = field(default_factory=list)
-    hops: list[CallSite] = field(default_factory=list)
+    gates: Sequence[AuditedGate] = ()
+    hops: Sequence[CallSite] = ()
     vendor_gates: int = 0
     predicate_definitions: int = 0
     files: int = 0
     scanned: int = 0
-    diagnostics: list[FileDiagnostic] = field(default_factory=list)
+    diagnostics: Sequence[FileDiagnostic] = ()
     # Rule feature id -> what its kernels are built for (kernel-aware marker).
-    kernels: dict[str, list[KernelSupport]] = field(default_factory=dict)
+    kernels: Mapping[str, Sequence[KernelSupport]] = dataclasses.field(default_factory=dict)
     # Files built into trees (a cached report stays valid while none of them changes).
     parsed: tuple[Path, ...] = ()
 
-    def kernel_verdict(self, gate: AuditedGate) -> str | None:
-        """'✓' / '✗' / '?' for the audited generation, when the gate's rule names kernels."""
-        supports = self.kernels.get(gate.feature) if gate.feature_source == "rule" else None
+    def kernel_verdict(self, gate: AuditedGate) -> KernelVerdict | None:
+        """For the audited generation, when the gate's rule names kernels."""
+        rule = gate.feature_source is FeatureSource.RULE
+        supports = self.kernels.get(gate.feature) if rule else None
         if not supports:
             return None
         if any(s.generations is None for s in supports):
-            return "?"
-        return "✓" if all(self.generation in (s.generations or ()) for s in supports) else "✗"
+            return KernelVerdict.UNKNOWN
+        built = all(self.generation in (s.generations or ()) for s in supports)
+        return KernelVerdict.BUILT if built else KernelVerdict.NOT_BUILT
 
     def counts(self) -> dict[GateClass, int]:
         return {c: sum(1 for g in self.gates if g.gate_class is c) for c in GateClass}

@@ -10,9 +10,11 @@ import click
 from gatecheck.audit import AuditReport, GateClass
 from gatecheck.cli.caching import audit_report_cached
 from gatecheck.cli.common import (
+    EXIT_FINDINGS,
     cli,
     color_choice,
     color_option,
+    debugging,
     examples,
     kernel_source_option,
     load_rules,
@@ -29,6 +31,7 @@ from gatecheck.cli.common import (
     write_report,
 )
 from gatecheck.config.model import RuleSet
+from gatecheck.containment import is_internal_error
 from gatecheck.reporting.audit_filter import only_classes
 from gatecheck.reporting.audit_html import render_audit_html
 from gatecheck.reporting.audit_json import render_audit_json
@@ -90,6 +93,7 @@ def audit_report(
             excludes=excludes,
             kernel_sources=kernel_sources,
             use_cache=use_cache,
+            debug=debugging(),
         )
     return report, ruleset
 
@@ -169,6 +173,7 @@ def audit(
     base = Path.cwd()
     if statistics:
         write_report("".join(line + "\n" for line in audit_statistics(shown)), output)
+        _exit_on_internal_errors(report)
         return
     if output_format == "text":
         # The matrix for a person at a terminal (its width); elsewhere one line per gate.
@@ -176,6 +181,7 @@ def audit(
         with report_stream(output) as handle:
             console = plain_console(handle, color=color_choice(), soft_wrap=not table)
             render_audit_text(console, shown, base, table=table)
+        _exit_on_internal_errors(report)
         return
     if output_format == "html":
         text = render_audit_html(shown, base, source_url)
@@ -184,3 +190,10 @@ def audit(
             shown, base
         )
     write_report(text if text.endswith("\n") else text + "\n", output)
+    _exit_on_internal_errors(report)
+
+
+def _exit_on_internal_errors(report: AuditReport) -> None:
+    # The report is complete but for conditions gatecheck failed on: say so in the exit code.
+    if any(map(is_internal_error, report.diagnostics)):
+        sys.exit(EXIT_FINDINGS)

@@ -26,6 +26,7 @@ from gatecheck.cli.common import (
     cli,
     color_choice,
     color_option,
+    debugging,
     examples,
     generation_option,
     kernel_source_option,
@@ -57,7 +58,6 @@ from gatecheck.reporting.markdown import render_markdown
 from gatecheck.reporting.plain import plain_console
 from gatecheck.reporting.statistics import finding_statistics
 from gatecheck.reporting.text import render_concise, render_diagnostics, render_finding
-from gatecheck.suppressions import SUPPRESSION_KIND
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "markdown")
 __all__ = ["ALL_RULES", "FORMATS", "check", "known_ids", "validate_ids"]
@@ -142,6 +142,8 @@ def check(statistics: bool, verbose: bool, **params: Any) -> None:
     if options.fix and options.show_diff:
         raise click.UsageError("--fix and --diff cannot be used together: --diff writes nothing")
     run = start(options, verbose=verbose)
+    for warning in app.gate_function_warnings(run):
+        click.echo(warning, err=True)
     try:
         checked = app.refine(run, note=lambda line: click.echo(line, err=True))
     except app.CheckError as err:
@@ -155,6 +157,8 @@ def check(statistics: bool, verbose: bool, **params: Any) -> None:
         _print_statistics(checked)
     else:
         report(checked)
+    # A file not analysed (GC900, like ruff's E999) or a condition gatecheck failed on (a
+    # contained bug) fails the run like a finding.
     failed = bool(checked.findings or run.analysis.diagnostics)
     sys.exit(EXIT_CLEAN if options.exit_zero or not failed else EXIT_FINDINGS)
 
@@ -198,6 +202,7 @@ def start(options: CheckOptions, *, verbose: bool = False) -> CheckRun:
             excludes=settings.exclude.value,
             kernel_sources=options.kernel_sources,
             use_cache=not (options.no_cache or options.needs_trees),
+            debug=debugging(),
         )
     return CheckRun(options, settings, ruleset, root, tuple(targets), analysis)
 
@@ -339,7 +344,7 @@ def _write_console(checked: Refined, output: Path | None) -> None:
             render_diagnostics(console, run.analysis.diagnostics, base)  # one line each too
             return
         for finding in checked.findings:
-            if finding.gate_kind == SUPPRESSION_KIND:
+            if finding.gate_kind is None:  # about a suppression comment, not a gate
                 render_concise(console, [finding], base)
             else:
                 render_finding(console, finding, run.ruleset.registry, base, lines)

@@ -10,11 +10,11 @@ from astroid import nodes
 
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.values import (
-    UNKNOWN,
     ClassRef,
     ExternalRef,
     FunctionRef,
     PartialRef,
+    plain,
     truth,
 )
 
@@ -52,11 +52,16 @@ def module_predicates(module: nodes.Module, semantics: Semantics) -> list[ScopeP
         form, admits = _evaluate(module, name, semantics)
         if form is None:
             continue
-        every = semantics.registry.all_names()
-        if admits == every or not admits:
-            continue
+        if not admits or _whole_vendors(admits, semantics):
+            continue  # true nowhere, or only tells vendors apart: not an arch predicate
         found.append(ScopePredicate(name, form, admits, _name_line(module, node, name), origin))
     return sorted(found, key=lambda p: (len(p.admits), p.line))
+
+
+def _whole_vendors(admits: frozenset[str], semantics: Semantics) -> bool:
+    registry = semantics.registry
+    vendors = {registry.get(name).vendor for name in admits}
+    return admits == frozenset().union(*(registry.vendor_names(v) for v in vendors))
 
 
 def _evaluate(
@@ -67,16 +72,17 @@ def _evaluate(
     for gen in semantics.registry.names:
         evaluator = semantics.evaluator(gen)
         value = evaluator.module_attribute(str(module.name), name)
-        if isinstance(value, (FunctionRef, PartialRef, ExternalRef)) and not isinstance(
-            value, ClassRef
-        ):
-            form = "call"
-            result = evaluator.call(value, [], {})
-        elif value is UNKNOWN or isinstance(value, bool):
-            form = form or "alias"
-            result = value
-        else:
+        callable_value = isinstance(value, (FunctionRef, PartialRef, ExternalRef)) and not (
+            isinstance(value, ClassRef)
+        )
+        # A name is used as `name()` or as `name`, the same on every generation.
+        this_form = "call" if callable_value else "alias"
+        if form not in (None, this_form):
             return None, frozenset()
+        form = this_form
+        # An alias is read by truth, not by type: `_is_cuda and is_sm120_supported()` is
+        # None on AMD (sglang's is_cuda() returns None there), which is just false.
+        result = evaluator.call(value, [], {}) if callable_value else plain(value)
         if truth(result) is not False:
             admits.add(gen)
     return form, frozenset(admits)

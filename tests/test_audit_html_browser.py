@@ -77,6 +77,9 @@ def visible(dom: str) -> list[str]:
         pytest.param("#filter=admits", ["admits"], id="filter-alias"),
         pytest.param("#q=communicator", ["likely-gap"], id="text-filter"),
         pytest.param("#class=admits&q=communicator", [], id="both-filters"),
+        pytest.param(
+            "#feature=flashinfer-allreduce-fusion", ["likely-gap", "likely-gap"], id="feature"
+        ),
     ],
 )
 def test_filters_from_the_url(

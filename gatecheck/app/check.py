@@ -194,7 +194,8 @@ def refine(run: CheckRun, note: Callable[[str], None]) -> Refined:
             write_baseline(options.write_baseline, findings, run.root)
         except BaselineError as err:
             raise CheckError(str(err)) from err
-        note(f"gatecheck: recorded {len(findings)} findings in {options.write_baseline}")
+        noun = "finding" if len(findings) == 1 else "findings"
+        note(f"gatecheck: recorded {len(findings)} {noun} in {options.write_baseline}")
     baseline = options.write_baseline or options.baseline
     if baseline:
         try:

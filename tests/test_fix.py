@@ -166,8 +166,15 @@ PAIRS = [
                 if major == 9 or major == 10:
                     self.enable_fast_path = True
         """,
-        None,
-        id="or-of-comparisons-refused",
+        """\
+        import torch
+        class A:
+            def f(self):
+                major, minor = torch.cuda.get_device_capability()
+                if major == 9 or major == 10 or major == 12:
+                    self.enable_fast_path = True
+        """,
+        id="or-of-comparisons",
     ),
     pytest.param(
         """\

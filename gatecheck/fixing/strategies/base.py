@@ -4,6 +4,7 @@ layout), plus the one way to ask what a candidate operand would admit."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,9 @@ class Context:
     # --force: also widen lists that say what a kernel is built for.
     force: bool = False
     edits: list[Edit] = field(default_factory=list)
+    # What the sub-expression being widened admits already: a candidate is judged by
+    # what it adds to that (`p.is_cuda() and (<here>)` keeps AMD out either way).
+    baseline: frozenset[str] = frozenset()
 
     @property
     def semantics(self) -> Semantics:
@@ -62,9 +66,12 @@ class Context:
         if source is None:
             raise Refuse(f"source of `{module.name}` not available")
         raw = RawText(source.path, source.raw, source.encoding)
-        return Context(
-            self.analysis, self.result, module, raw, self.missing, self.force, self.edits
-        )
+        return dataclasses.replace(self, module=module, raw=raw)
+
+    def widening(self, target: nodes.NodeNG) -> Context:
+        """This context, about to widen `target`: what it admits is the baseline."""
+        admits = self.semantics.admission(target, flags_of(self)).can_be_true
+        return dataclasses.replace(self, baseline=admits)
 
 
 Strategy = Callable[[Context, nodes.NodeNG], "Fix | None"]
@@ -121,11 +128,14 @@ def allowed_extra(ctx: Context) -> frozenset[str]:
 
 
 def fits(ctx: Context, admits: frozenset[str]) -> bool:
-    return ctx.missing <= admits and admits <= within(ctx) and not admits & ctx.excluded
+    """Does a candidate admit the missing generations and, beyond what its place
+    admitted already, nothing but what a fix may bring along?"""
+    new = admits - ctx.baseline
+    return ctx.missing <= admits and new <= within(ctx) and not new & ctx.excluded
 
 
 def extra_of(ctx: Context, admits: frozenset[str]) -> int:
-    return len(admits - ctx.missing - ctx.result.feature_admits)
+    return len(admits - ctx.missing - ctx.result.feature_admits - ctx.baseline)
 
 
 def added(ctx: Context, operands: Sequence[str], anchor: nodes.NodeNG) -> frozenset[str]:

@@ -79,8 +79,9 @@ def fix(ctx: Context, target: nodes.NodeNG) -> Fix | None:
     inner = ctx.at(value)
     first = ctx.semantics.registry.ordered(ctx.missing)[0]
     evaluator = ctx.semantics.evaluator(first, flags_of(ctx))
-    found = extend(inner, culprit(value, evaluator, needs=True))
-    where = f" (in {inner.module.name})" if inner is not ctx else ""
+    allowlist = culprit(value, evaluator, needs=True)
+    found = extend(inner.widening(allowlist), allowlist)
+    where = f" (in {inner.module.name})" if inner.module is not ctx.module else ""
     return Fix(found.adds, f"{found.summary}, behind `{target.as_string()}`{where}")
 
 

@@ -59,9 +59,9 @@ def fix_source_report(
     registry: Registry | None = None,
 ) -> SourceFix:
     files = {"gate": source, **dict(modules or {})}
-    contents = {_path(name): text.encode("utf-8") for name, text in files.items()}
+    contents = {memory_path(name): text.encode("utf-8") for name, text in files.items()}
     for package in {name.rsplit(".", 1)[0] for name in files if "." in name}:
-        contents.setdefault(_path(package, package=True), b"")
+        contents.setdefault(memory_path(package, package=True), b"")
     ruleset = RuleSet(registry or load_registry(), (feature,))
     analysis = analyse_in_memory(contents, ruleset)
     report = plan_fixes(
@@ -71,7 +71,7 @@ def fix_source_report(
         force=force,
         rerun=lambda overrides: analyse_in_memory({**contents, **overrides}, ruleset),
     )
-    gate = _path("gate")
+    gate = memory_path("gate")
     change = report.changes.get(gate)
     text = change.after.decode("utf-8") if change is not None else source
     return SourceFix(text, *_summaries(report))
@@ -84,7 +84,8 @@ def _summaries(report: FixReport) -> tuple[tuple[str, ...], tuple[str, ...]]:
     )
 
 
-def _path(dotted: str, package: bool = False) -> Path:
+def memory_path(dotted: str, package: bool = False) -> Path:
+    """Where the in-memory module `dotted` lives."""
     parts = dotted.split(".")
     return (
         _ROOT.joinpath(*parts, "__init__.py")

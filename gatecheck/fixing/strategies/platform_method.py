@@ -8,6 +8,7 @@ siblings come along is the method's own body's answer (`family(120)` admits sm12
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from astroid import nodes
@@ -71,6 +72,15 @@ EXAMPLES = [
         "        or p.is_device_capability(103)\n    ) and args.go\n",
         ("sm90", "sm100", "sm103"),
     ),
+    # Two majors missing: one call each (no one call admits sm103 and sm120 alone).
+    (
+        _HEAD + "    return (\n        p.is_device_capability(90) or p.is_device_capability(100)\n"
+        "    ) and args.go\n",
+        _HEAD + "    return (\n        p.is_device_capability(90)\n"
+        "        or p.is_device_capability(100)\n        or p.is_device_capability(103)\n"
+        "        or p.is_device_capability(120)\n    ) and args.go\n",
+        ("sm90", "sm100", "sm103", "sm120"),
+    ),
 ]
 
 NOOPS = [
@@ -89,6 +99,23 @@ def fix(ctx: Context, target: nodes.NodeNG) -> Fix | None:
     calls = [o for o in operands if _sm_call(o)]
     if not calls or len(calls) != len(operands):
         return None
+    chosen = _best(ctx, calls)
+    if chosen is None:
+        # sm103 and sm120 missing: one call per major (no one call admits both alone).
+        parts = [_best(dataclasses.replace(ctx, missing=group), calls) for group in _majors(ctx)]
+        chosen = None if None in parts or len(parts) < 2 else _joined(parts)
+    if chosen is None:
+        shown = ", ".join(ctx.semantics.registry.ordered(ctx.missing))
+        raise Refuse(
+            f"no capability method of `{target.as_string()}` admits {shown} "
+            "without admitting other generations"
+        )
+    texts, admits = chosen
+    add_alternatives(ctx, target, texts)
+    return Fix(admits, f"added `{' or '.join(texts)}` to `{target.as_string()}`")
+
+
+def _best(ctx: Context, calls: Sequence[nodes.NodeNG]) -> tuple[list[str], frozenset[str]] | None:
     options: list[tuple[int, int, str, frozenset[str]]] = []
     for rank, call in enumerate(reversed(calls)):
         assert isinstance(call, nodes.Call)
@@ -97,15 +124,31 @@ def fix(ctx: Context, target: nodes.NodeNG) -> Fix | None:
             if fits(ctx, admits):
                 options.append((rank, extra_of(ctx, admits), text, admits))
     if not options:
-        shown = ", ".join(ctx.semantics.registry.ordered(ctx.missing))
-        raise Refuse(
-            f"no capability method of `{target.as_string()}` admits {shown} "
-            "without admitting other generations"
-        )
+        return None
     # The method the chain ends with first; within it, the spelling that brings least.
     _rank, _extra, text, admits = min(options, key=lambda o: (o[0], o[1]))
-    add_alternatives(ctx, target, [text])
-    return Fix(admits, f"added `{text}` to `{target.as_string()}`")
+    return [text], admits
+
+
+def _majors(ctx: Context) -> list[frozenset[str]]:
+    registry = ctx.semantics.registry
+    groups: dict[tuple[str, int], set[str]] = {}
+    for name in registry.ordered(ctx.missing):
+        generation = registry.get(name)
+        groups.setdefault((generation.vendor, generation.major), set()).add(name)
+    return [frozenset(group) for group in groups.values()]
+
+
+def _joined(
+    parts: Sequence[tuple[list[str], frozenset[str]] | None],
+) -> tuple[list[str], frozenset[str]]:
+    texts: list[str] = []
+    admits: frozenset[str] = frozenset()
+    for part in parts:
+        assert part is not None
+        texts.extend(part[0])
+        admits |= part[1]
+    return texts, admits
 
 
 def _sm_call(node: nodes.NodeNG) -> bool:

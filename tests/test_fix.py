@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import stat
@@ -16,7 +17,9 @@ from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
 from gatecheck.engine import analyse
 from gatecheck.fixing.fixer import FixReport, plan_fixes, write_changes
+from gatecheck.fixing.source import FAST_PATH, fix_source_report
 from tests.conftest import FIXTURES
+from tests.test_fix_strategies import MODULES as STRATEGY_MODULES
 
 UTILS = """\
 import torch
@@ -419,3 +422,111 @@ def test_file_changed_on_disk_is_not_written(tmp_path: Path) -> None:
     write_changes(report, [root])
     assert gate.read_text() == source + "# edited meanwhile\n"
     assert report.not_written and "changed on disk" in report.not_written[0][1]
+
+
+# -- every refusal of the planner and its strategies, through the pure fix_source ---------
+# (each strategy's own noops are in its module's NOOPS, run by test_fix_strategies.py)
+
+_IMPORTS = "from pkg.utils import is_sm90_supported, is_sm100_supported\n"
+_CAP = "import torch\ncap = torch.cuda.get_device_capability()\n"
+
+PLANNER_NOOPS = [
+    pytest.param(
+        _CAP
+        + "def enabled(args):\n    if cap[0] != 10:\n        return False\n    return args.go\n",
+        "disabling gate shape `cap[0] != 10` is not understood",
+        ("sm100", "sm120"),
+        id="disabling-gate-not-a-negation",
+    ),
+    pytest.param(
+        _CAP + _IMPORTS + "def enabled(args):\n"
+        "    return (is_sm90_supported() or cap[0] >= 10 and cap[1] == 7) and args.go\n",
+        "mixes shapes no strategy extends",
+        ("sm90", "sm120"),
+        id="or-chain-of-mixed-shapes",
+    ),
+    pytest.param(
+        _CAP
+        + "def enabled(args):\n    return {9: True, 10: True}.get(cap[0], False) and args.go\n",
+        "is not understood well enough to widen safely",
+        ("sm90", "sm120"),
+        id="shape-not-understood",
+    ),
+    pytest.param(
+        "from pkg.utils import is_blackwell\ndef enabled(args):\n"
+        "    return not is_blackwell() and args.go\n",
+        "excludes the generation by negation",
+        ("sm90", "sm120"),
+        id="negation",
+    ),
+    pytest.param(
+        _IMPORTS + "def enabled(args):\n    _is_sm100 = is_sm100_supported()\n"
+        "    return _is_sm100 and args.go\n",
+        "`_is_sm100` is not a module-level alias; cannot add a twin",
+        ("sm100", "sm120"),
+        id="local-arch-alias",
+    ),
+    pytest.param(
+        _CAP + "_is_sm100 = cap[0] == 10\ndef enabled(args):\n    return _is_sm100 and args.go\n",
+        "alias `_is_sm100` does not wrap a predicate call; cannot add a twin",
+        ("sm100", "sm120"),
+        id="alias-without-predicate-call",
+    ),
+    pytest.param(
+        _IMPORTS + "_is_sm100 = is_sm100_supported()\n_is_sm120 = False\n"
+        "def enabled(args):\n    return _is_sm100 and args.go\n",
+        "`_is_sm120` exists but does not admit the generation",
+        ("sm100", "sm120"),
+        id="twin-alias-taken",
+    ),
+    pytest.param(
+        _IMPORTS + "_blackwell_ok = is_sm100_supported()\n"
+        "def enabled(args):\n    return _blackwell_ok and args.go\n",
+        "cannot name a twin of `_blackwell_ok` for `is_sm120_supported`",
+        ("sm100", "sm120"),
+        id="alias-twin-unnameable",
+    ),
+    pytest.param(
+        "import pkg.utils as utils\ndef enabled(args):\n"
+        "    return utils.is_sm100_supported() and args.go\n",
+        "no predicate for the missing generation is in scope beside `utils.is_sm100_supported()`",
+        ("sm100", "sm120"),
+        id="attribute-call-no-sibling-in-scope",
+    ),
+    pytest.param(
+        _CAP + "def is_sm100():\n    return cap[0] == 10\n"
+        "def enabled(args):\n    return is_sm100() and args.go\n",
+        "no predicate for the missing generation is in scope, and `is_sm100` is not imported",
+        ("sm100", "sm120"),
+        id="local-predicate-not-imported",
+    ),
+    pytest.param(
+        _IMPORTS + "is_sm120_supported = None\n"
+        "def enabled(args):\n    return is_sm100_supported() and args.go\n",
+        "`is_sm120_supported` is already bound in this module to something else",
+        ("sm100", "sm120"),
+        id="sibling-name-taken",
+    ),
+    pytest.param(
+        textwrap.dedent(FACTS.replace(', "is_sm120": "is_sm120_supported"', ""))
+        + "def enabled(args):\n    return FACTS.is_sm100 and args.go\n",
+        "`FACTS.is_sm100` has no twin for sm120 on the same object (tried `is_sm120`)",
+        ("sm100", "sm120"),
+        id="facts-attribute-without-twin",
+    ),
+    # The planner reads where the edit is; the re-analysis of the whole gate decides.
+    pytest.param(
+        _CAP + "def enabled(args):\n    return cap[0] == 10 and args.go\n",
+        "the edit would also admit gfx90a, gfx942, gfx950; file left untouched",
+        ("sm90", "sm100", "sm120"),
+        id="verify-refuses-amd-majors",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "reason", "require"), PLANNER_NOOPS)
+def test_planner_refusals(source: str, reason: str, require: tuple[str, ...]) -> None:
+    feature = dataclasses.replace(FAST_PATH, require=frozenset(require))
+    report = fix_source_report(source, feature, modules=STRATEGY_MODULES)
+    assert report.text == source
+    assert any(reason in refusal for refusal in report.refused), report.refused

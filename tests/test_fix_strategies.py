@@ -66,3 +66,32 @@ def test_noop(strategy: ModuleType, case: tuple[str, ...]) -> None:
     assert report.text == source
     assert report.refused, "a noop must be refused, with its reason"
     assert any(reason in refusal for refusal in report.refused), report.refused
+
+
+def test_behind_points_at_the_allowlist_in_another_module() -> None:
+    from gatecheck.config.loader import load_registry
+    from gatecheck.config.model import RuleSet
+    from gatecheck.fixing.source import analyse_in_memory, memory_path
+    from gatecheck.fixing.strategies.follow import behind
+    from gatecheck.semantics.culprit import culprit
+
+    helper = "import torch\ndef _use_fast():\n    return torch.cuda.get_device_capability()[0] in [9, 10]\n"
+    gate = "from pkg.helpers import _use_fast\ndef enabled(args):\n    return _use_fast() and args.go\n"
+    contents = {
+        memory_path("gate"): gate.encode(),
+        memory_path("pkg", package=True): b"",
+        memory_path("pkg.helpers"): helper.encode(),
+    }
+    analysis = analyse_in_memory(contents, RuleSet(load_registry(), (FAST_PATH,)))
+    (result,) = analysis.gate_results
+    evaluator = analysis.semantics.evaluator("sm120")
+    chain = behind(evaluator, culprit(result.gate.condition, evaluator, needs=True))
+    assert [node.as_string() for node in chain] == [
+        "_use_fast()",
+        "torch.cuda.get_device_capability()[0] in [9, 10]",
+    ]
+    assert chain[-1].root().name == "pkg.helpers"
+    fixed = fix_source_report(gate, modules={"pkg.helpers": helper})
+    assert fixed.text == gate, "the gate's own file is not edited"
+    assert fixed.changed == {"pkg.helpers": helper.replace("[9, 10]", "[9, 10, 12]")}
+    assert fixed.fixed == ("added 12 to `[9, 10]`, behind `_use_fast()` (in pkg.helpers)",)

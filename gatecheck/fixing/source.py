@@ -6,7 +6,7 @@ planner, edit applier, wrapper and re-analysis check as `check --fix` run on it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gatecheck.config.loader import load_registry
@@ -36,6 +36,8 @@ class SourceFix:
     text: str
     fixed: tuple[str, ...]  # each fix's summary
     refused: tuple[str, ...]  # each refusal's reason
+    # Every module the fixes edited (a helper's allowlist may be in another), by name.
+    changed: Mapping[str, str] = field(default_factory=dict)
 
 
 def fix_source(
@@ -71,10 +73,9 @@ def fix_source_report(
         force=force,
         rerun=lambda overrides: analyse_in_memory({**contents, **overrides}, ruleset),
     )
-    gate = memory_path("gate")
-    change = report.changes.get(gate)
-    text = change.after.decode("utf-8") if change is not None else source
-    return SourceFix(text, *_summaries(report))
+    names = {memory_path(name): name for name in files}
+    changed = {names[path]: c.after.decode("utf-8") for path, c in report.changes.items()}
+    return SourceFix(changed.get("gate", source), *_summaries(report), changed)
 
 
 def _summaries(report: FixReport) -> tuple[tuple[str, ...], tuple[str, ...]]:

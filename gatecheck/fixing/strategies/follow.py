@@ -13,6 +13,7 @@ from astroid import nodes
 
 from gatecheck.fixing.strategies.base import Context, Fix, Refuse, flags_of
 from gatecheck.semantics.culprit import culprit
+from gatecheck.semantics.evaluator import Evaluator
 from gatecheck.semantics.values import FunctionRef
 
 NAME = "follow"
@@ -61,28 +62,49 @@ NOOPS = [
 
 
 def fix(ctx: Context, target: nodes.NodeNG) -> Fix | None:
-    if isinstance(target, nodes.Name) and not _NAMED_FOR_ARCH.search(target.name):
-        value = _assigned_value(target)
-    elif (
-        isinstance(target, nodes.Call)
-        and not target.args
-        and not target.keywords
-        and not _NAMED_FOR_ARCH.search(target.func.as_string())
-    ):
-        value = _returned_value(ctx, target)
-    else:
-        return None
+    first = ctx.semantics.registry.ordered(ctx.missing)[0]
+    evaluator = ctx.semantics.evaluator(first, flags_of(ctx))
+    value = step(evaluator, target)
     if value is None:
         return None
     from gatecheck.fixing.strategies import extend
 
     inner = ctx.at(value)
-    first = ctx.semantics.registry.ordered(ctx.missing)[0]
-    evaluator = ctx.semantics.evaluator(first, flags_of(ctx))
     allowlist = culprit(value, evaluator, needs=True)
     found = extend(inner.widening(allowlist), allowlist)
     where = f" (in {inner.module.name})" if inner.module is not ctx.module else ""
     return Fix(found.adds, f"{found.summary}, behind `{target.as_string()}`{where}")
+
+
+def step(evaluator: Evaluator, target: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The expression one local name or argument-less helper behind `target` (None:
+    not a name or helper this follows); Refuse when it is one but cannot be followed."""
+    if isinstance(target, nodes.Name) and not _NAMED_FOR_ARCH.search(target.name):
+        return _assigned_value(target)
+    if (
+        isinstance(target, nodes.Call)
+        and not target.args
+        and not target.keywords
+        and not _NAMED_FOR_ARCH.search(target.func.as_string())
+    ):
+        return _returned_value(evaluator, target)
+    return None
+
+
+def behind(evaluator: Evaluator, blocking: nodes.NodeNG) -> tuple[nodes.NodeNG, ...]:
+    """The culprit of a gate and, after it, each allowlist behind it (in a helper's
+    body, possibly in another module): where a finding belongs, the last one, with
+    the ones before it as the path from the caller. For the evaluator's generation."""
+    chain = [blocking]
+    while len(chain) < 8:  # a cycle of helpers is not followed forever
+        try:
+            value = step(evaluator, chain[-1])
+        except Refuse:
+            break
+        if value is None:
+            break
+        chain.append(culprit(value, evaluator, needs=True))
+    return tuple(chain)
 
 
 def _assigned_value(name: nodes.Name) -> nodes.NodeNG | None:
@@ -105,9 +127,8 @@ def _assigned_value(name: nodes.Name) -> nodes.NodeNG | None:
     return statement.value
 
 
-def _returned_value(ctx: Context, call: nodes.Call) -> nodes.NodeNG | None:
-    first = ctx.semantics.registry.ordered(ctx.missing)[0]
-    callee = ctx.semantics.evaluator(first, flags_of(ctx)).value(call.func)
+def _returned_value(evaluator: Evaluator, call: nodes.Call) -> nodes.NodeNG | None:
+    callee = evaluator.value(call.func)
     if not isinstance(callee, FunctionRef) or not isinstance(callee.node, nodes.FunctionDef):
         return None
     function = callee.node

@@ -530,3 +530,20 @@ def test_planner_refusals(source: str, reason: str, require: tuple[str, ...]) ->
     report = fix_source_report(source, feature, modules=STRATEGY_MODULES)
     assert report.text == source
     assert any(reason in refusal for refusal in report.refused), report.refused
+
+
+def test_force_says_the_kernels_are_not_built_for_it(tmp_path: Path) -> None:
+    from tests.test_kernels import OLD
+    from tests.test_kernels import RULE as KERNEL_RULE
+
+    root = tmp_path / "app"
+    shutil.copytree(FIXTURES / "seed_alias", root)
+    (tmp_path / "rules.yaml").write_text(KERNEL_RULE)
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+    analysis = analyse([root], ruleset, kernel_sources=[OLD])
+    report = plan_fixes(analysis, ruleset, [root], force=True)
+    assert report.fixed and not report.refused
+    for _finding, plan in report.fixed:
+        assert "(--force: blocked by the kernel library: allreduce_fusion in flashinfer 0.1" in (
+            plan.summary
+        )

@@ -96,8 +96,12 @@ def plan_fixes(
         plan = plan_fix(analysis, result, force=force)
         if isinstance(plan, Refusal):
             report.refused.append((finding, plan.reason))
-        else:
-            by_file[plan.path].append((finding, result, plan))
+            continue
+        if finding.blocked_by_kernel:
+            # Widened on --force although the kernels are not built for it: say so.
+            summary = f"{plan.summary} (--force: {finding.blocked_by_kernel})"
+            plan = dataclasses.replace(plan, summary=summary)
+        by_file[plan.path].append((finding, result, plan))
     rerun = rerun or _Rerun(ruleset, paths, features, generations, excludes)
     for path, planned in by_file.items():
         source = analysis.project.source(path)

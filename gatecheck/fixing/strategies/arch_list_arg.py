@@ -64,6 +64,12 @@ NOOPS = [
         "    return build_for(supported_major_versions=[9, 10]) and args.go\n",
         "says what a kernel is built for",
     ),
+    # Integers compared with a string: no entry makes the call true anywhere.
+    (
+        _HEAD + "def enabled(args, dev):\n    return _match_sm_version(dev, [100]) and args.go\n",
+        "no entry added to `[100]` makes `_match_sm_version(dev, [100])` admit",
+        ("sm100", "sm120"),
+    ),
 ]
 
 _BUILD_LIST = re.compile(r"supported_major_versions|compute_capabilit|supported_arch|arch_list")

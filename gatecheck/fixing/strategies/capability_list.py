@@ -65,6 +65,12 @@ NOOPS = [
         _CAP + "def enabled(args):\n    return cap[0] >= 9 and cap[0] != 12 and args.go\n",
         "range or inequality",
     ),
+    # The compared value is not a number on the missing generation: nothing to add.
+    (
+        _CAP + "KIND = {(9, 0): 'h', (10, 0): 'b'}\n"
+        "def enabled(args):\n    return KIND.get(cap) == 'h' and args.go\n",
+        "cannot tell what `KIND.get(cap)` is on sm120",
+    ),
 ]
 
 

@@ -95,3 +95,22 @@ def test_behind_points_at_the_allowlist_in_another_module() -> None:
     assert fixed.text == gate, "the gate's own file is not edited"
     assert fixed.changed == {"pkg.helpers": helper.replace("[9, 10]", "[9, 10, 12]")}
     assert fixed.fixed == ("added 12 to `[9, 10]`, behind `_use_fast()` (in pkg.helpers)",)
+
+
+def test_helper_in_another_module_gets_its_sibling_imported_there() -> None:
+    helper = (
+        "from pkg.utils import is_sm90_supported, is_sm100_supported\n"
+        "def use_fast():\n    return is_sm90_supported() or is_sm100_supported()\n"
+    )
+    gate = (
+        "from pkg.helpers import use_fast\ndef enabled(args):\n    return use_fast() and args.go\n"
+    )
+    report = fix_source_report(gate, modules={**MODULES, "pkg.helpers": helper})
+    assert report.text == gate
+    assert report.changed == {
+        "pkg.helpers": (
+            "from pkg.utils import is_sm90_supported, is_sm100_supported, is_sm120_supported\n"
+            "def use_fast():\n"
+            "    return is_sm90_supported() or is_sm100_supported() or is_sm120_supported()\n"
+        )
+    }

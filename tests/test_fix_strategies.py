@@ -114,3 +114,35 @@ def test_helper_in_another_module_gets_its_sibling_imported_there() -> None:
             "    return is_sm90_supported() or is_sm100_supported() or is_sm120_supported()\n"
         )
     }
+
+
+@pytest.mark.parametrize(
+    ("chain", "brings_sm121"),
+    [
+        pytest.param("p.is_device_capability_family(100)", True, id="family-120-brings-sm121"),
+        pytest.param("p.is_device_capability(100)", False, id="exact-120-does-not"),
+        pytest.param("(major, minor) == (10, 0)", False, id="tuple-12-0-does-not"),
+        pytest.param("major == 10", True, id="major-12-brings-sm121"),
+    ],
+)
+def test_siblings_come_only_with_the_spelling(chain: str, brings_sm121: bool) -> None:
+    from gatecheck.config.loader import load_registry
+    from gatecheck.config.model import RuleSet
+    from gatecheck.fixing.source import analyse_in_memory, memory_path
+
+    source = (
+        "import torch\nfrom pkg.platform import current_platform\n"
+        "def enabled(args):\n    p = current_platform\n"
+        "    major, minor = torch.cuda.get_device_capability()\n"
+        f"    return {chain} and args.go\n"
+    )
+    feature = dataclasses.replace(FAST_PATH, require=frozenset({"sm100", "sm120"}))
+    fixed = fix_source_report(source, feature, modules=MODULES)
+    assert fixed.text != source, fixed.refused
+    contents = {memory_path("gate"): fixed.text.encode()}
+    contents |= {memory_path(name): text.encode() for name, text in MODULES.items()}
+    contents[memory_path("pkg", package=True)] = b""
+    analysis = analyse_in_memory(contents, RuleSet(load_registry(), (feature,)))
+    (result,) = analysis.gate_results
+    assert "sm120" in result.feature_admits
+    assert ("sm121" in result.feature_admits) is brings_sm121

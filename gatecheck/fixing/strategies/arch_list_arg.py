@@ -45,6 +45,12 @@ EXAMPLES = [
         '    return _match_sm_version(dev, ["100", "103"]) and args.go\n',
         ("sm100", "sm103"),
     ),
+    (
+        _HEAD + "def enabled(args, dev):\n    return _match_sm_version(dev, ['120']) and args.go\n",
+        _HEAD + "def enabled(args, dev):\n"
+        "    return _match_sm_version(dev, ['120', '121']) and args.go\n",
+        ("sm120", "sm121"),
+    ),
 ]
 
 # (source, fixed source) with --force only.

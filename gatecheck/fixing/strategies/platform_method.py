@@ -81,6 +81,13 @@ EXAMPLES = [
         "        or p.is_device_capability(120)\n    ) and args.go\n",
         ("sm90", "sm100", "sm103", "sm120"),
     ),
+    # sm121 (DGX Spark) beside an exact sm120 gate: the exact sibling, not the family.
+    (
+        _HEAD + "    return p.is_device_capability(120) and args.go\n",
+        _HEAD
+        + "    return (p.is_device_capability(120) or p.is_device_capability(121)) and args.go\n",
+        ("sm120", "sm121"),
+    ),
 ]
 
 NOOPS = [

@@ -213,8 +213,17 @@ PAIRS = [
         def enabled(args):
             return is_sm90_supported() and args.enable_fast_path and is_blackwell() is not None
         """,
-        None,
-        id="sm100-missing-but-no-sm100-predicate-in-scope-refused",
+        # sm100 and sm120 missing: one predicate per major, sm100's imported beside it
+        """\
+        from pkg.utils import is_sm90_supported, is_blackwell, is_sm100_supported, is_sm120_supported
+        def enabled(args):
+            return (
+                is_sm90_supported()
+                or is_sm100_supported()
+                or is_sm120_supported()
+            ) and args.enable_fast_path and is_blackwell() is not None
+        """,
+        id="sm100-and-sm120-missing-one-predicate-per-major",
     ),
     # A facts object answering attributes through __getattr__ (sglang 0.5.23's
     # get_platform().is_sm100): the twin attribute on the same object.

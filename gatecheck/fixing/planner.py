@@ -14,7 +14,14 @@ from astroid import nodes
 
 from gatecheck.findings import Edit
 from gatecheck.fixing.strategies import extend
-from gatecheck.fixing.strategies.base import Context, Refuse, allowed_extra, flags_of, within
+from gatecheck.fixing.strategies.base import (
+    Context,
+    Refuse,
+    allowed_extra,
+    flags_of,
+    merged,
+    within,
+)
 from gatecheck.fixing.text import RawText
 from gatecheck.gates.model import Polarity
 from gatecheck.gates.results import Analysis, GateResult
@@ -58,7 +65,7 @@ def plan_fix(analysis: Analysis, result: GateResult, *, force: bool = False) -> 
     # checks what the gate really gains against it.
     gained = (fix.adds - before) & within(ctx)
     # One file: Context.at moves the whole fix to the module the allowlist is in.
-    return Plan(ctx.edits[0].path, tuple(ctx.edits), gained, fix.summary)
+    return Plan(ctx.edits[0].path, tuple(merged(ctx.edits)), gained, fix.summary)
 
 
 def _target(ctx: Context) -> nodes.NodeNG:

@@ -127,6 +127,31 @@ def allowed_extra(ctx: Context) -> frozenset[str]:
     return frozenset(same_major) - ctx.excluded
 
 
+def by_major(ctx: Context) -> list[frozenset[str]]:
+    """The missing generations grouped by (vendor, major), in registry order."""
+    registry = ctx.semantics.registry
+    groups: dict[tuple[str, int], set[str]] = {}
+    for name in registry.ordered(ctx.missing):
+        generation = registry.get(name)
+        groups.setdefault((generation.vendor, generation.major), set()).add(name)
+    return [frozenset(group) for group in groups.values()]
+
+
+def merged(edits: Sequence[Edit]) -> list[Edit]:
+    """Insertions at one offset (two imports after the same name, two twin aliases
+    after the same line) become one, in the order they were made."""
+    out: list[Edit] = []
+    for edit in edits:
+        same = next(
+            (i for i, e in enumerate(out) if e.start == e.end == edit.start == edit.end), None
+        )
+        if same is None:
+            out.append(edit)
+        elif edit.text not in out[same].text:
+            out[same] = dataclasses.replace(out[same], text=out[same].text + edit.text)
+    return out
+
+
 def fits(ctx: Context, admits: frozenset[str]) -> bool:
     """Does a candidate admit the missing generations and, beyond what its place
     admitted already, nothing but what a fix may bring along?"""

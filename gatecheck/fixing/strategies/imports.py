@@ -59,8 +59,15 @@ def _sibling_in_module(
     if number is None:
         return None
     options: list[tuple[int, str, frozenset[str]]] = []
-    for gen in ctx.semantics.registry.ordered(ctx.missing):
-        candidate = sibling[: number.start()] + re.sub(r"\D", "", gen) + sibling[number.end() :]
+    registry = ctx.semantics.registry
+    numbers: list[str] = []
+    for gen in registry.ordered(ctx.missing):
+        # is_sm103_supported, or the major's is_sm100_supported (which may admit sm103)
+        for each in (re.sub(r"\D", "", gen), str(registry.get(gen).major * 10)):
+            if each not in numbers:
+                numbers.append(each)
+    for each in numbers:
+        candidate = sibling[: number.start()] + each + sibling[number.end() :]
         admits = _call_admits(ctx, module_name, candidate)
         if admits and fits(ctx, admits):
             options.append((extra_of(ctx, admits), candidate, admits))

@@ -18,6 +18,7 @@ from gatecheck.fixing.strategies.base import (
     Fix,
     Refuse,
     add_alternatives,
+    by_major,
     candidate_admits,
     extra_of,
     fits,
@@ -109,7 +110,7 @@ def fix(ctx: Context, target: nodes.NodeNG) -> Fix | None:
     chosen = _best(ctx, calls)
     if chosen is None:
         # sm103 and sm120 missing: one call per major (no one call admits both alone).
-        parts = [_best(dataclasses.replace(ctx, missing=group), calls) for group in _majors(ctx)]
+        parts = [_best(dataclasses.replace(ctx, missing=group), calls) for group in by_major(ctx)]
         chosen = None if None in parts or len(parts) < 2 else _joined(parts)
     if chosen is None:
         shown = ", ".join(ctx.semantics.registry.ordered(ctx.missing))
@@ -135,15 +136,6 @@ def _best(ctx: Context, calls: Sequence[nodes.NodeNG]) -> tuple[list[str], froze
     # The method the chain ends with first; within it, the spelling that brings least.
     _rank, _extra, text, admits = min(options, key=lambda o: (o[0], o[1]))
     return [text], admits
-
-
-def _majors(ctx: Context) -> list[frozenset[str]]:
-    registry = ctx.semantics.registry
-    groups: dict[tuple[str, int], set[str]] = {}
-    for name in registry.ordered(ctx.missing):
-        generation = registry.get(name)
-        groups.setdefault((generation.vendor, generation.major), set()).add(name)
-    return [frozenset(group) for group in groups.values()]
 
 
 def _joined(

@@ -4,12 +4,21 @@ sibling the module already has, or imports it beside its siblings, or adds a twi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from astroid import nodes
 
 from gatecheck.fixing.strategies import alias_twin, imports
-from gatecheck.fixing.strategies.base import Context, Fix, add_alternatives, digits, source_of
+from gatecheck.fixing.strategies.base import (
+    Context,
+    Fix,
+    Refuse,
+    add_alternatives,
+    by_major,
+    digits,
+    source_of,
+)
 from gatecheck.fixing.strategies.choose import attribute_twin, in_scope, narrowest, usage
 
 NAME = "predicate-or"
@@ -22,7 +31,11 @@ MODULES = {
         "def is_sm100_supported():\n    return _major() == 10\n"
         "def is_sm120_supported():\n    return _major() == 12\n"
         "def is_blackwell():\n    return _major() in (10, 11, 12)\n"
-    )
+    ),
+    "pkg.few": (
+        "import torch\n"
+        "def is_sm90_supported():\n    return torch.cuda.get_device_capability()[0] == 9\n"
+    ),
 }
 
 _HEAD = "from pkg.utils import is_sm90_supported, is_sm100_supported, is_sm120_supported\n"
@@ -49,14 +62,21 @@ EXAMPLES = [
         "    return (is_sm100_supported() or is_sm120_supported()) and args.go\n",
         ("sm100", "sm120"),
     ),
+    # sm103 and sm120 missing beside sm90: one predicate per major, both imported.
+    (
+        "from pkg.utils import is_sm90_supported\n"
+        "def enabled(args):\n    return is_sm90_supported() and args.go\n",
+        _HEAD + "def enabled(args):\n    return (\n        is_sm90_supported()\n"
+        "        or is_sm100_supported()\n        or is_sm120_supported()\n    ) and args.go\n",
+        ("sm90", "sm103", "sm120"),
+    ),
 ]
 
 NOOPS = [
     (
-        "from pkg.utils import is_sm90_supported, is_blackwell, is_sm120_supported\n"
-        "def enabled(args):\n"
-        "    return is_sm90_supported() and args.go and is_blackwell() is not None\n",
-        "`pkg.utils` has no predicate beside `is_sm90_supported` that admits sm100, sm120",
+        "from pkg.few import is_sm90_supported\n"
+        "def enabled(args):\n    return is_sm90_supported() and args.go\n",
+        "`pkg.few` has no predicate beside `is_sm90_supported` that admits sm100",
     ),
 ]
 
@@ -71,9 +91,23 @@ def fix(ctx: Context, target: nodes.NodeNG) -> Fix | None:
     style = _style(siblings[-1])
     if style is None:
         return None
-    text, adds = predicate_for(ctx, siblings, style)
-    add_alternatives(ctx, target, [text])
-    return Fix(adds, f"added `{text}` to `{target.as_string()}`")
+    kept = len(ctx.edits)
+    try:
+        text, adds = predicate_for(ctx, siblings, style)
+        texts = [text]
+    except Refuse:
+        groups = by_major(ctx)
+        if len(groups) < 2:
+            raise
+        # sm103 and sm120 missing: one predicate per major (none admits both alone).
+        del ctx.edits[kept:]
+        texts, adds = [], frozenset()
+        for group in groups:
+            text, admits = predicate_for(dataclasses.replace(ctx, missing=group), siblings, style)
+            texts.append(text)
+            adds |= admits
+    add_alternatives(ctx, target, texts)
+    return Fix(adds, f"added `{' or '.join(texts)}` to `{target.as_string()}`")
 
 
 def _style(last: nodes.NodeNG) -> str | None:

@@ -1,4 +1,4 @@
-"""The allowlist is not in the condition but behind a name: a local variable
+"""The allowlist is not in the condition but behind a name: a local or module variable
 (`is_supported_arch = p.is_cuda() and (...)`, then `return ... and is_supported_arch`)
 or a helper without arguments (`def _use_fast(): return cap.major in [9, 10]`, then
 `if _use_fast():`), possibly in another module. Follow it and fix the allowlist where
@@ -37,6 +37,13 @@ EXAMPLES = [
         "    return args.go and supported\n",
         _CAP + "def enabled(args):\n    supported = cap[0] == 9 or cap[0] == 10 or cap[0] == 12\n"
         "    return args.go and supported\n",
+    ),
+    # A module-level allowlist with a name that says no generation: fixed where defined.
+    (
+        _CAP + "_FAST_OK = cap[0] == 9 or cap[0] == 10\n"
+        "def enabled(args):\n    return _FAST_OK and args.go\n",
+        _CAP + "_FAST_OK = cap[0] == 9 or cap[0] == 10 or cap[0] == 12\n"
+        "def enabled(args):\n    return _FAST_OK and args.go\n",
     ),
 ]
 
@@ -109,8 +116,8 @@ def behind(evaluator: Evaluator, blocking: nodes.NodeNG) -> tuple[nodes.NodeNG, 
 
 def _assigned_value(name: nodes.Name) -> nodes.NodeNG | None:
     scope, bound = name.lookup(name.name)
-    if not isinstance(scope, nodes.FunctionDef):
-        return None  # module-level aliases are predicate_or's (twins), not followed
+    if not isinstance(scope, (nodes.FunctionDef, nodes.Module)):
+        return None
     assignments = [b for b in bound if isinstance(b, nodes.AssignName)]
     if len(assignments) != len(bound) or not assignments:
         return None

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import stat
@@ -16,7 +17,9 @@ from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
 from gatecheck.engine import analyse
 from gatecheck.fixing.fixer import FixReport, plan_fixes, write_changes
+from gatecheck.fixing.source import FAST_PATH, fix_source_report
 from tests.conftest import FIXTURES
+from tests.test_fix_strategies import MODULES as STRATEGY_MODULES
 
 UTILS = """\
 import torch
@@ -166,8 +169,15 @@ PAIRS = [
                 if major == 9 or major == 10:
                     self.enable_fast_path = True
         """,
-        None,
-        id="or-of-comparisons-refused",
+        """\
+        import torch
+        class A:
+            def f(self):
+                major, minor = torch.cuda.get_device_capability()
+                if major == 9 or major == 10 or major == 12:
+                    self.enable_fast_path = True
+        """,
+        id="or-of-comparisons",
     ),
     pytest.param(
         """\
@@ -203,8 +213,17 @@ PAIRS = [
         def enabled(args):
             return is_sm90_supported() and args.enable_fast_path and is_blackwell() is not None
         """,
-        None,
-        id="sm100-missing-but-no-sm100-predicate-in-scope-refused",
+        # sm100 and sm120 missing: one predicate per major, sm100's imported beside it
+        """\
+        from pkg.utils import is_sm90_supported, is_blackwell, is_sm100_supported, is_sm120_supported
+        def enabled(args):
+            return (
+                is_sm90_supported()
+                or is_sm100_supported()
+                or is_sm120_supported()
+            ) and args.enable_fast_path and is_blackwell() is not None
+        """,
+        id="sm100-and-sm120-missing-one-predicate-per-major",
     ),
     # A facts object answering attributes through __getattr__ (sglang 0.5.23's
     # get_platform().is_sm100): the twin attribute on the same object.
@@ -412,3 +431,128 @@ def test_file_changed_on_disk_is_not_written(tmp_path: Path) -> None:
     write_changes(report, [root])
     assert gate.read_text() == source + "# edited meanwhile\n"
     assert report.not_written and "changed on disk" in report.not_written[0][1]
+
+
+# -- every refusal of the planner and its strategies, through the pure fix_source ---------
+# (each strategy's own noops are in its module's NOOPS, run by test_fix_strategies.py)
+
+_IMPORTS = "from pkg.utils import is_sm90_supported, is_sm100_supported\n"
+_CAP = "import torch\ncap = torch.cuda.get_device_capability()\n"
+
+PLANNER_NOOPS = [
+    pytest.param(
+        _CAP
+        + "def enabled(args):\n    if cap[0] != 10:\n        return False\n    return args.go\n",
+        "disabling gate shape `cap[0] != 10` is not understood",
+        ("sm100", "sm120"),
+        id="disabling-gate-not-a-negation",
+    ),
+    pytest.param(
+        _CAP + _IMPORTS + "def enabled(args):\n"
+        "    return (is_sm90_supported() or cap[0] >= 10 and cap[1] == 7) and args.go\n",
+        "mixes shapes no strategy extends",
+        ("sm90", "sm120"),
+        id="or-chain-of-mixed-shapes",
+    ),
+    pytest.param(
+        _CAP
+        + "def enabled(args):\n    return {9: True, 10: True}.get(cap[0], False) and args.go\n",
+        "is not understood well enough to widen safely",
+        ("sm90", "sm120"),
+        id="shape-not-understood",
+    ),
+    pytest.param(
+        "from pkg.utils import is_blackwell\ndef enabled(args):\n"
+        "    return not is_blackwell() and args.go\n",
+        "excludes the generation by negation",
+        ("sm90", "sm120"),
+        id="negation",
+    ),
+    pytest.param(
+        _IMPORTS + "def enabled(args):\n    _is_sm100 = is_sm100_supported()\n"
+        "    return _is_sm100 and args.go\n",
+        "`_is_sm100` is not a module-level alias; cannot add a twin",
+        ("sm100", "sm120"),
+        id="local-arch-alias",
+    ),
+    pytest.param(
+        _CAP + "_is_sm100 = cap[0] == 10\ndef enabled(args):\n    return _is_sm100 and args.go\n",
+        "alias `_is_sm100` does not wrap a predicate call; cannot add a twin",
+        ("sm100", "sm120"),
+        id="alias-without-predicate-call",
+    ),
+    pytest.param(
+        _IMPORTS + "_is_sm100 = is_sm100_supported()\n_is_sm120 = False\n"
+        "def enabled(args):\n    return _is_sm100 and args.go\n",
+        "`_is_sm120` exists but does not admit the generation",
+        ("sm100", "sm120"),
+        id="twin-alias-taken",
+    ),
+    pytest.param(
+        _IMPORTS + "_blackwell_ok = is_sm100_supported()\n"
+        "def enabled(args):\n    return _blackwell_ok and args.go\n",
+        "cannot name a twin of `_blackwell_ok` for `is_sm120_supported`",
+        ("sm100", "sm120"),
+        id="alias-twin-unnameable",
+    ),
+    pytest.param(
+        "import pkg.utils as utils\ndef enabled(args):\n"
+        "    return utils.is_sm100_supported() and args.go\n",
+        "no predicate for the missing generation is in scope beside `utils.is_sm100_supported()`",
+        ("sm100", "sm120"),
+        id="attribute-call-no-sibling-in-scope",
+    ),
+    pytest.param(
+        _CAP + "def is_sm100():\n    return cap[0] == 10\n"
+        "def enabled(args):\n    return is_sm100() and args.go\n",
+        "no predicate for the missing generation is in scope, and `is_sm100` is not imported",
+        ("sm100", "sm120"),
+        id="local-predicate-not-imported",
+    ),
+    pytest.param(
+        _IMPORTS + "is_sm120_supported = None\n"
+        "def enabled(args):\n    return is_sm100_supported() and args.go\n",
+        "`is_sm120_supported` is already bound in this module to something else",
+        ("sm100", "sm120"),
+        id="sibling-name-taken",
+    ),
+    pytest.param(
+        textwrap.dedent(FACTS.replace(', "is_sm120": "is_sm120_supported"', ""))
+        + "def enabled(args):\n    return FACTS.is_sm100 and args.go\n",
+        "`FACTS.is_sm100` has no twin for sm120 on the same object (tried `is_sm120`)",
+        ("sm100", "sm120"),
+        id="facts-attribute-without-twin",
+    ),
+    # The planner reads where the edit is; the re-analysis of the whole gate decides.
+    pytest.param(
+        _CAP + "def enabled(args):\n    return cap[0] == 10 and args.go\n",
+        "the edit would also admit gfx90a, gfx942, gfx950; file left untouched",
+        ("sm90", "sm100", "sm120"),
+        id="verify-refuses-amd-majors",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "reason", "require"), PLANNER_NOOPS)
+def test_planner_refusals(source: str, reason: str, require: tuple[str, ...]) -> None:
+    feature = dataclasses.replace(FAST_PATH, require=frozenset(require))
+    report = fix_source_report(source, feature, modules=STRATEGY_MODULES)
+    assert report.text == source
+    assert any(reason in refusal for refusal in report.refused), report.refused
+
+
+def test_force_says_the_kernels_are_not_built_for_it(tmp_path: Path) -> None:
+    from tests.test_kernels import OLD
+    from tests.test_kernels import RULE as KERNEL_RULE
+
+    root = tmp_path / "app"
+    shutil.copytree(FIXTURES / "seed_alias", root)
+    (tmp_path / "rules.yaml").write_text(KERNEL_RULE)
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+    analysis = analyse([root], ruleset, kernel_sources=[OLD])
+    report = plan_fixes(analysis, ruleset, [root], force=True)
+    assert report.fixed and not report.refused
+    for _finding, plan in report.fixed:
+        assert "(--force: blocked by the kernel library: allreduce_fusion in flashinfer 0.1" in (
+            plan.summary
+        )

@@ -8,6 +8,7 @@ runs the long one."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import tempfile
 from pathlib import Path
@@ -15,10 +16,19 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gatecheck.config.loader import load_ruleset
+from gatecheck.config.loader import load_registry, load_ruleset
+from gatecheck.config.model import Feature, RuleSet
 from gatecheck.engine import analyse
 from gatecheck.fixing.fixer import plan_fixes, write_changes
+from gatecheck.fixing.source import (
+    FAST_PATH,
+    analyse_in_memory,
+    fix_source,
+    fix_source_report,
+    memory_path,
+)
 from tests.test_fix import RULE, UTILS
+from tests.test_fix_strategies import MODULES
 
 settings.register_profile(
     "ci", max_examples=25, deadline=None, suppress_health_check=list(HealthCheck)
@@ -132,3 +142,65 @@ def test_evaluator_never_raises(condition: str) -> None:
             admission.can_be_true | admission.can_be_false
             == analysis.semantics.registry.all_names()
         )
+
+
+# -- or-chains of the shapes engines write, through the pure fix_source ------------------
+
+CHAIN_HEAD = (
+    "import torch\n"
+    "from pkg.utils import is_sm90_supported, is_sm100_supported, is_sm120_supported\n"
+    "from pkg.platform import current_platform\n"
+    "def enabled(args):\n"
+    "    p = current_platform\n"
+    "    major, minor = torch.cuda.get_device_capability()\n"
+)
+
+SHAPES = {
+    "predicate": ["is_sm90_supported()", "is_sm100_supported()"],
+    "major": ["major == 9", "major == 10"],
+    "capability": ["(major, minor) == (9, 0)", "(major, minor) == (10, 0)", "major == 10"],
+    "platform": [
+        "p.is_device_capability(90)",
+        "p.is_device_capability(100)",
+        "p.is_device_capability_family(100)",
+    ],
+}
+
+CHAINS = st.sampled_from(sorted(SHAPES)).flatmap(
+    lambda shape: st.lists(st.sampled_from(SHAPES[shape]), min_size=1, max_size=3, unique=True)
+)
+LAYOUTS = st.sampled_from([" or ", "\n        or ", " or\n        "])
+REQUESTS = st.sets(st.sampled_from(["sm103", "sm120", "sm121"]), min_size=1, max_size=2)
+
+
+def _admits(source: str, feature: Feature) -> frozenset[str]:
+    files = {"gate": source, **MODULES}
+    contents = {memory_path(name): text.encode() for name, text in files.items()}
+    contents[memory_path("pkg", package=True)] = b""
+    analysis = analyse_in_memory(contents, RuleSet(load_registry(), (feature,)))
+    (result,) = analysis.gate_results
+    return result.feature_admits
+
+
+@given(chain=CHAINS, layout=LAYOUTS, requested=REQUESTS)
+def test_or_chain_fixes_admit_exactly_the_request(
+    chain: list[str], layout: str, requested: set[str]
+) -> None:
+    source = CHAIN_HEAD + f"    return (\n        {layout.join(chain)}\n    ) and args.go\n"
+    registry = load_registry()
+    probe = dataclasses.replace(FAST_PATH, require=frozenset({"sm90"}))
+    before = _admits(source, probe)
+    feature = dataclasses.replace(FAST_PATH, require=frozenset(before | requested))
+    report = fix_source_report(source, feature, modules=MODULES)
+    ast.parse(report.text)
+    if report.text == source:
+        assert report.refused or requested <= before
+        return
+    after = _admits(report.text, feature)
+    missing = requested - before
+    assert missing <= after, "the fix admits what was requested"
+    siblings = {
+        g.name for g in registry.generations if g.major in {registry.get(m).major for m in missing}
+    }
+    assert after - before <= siblings, f"gained {sorted(after - before)} beyond {missing}"
+    assert fix_source(report.text, feature, modules=MODULES) == report.text, "idempotent"

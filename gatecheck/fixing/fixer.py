@@ -78,7 +78,10 @@ def plan_fixes(
     generations: Iterable[str] | None = None,
     excludes: Sequence[str] = (),
     force: bool = False,
+    rerun: Callable[[dict[Path, bytes]], Analysis] | None = None,
 ) -> FixReport:
+    """`rerun` re-analyses with some files' contents replaced (default: the same
+    analysis of `paths` from disk); fix_source passes an in-memory one."""
     report = FixReport()
     by_file: dict[Path, list[tuple[Finding, GateResult, Plan]]] = defaultdict(list)
     for finding, result in analysis.failures:
@@ -90,12 +93,16 @@ def plan_fixes(
                 (finding, f"{finding.blocked_by_kernel} (use --force to widen anyway)")
             )
             continue
-        plan = plan_fix(analysis, result)
+        plan = plan_fix(analysis, result, force=force)
         if isinstance(plan, Refusal):
             report.refused.append((finding, plan.reason))
-        else:
-            by_file[plan.path].append((finding, result, plan))
-    rerun = _Rerun(ruleset, paths, features, generations, excludes)
+            continue
+        if finding.blocked_by_kernel:
+            # Widened on --force although the kernels are not built for it: say so.
+            summary = f"{plan.summary} (--force: {finding.blocked_by_kernel})"
+            plan = dataclasses.replace(plan, summary=summary)
+        by_file[plan.path].append((finding, result, plan))
+    rerun = rerun or _Rerun(ruleset, paths, features, generations, excludes)
     for path, planned in by_file.items():
         source = analysis.project.source(path)
         if source is None:
@@ -129,7 +136,7 @@ class _Rerun:
 
 def _accept(
     analysis: Analysis,
-    rerun: _Rerun,
+    rerun: Callable[[dict[Path, bytes]], Analysis],
     path: Path,
     raw: bytes,
     encoding: str,
@@ -157,7 +164,7 @@ def _accept(
 
 def _try(
     analysis: Analysis,
-    rerun: _Rerun,
+    rerun: Callable[[dict[Path, bytes]], Analysis],
     path: Path,
     raw: bytes,
     encoding: str,
@@ -177,7 +184,7 @@ def _try(
         ast.parse(after)  # bytes: the parser honours the BOM and coding cookie itself
     except SyntaxError as err:
         return f"the edit would not parse ({err.msg}); file left untouched"
-    return _verify(analysis, rerun.__call__({path: after}), path, planned) or after
+    return _verify(analysis, rerun({path: after}), path, planned) or after
 
 
 def _verify(
@@ -186,10 +193,11 @@ def _verify(
     path: Path,
     planned: list[tuple[Finding, GateResult, Plan]],
 ) -> str | None:
-    """None when safe: every fixed gate now admits what it missed, and no gate in the
-    file lost a generation or gained one beyond what the added predicates bring."""
-    old = {k: r for k, r in _keyed(before.gate_results).items() if r.gate.path == path}
-    new = {k: r for k, r in _keyed(after.gate_results).items() if r.gate.path == path}
+    """None when safe: every fixed gate now admits what it missed, and no gate lost a
+    generation or gained one beyond what the added predicates bring. Every gate, not
+    only the edited file's: the allowlist may be in a helper other modules call."""
+    old = _keyed(before.gate_results)
+    new = _keyed(after.gate_results)
     if set(old) != set(new):
         return "re-analysis found a different set of gates after the edit; file left untouched"
     allowed: set[str] = set()

@@ -3,6 +3,7 @@ splits a too-long bracketed boolean chain: one operand per line, operators leadi
 
 from __future__ import annotations
 
+import ast
 import io
 import tokenize
 
@@ -21,19 +22,61 @@ def wrap_long_lines(before: bytes, after: bytes, encoding: str) -> bytes:
     limit = line_limit(old_text)
     old_lines = set(old_text.splitlines())
     newline = "\r\n" if "\r\n" in new_text else "\n"
-    out: list[str] = []
+    lines = new_text.splitlines(keepends=True)
     changed = False
-    for line in new_text.splitlines(keepends=True):
+    for index, line in enumerate(lines):
         body = line.rstrip("\r\n")
         ending = line[len(body) :]
-        if len(body) > limit and body not in old_lines:
-            wrapped = explode_boolean_group(body, limit, newline)
-            if wrapped is not None:
-                out.append(wrapped + ending)
-                changed = True
-                continue
-        out.append(line)
-    return "".join(out).encode(codec) if changed else after
+        if len(body) <= limit or body in old_lines:
+            continue
+        wrapped = explode_boolean_group(body, limit, newline)
+        if wrapped is None:
+            # `a or b or c` already inside brackets opened on an earlier line: one
+            # operand per line is only right there, so the result must still parse.
+            split = explode_chain(body, limit, newline)
+            trial = [*lines[:index], (split or "") + ending, *lines[index + 1 :]]
+            wrapped = split if split is not None and _parses("".join(trial)) else None
+        if wrapped is not None:
+            lines[index] = wrapped + ending
+            changed = True
+    return "".join(lines).encode(codec) if changed else after
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return False
+    return True
+
+
+def explode_chain(line: str, limit: int, newline: str) -> str | None:
+    """`a or b or c` (no bracket of its own) -> `a` / `or b` / `or c`, same indent."""
+    indent = line[: len(line) - len(line.lstrip())]
+    stripped = line.strip()
+    tokens = _tokens(stripped)
+    if not tokens:
+        return None
+    depth, operators = 0, []
+    for token in tokens:
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        elif depth == 0 and token.type == tokenize.NAME and token.string in ("or", "and"):
+            operators.append(token)
+    if depth != 0 or not operators or len({o.string for o in operators}) != 1:
+        return None
+    pieces, cursor = [], 0
+    for operator in operators:
+        pieces.append(stripped[cursor : operator.start[1]].strip())
+        cursor = operator.end[1]
+    pieces.append(stripped[cursor:].strip())
+    word = operators[0].string
+    lines = [indent + pieces[0], *(f"{indent}{word} {piece}" for piece in pieces[1:])]
+    if not all(len(candidate) <= limit for candidate in lines):
+        return None
+    return newline.join(lines)
 
 
 def _tokens(line: str) -> list[tokenize.TokenInfo] | None:

@@ -13,9 +13,10 @@ from gatecheck.config.loader import load_registry
 from gatecheck.config.model import Feature, Registry, RuleSet
 from gatecheck.discovery import Discovery
 from gatecheck.engine import evaluate_gate, make_finding
+from gatecheck.findings import Finding
 from gatecheck.fixing.fixer import FixReport, plan_fixes
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
-from gatecheck.gates.results import Analysis
+from gatecheck.gates.results import Analysis, GateResult
 from gatecheck.loading.project import Project
 from gatecheck.semantics.admitted import Semantics
 
@@ -102,7 +103,8 @@ def analyse_in_memory(contents: Mapping[Path, bytes], ruleset: RuleSet) -> Analy
     files = tuple(sorted(contents))
     project = Project(files, (_ROOT,), contents)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
-    analysis = Analysis(project, semantics, Discovery((_ROOT,), files))
+    gate_results: list[GateResult] = []
+    failures: list[tuple[Finding, GateResult]] = []
     for feature in ruleset.features:
         modules = [
             module
@@ -114,8 +116,15 @@ def analyse_in_memory(contents: Mapping[Path, bytes], ruleset: RuleSet) -> Analy
             result = evaluate_gate(semantics, feature, gate)
             if result is None:
                 continue
-            analysis.gate_results.append(result)
+            gate_results.append(result)
             if result.missing:
-                analysis.failures.append((make_finding(semantics, result), result))
-    analysis.findings = [finding for finding, _result in analysis.failures]
-    return analysis
+                failures.append((make_finding(semantics, result), result))
+    # Built once: Analysis is frozen (its views are new Analyses).
+    return Analysis(
+        project,
+        semantics,
+        Discovery((_ROOT,), files),
+        gate_results=tuple(gate_results),
+        findings=tuple(finding for finding, _result in failures),
+        failures=tuple(failures),
+    )

@@ -118,7 +118,8 @@ def registry_names() -> list[str]:
 
 def normalise(text: str) -> str:
     """A condition's text without what layout changes: whitespace, parentheses, quote style."""
-    return re.sub(r"[\s()]+", "", text).replace('"', "'").replace(",]", "]").replace(",)", ")")
+    text = re.sub(r",\s*([)\]}])", r"\1", text)  # a trailing comma
+    return re.sub(r"[\s()]+", "", text).replace('"', "'")
 
 
 def load_labels(folder: Path, names: list[str]) -> list[Label]:
@@ -390,6 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", action="append", help="only this name==version (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--verbose", action="store_true", help="list every label that misses")
+    parser.add_argument("--save", type=Path, help="also write the JSON figures to this file")
     args = parser.parse_args(argv)
     try:
         labels = load_labels(args.labels, registry_names())
@@ -404,6 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     except (CorpusUnavailable, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if args.save:
+        args.save.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2) if args.json else render(result, args.verbose))
     return 0
 

@@ -118,6 +118,20 @@ def test_normalise(text: str, expected: str) -> None:
         ),
         pytest.param(
             _label(),
+            [_row(400, 400, "is_sm100_supported()")],
+            "",
+            None,
+            id="same-text-far-away-is-another-gate",
+        ),
+        pytest.param(
+            _label(),
+            [_row(50, 50, "is_sm100_supported()"), _row(30, 30, "is_sm100_supported()")],
+            "text",
+            30,
+            id="nearest-same-text",
+        ),
+        pytest.param(
+            _label(),
             [_row(10, 10, "is_sm100_supported()", path="pkg/other.py")],
             "",
             None,

@@ -21,9 +21,10 @@ admitted set and its kind:
 Each wheel is downloaded once (python files only) into .cache/corpus/ by scripts/corpus.py,
 then audited once per generation its labels need (`--no-cache`, so every run is fresh).
 A label is matched to an audit row of the same file whose lines overlap the label's
-(`line`..`end_line` against the row's `condition_line`..`end_line`), else to a row of that
-file with the same condition text (whitespace, parentheses and quote style ignored), so a
-label still finds its row when the audit reports the condition a line off. A label found
+(`line`..`end_line` against the row's `condition_line`..`end_line`), else to the nearest row
+of that file, within NEAR lines, with the same condition text (whitespace, parentheses,
+quote style and trailing commas ignored), so a label still finds its row when the audit
+reports the condition a few lines off (and not another gate that reads the same). A label found
 only among the call sites of a row (or the audit's hops) counts as listed, with that row's
 admitted set.
 """
@@ -54,6 +55,7 @@ KINDS = ("gap", "deliberate", "gate")
 DEFAULT_GENERATION = "sm120"
 LIKELY_GAP = "likely-gap"
 TOP = 10
+NEAR = 30  # lines: how far a row with the label's condition text may be reported
 
 
 class LabelError(Exception):
@@ -228,9 +230,11 @@ def match(label: Label, rows: list[Row]) -> Outcome:
     if overlapping:
         best = min(overlapping, key=lambda r: (normalise(r.condition) != wanted, r.rank))
         return Outcome(label, best, "span")
-    for row in same_file:
-        if normalise(row.condition) == wanted:
-            return Outcome(label, row, "text")
+    same_text = [
+        r for r in same_file if normalise(r.condition) == wanted and _distance(label, r) <= NEAR
+    ]
+    if same_text:
+        return Outcome(label, min(same_text, key=lambda r: _distance(label, r)), "text")
     for row in rows:
         for path, line, condition in row.sites:
             if path == label.path and (
@@ -238,6 +242,10 @@ def match(label: Label, rows: list[Row]) -> Outcome:
             ):
                 return Outcome(label, row, "call site")
     return Outcome(label, None, "")
+
+
+def _distance(label: Label, row: Row) -> int:
+    return max(row.first - label.end_line, label.line - row.last, 0)
 
 
 def figures(outcomes: list[Outcome]) -> dict[str, Any]:
@@ -301,9 +309,11 @@ def measure(labels: list[Label], corpora: list[str]) -> dict[str, Any]:
             )
         outcomes = [match(lab, rows_by_generation[lab.generation]) for lab in mine]
         everything += outcomes
+        default_rows = rows_by_generation[DEFAULT_GENERATION]
+        on_default = [match(lab, default_rows) for lab in mine]
         result["corpora"][corpus] = {
             **figures(outcomes),
-            "top_likely_gaps": top_likely_gaps(rows_by_generation[DEFAULT_GENERATION], outcomes),
+            "top_likely_gaps": top_likely_gaps(default_rows, on_default),
             "labels_detail": [_detail(o) for o in outcomes],
         }
     result["total"] = figures(everything)

@@ -320,6 +320,24 @@ def measure(labels: list[Label], corpora: list[str]) -> dict[str, Any]:
     return result
 
 
+def check_places(labels: list[Label]) -> list[str]:
+    """Labels whose file is missing from the wheel, or whose lines do not hold at least half
+    of the condition's names and numbers (a line number typed wrong)."""
+    problems = []
+    for label in labels:
+        source = fetch(label.corpus, only_python=True) / label.path
+        if not source.is_file():
+            problems.append(f"{label.where}: no {label.path} in {label.corpus}")
+            continue
+        lines = source.read_text(errors="replace").splitlines()
+        span = " ".join(lines[label.line - 1 : label.end_line])
+        names = set(re.findall(r"[A-Za-z_]\w{3,}|\d+", label.condition))
+        found = {n for n in names if n in span}
+        if len(found) < max(1, len(names) // 2):
+            problems.append(f"{label.where}: {label.path}:{label.line} does not read like it")
+    return problems
+
+
 def _detail(outcome: Outcome) -> dict[str, Any]:
     label, row = outcome.label, outcome.row
     return {
@@ -402,6 +420,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--verbose", action="store_true", help="list every label that misses")
     parser.add_argument("--save", type=Path, help="also write the JSON figures to this file")
+    parser.add_argument(
+        "--check", action="store_true", help="only check that each label's lines hold it"
+    )
     args = parser.parse_args(argv)
     try:
         labels = load_labels(args.labels, registry_names())
@@ -411,6 +432,11 @@ def main(argv: list[str] | None = None) -> int:
     corpora = sorted({lab.corpus for lab in labels})
     if args.corpus:
         corpora = [c for c in corpora if c in args.corpus]
+    if args.check:
+        chosen = [lab for lab in labels if lab.corpus in corpora]
+        problems = check_places(chosen)
+        print("\n".join(problems) or f"{len(chosen)} labels: every place holds its condition")
+        return 1 if problems else 0
     try:
         result = measure(labels, corpora)
     except (CorpusUnavailable, RuntimeError) as err:

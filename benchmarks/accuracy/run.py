@@ -367,10 +367,12 @@ def render(result: dict[str, Any], verbose: bool) -> str:
         lines.append(
             f"  every label listed          {_ratio(data['all_listed'], data['labels'])}"
             f"   exact admitted set {_ratio(data['all_exact'], data['labels'])}"
+            f", of listed {_ratio(data['all_exact'], data['all_listed'])}"
         )
         lines.append(
             f"  plain gates listed          {_ratio(data['gates_listed'], data['gates'])}"
             f"   exact admitted set {_ratio(data['gates_exact'], data['gates'])}"
+            f", of listed {_ratio(data['gates_exact'], data['gates_listed'])}"
         )
         lines.append(
             f"  gaps listed                 {_ratio(data['gaps_listed'], data['gaps'])}"
@@ -420,10 +422,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--verbose", action="store_true", help="list every label that misses")
     parser.add_argument("--save", type=Path, help="also write the JSON figures to this file")
+    parser.add_argument("--load", type=Path, help="print a --save'd run instead of auditing")
     parser.add_argument(
         "--check", action="store_true", help="only check that each label's lines hold it"
     )
     args = parser.parse_args(argv)
+    if args.load:
+        print(render(json.loads(args.load.read_text()), args.verbose))
+        return 0
     try:
         labels = load_labels(args.labels, registry_names())
     except LabelError as err:

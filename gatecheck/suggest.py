@@ -15,6 +15,7 @@ from gatecheck.audit import AuditedGate, AuditReport, GateClass
 from gatecheck.config.model import Feature, RuleSet
 from gatecheck.config.schema import DOTTED_NAME_PATTERN, IDENTIFIER_PATTERN
 from gatecheck.reporting.paths import display_path
+from gatecheck.reporting.plain import printable
 
 _ID_CHARS = re.compile(r"[^a-z0-9_.-]+")
 
@@ -116,6 +117,11 @@ def _unique_id(label: str, taken: set[str]) -> str:
     return candidate
 
 
+def _comment_safe(lines: list[str]) -> list[str]:
+    # A comment line is one line: paths and conditions are printable (no line breaks).
+    return [printable(line) for line in lines]
+
+
 def _feature_lines(feature: SuggestedFeature, report: AuditReport, base: Path | None) -> list[str]:
     registry = report.registry
     comments = [f"  # {len(feature.gates)} gate(s) found by the audit for {report.generation}:"]
@@ -123,7 +129,7 @@ def _feature_lines(feature: SuggestedFeature, report: AuditReport, base: Path | 
         where = f"{display_path(gate.path, base)}:{gate.start.line}"
         admits = ", ".join(registry.ordered(gate.admits & registry.vendor_names(report.vendor)))
         comments.append(f"  #   {gate.gate_class.label}: {where} admits {admits or 'none'}")
-        comments.append(f"  #     {_clip(gate.condition)}")
+        comments.append(f"  #     {_clip(printable(gate.condition))}")
     body = [f"- id: {feature.id}", f"  description: {_quote(feature.description)}"]
     if feature.flags:
         body.append(f"  flags: [{', '.join(feature.flags)}]")
@@ -144,7 +150,7 @@ def _feature_lines(feature: SuggestedFeature, report: AuditReport, base: Path | 
     if feature.disabled:
         comments.append(f"  # left commented out: {feature.disabled}")
         body = [line if line.lstrip().startswith("#") else f"# {line}" for line in body]
-    return comments + [f"  {line}" for line in body]
+    return _comment_safe(comments) + [f"  {line}" for line in body]
 
 
 def _clip(text: str, limit: int = 110) -> str:

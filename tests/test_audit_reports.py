@@ -52,7 +52,9 @@ def test_json_has_every_gate_with_its_place_and_verdict(report: AuditReport) -> 
 
 def test_markdown_matrix_and_gap_list(report: AuditReport) -> None:
     text = render_audit_markdown(report, SEED)
-    assert "| feature | gate | class | sm80 | sm86 | sm87 | sm89 | sm90 | sm100 |" in text
+    assert (
+        "| feature | gate | class | polarity | sm80 | sm86 | sm87 | sm89 | sm90 | sm100 |" in text
+    )
     assert "**sm120**" in text
     rows = [line for line in text.splitlines() if line.startswith("| ") and "likely gap" in line]
     assert len(rows) == 2
@@ -123,3 +125,19 @@ def test_cli_audit_columns_and_errors() -> None:
     bad = runner.invoke(cli, ["audit", str(SEED), "--generation", "sm999"])
     assert bad.exit_code == 2
     assert "unknown generation 'sm999'" in bad.output
+
+
+@pytest.mark.parametrize(("width", "table"), [(200, True), (60, False)])
+def test_matrix_only_when_the_terminal_is_wide_enough(
+    report: AuditReport, width: int, table: bool
+) -> None:
+    """#16.1: a table folded into 60 columns breaks every path; lines never do."""
+    import io
+
+    from gatecheck.reporting.plain import plain_console
+
+    out = io.StringIO()
+    render_audit_text(plain_console(out, width=width, color="never"), report, SEED, table=True)
+    text = out.getvalue()
+    assert ("feature / gate" in text) is table
+    assert "sglang/srt/layers/communicator.py:21:10" in text  # whole, either way

@@ -437,7 +437,7 @@ def test_summary_line_counts_files(tmp_path: Path) -> None:
 
     assert result.exit_code == 1, result.output
     summary = result.output.strip().splitlines()[-1]
-    assert "(1 features, 3 files: 1 parsed, 1 skipped, 1 diagnosed)" in summary
+    assert "(1 feature, 3 files: 1 parsed, 1 skipped, 1 diagnosed)" in summary
 
 
 def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -2,6 +2,7 @@
 imported only when it is run (see COMMAND_MODULES)."""
 
 import contextlib
+import errno
 import os
 import sys
 
@@ -13,6 +14,9 @@ def main() -> None:
         cli(prog_name="gatecheck")
     except SystemExit as done:
         code = done.code
+    except OSError as err:  # writing --help or --version, before any command runs
+        _say(f"gatecheck: cannot write report: <stdout>: {err.strerror or err}")
+        code = 2
     else:
         code = 0
     # Everything is written (reports go through closed files, the cache through os.replace):
@@ -21,11 +25,23 @@ def main() -> None:
     if not (code is None or isinstance(code, int)):
         print(code, file=sys.stderr)
         code = 1
-    for stream in (sys.stdout, sys.stderr):
-        # A closed pipe (`| head`) leaves nothing more to say.
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+    try:
+        sys.stdout.flush()
+    except OSError as err:
+        # A closed pipe (`| head`) leaves nothing more to say; a full disk loses the report.
+        if err.errno != errno.EPIPE:
+            _say(f"gatecheck: cannot write report: <stdout>: {err.strerror or err}")
+            code = 2
+    except ValueError:
+        pass
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
     os._exit(code or 0)
+
+
+def _say(line: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr)
 
 
 __all__ = ["cli", "main"]

@@ -2,33 +2,45 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from gatecheck.audit import AuditReport
+from gatecheck.audit import AuditReport, GateClass
 from gatecheck.cli.caching import audit_report_cached
 from gatecheck.cli.common import (
+    EXIT_FINDINGS,
     cli,
+    color_choice,
+    color_option,
+    debugging,
+    examples,
     kernel_source_option,
     load_rules,
     no_cache_option,
+    output_format_option,
     paths_argument,
     progress_reporter,
+    project_root_for,
     quiet_option,
+    report_stream,
     rules_option,
+    statistics_option,
+    verbose_option,
+    write_report,
 )
 from gatecheck.config.model import RuleSet
+from gatecheck.containment import is_internal_error
+from gatecheck.reporting.audit_filter import only_classes
 from gatecheck.reporting.audit_html import render_audit_html
 from gatecheck.reporting.audit_json import render_audit_json
 from gatecheck.reporting.audit_markdown import render_audit_markdown
 from gatecheck.reporting.audit_text import render_audit_text
-from gatecheck.vcs import project_root
+from gatecheck.reporting.plain import plain_console
+from gatecheck.reporting.statistics import audit_statistics
 
 FORMATS = ("text", "markdown", "json", "html")
-# A text report written to a file is read in an editor, not an 80-column pipe.
-FILE_WIDTH = 160
 
 generation_required = click.option(
     "--generation", "generation", required=True, help="The new generation (e.g. sm120)."
@@ -57,8 +69,11 @@ def audit_report(
     *,
     use_cache: bool = True,
     quiet: bool = False,
+    verbose: bool = False,
 ) -> tuple[AuditReport, RuleSet]:
-    root = project_root()
+    root = project_root_for(paths)
+    if verbose:
+        click.echo(f"gatecheck: project root: {root} (audit reads no pyproject settings)", err=True)
     ruleset = load_rules(rules, cache_root=root if use_cache else None)
     wanted = [c.strip() for value in columns for c in value.split(",") if c.strip()]
     for name, hint in [(generation, "--generation")] + [(c, "--columns") for c in wanted]:
@@ -78,23 +93,46 @@ def audit_report(
             excludes=excludes,
             kernel_sources=kernel_sources,
             use_cache=use_cache,
+            debug=debugging(),
         )
     return report, ruleset
 
 
-@cli.command()
+@cli.command(
+    epilog=examples(
+        "gatecheck audit . --generation sm120                    # a table on a terminal",
+        "gatecheck audit . --generation sm120 | grep likely-gap  # one line per gate",
+        "gatecheck audit . --generation sm120 --class likely-gap --statistics",
+        "gatecheck audit . --generation sm120 --output-format html --output audit.html \\",
+        "    --source-url 'https://github.com/ORG/REPO/blob/SHA/{path}#L{line}'",
+    )
+)
 @paths_argument
 @rules_option
 @generation_required
 @columns_option
 @exclude_option
-@click.option(
-    "--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True
-)
+@output_format_option(FORMATS)
 @output_option
+@click.option(
+    "--class",
+    "classes",
+    multiple=True,
+    type=click.Choice([c.value for c in GateClass]),
+    help="Show only gates of this class (repeatable).",
+)
+@click.option(
+    "--source-url",
+    metavar="TEMPLATE",
+    help="HTML: link each place to the code, e.g. "
+    "'https://github.com/ORG/REPO/blob/SHA/{path}#L{line}' (default: plain relative paths).",
+)
+@statistics_option
 @kernel_source_option
 @no_cache_option
 @quiet_option
+@verbose_option
+@color_option
 def audit(
     paths: tuple[Path, ...],
     rules: tuple[Path, ...],
@@ -103,9 +141,13 @@ def audit(
     excludes: tuple[str, ...],
     output_format: str,
     output: Path | None,
+    classes: tuple[str, ...],
+    source_url: str | None,
+    statistics: bool,
     kernel_sources: tuple[Path, ...],
     no_cache: bool,
     quiet: bool,
+    verbose: bool,
 ) -> None:
     """Find every architecture gate (no rules needed) and classify it for GENERATION:
     admits it, likely gap, probably deliberate, or decided (rules' exclude / inline
@@ -119,28 +161,39 @@ def audit(
         kernel_sources,
         use_cache=not no_cache,
         quiet=quiet,
+        verbose=verbose,
     )
+    shown = only_classes(report, classes)
+    if classes:
+        click.echo(
+            f"gatecheck: {len(shown.gates)} of {len(report.gates)} gates shown "
+            f"(--class {' '.join(classes)})",
+            err=True,
+        )
     base = Path.cwd()
-    if output_format == "text":
-        handle = output.open("w", encoding="utf-8") if output else None
-        try:
-            console = (
-                Console(file=handle, highlight=False, width=FILE_WIDTH)
-                if handle
-                else Console(highlight=False)
-            )
-            render_audit_text(console, report, base)
-        finally:
-            if handle:
-                handle.close()
+    if statistics:
+        write_report("".join(line + "\n" for line in audit_statistics(shown)), output)
+        _exit_on_internal_errors(report)
         return
-    renderers = {
-        "markdown": render_audit_markdown,
-        "json": render_audit_json,
-        "html": render_audit_html,
-    }
-    text = renderers[output_format](report, base)
-    if output:
-        output.write_text(text, encoding="utf-8")
+    if output_format == "text":
+        # The matrix for a person at a terminal (its width); elsewhere one line per gate.
+        table = output is None and sys.stdout.isatty()
+        with report_stream(output) as handle:
+            console = plain_console(handle, color=color_choice(), soft_wrap=not table)
+            render_audit_text(console, shown, base, table=table)
+        _exit_on_internal_errors(report)
+        return
+    if output_format == "html":
+        text = render_audit_html(shown, base, source_url)
     else:
-        click.echo(text, nl=not text.endswith("\n"))
+        text = {"markdown": render_audit_markdown, "json": render_audit_json}[output_format](
+            shown, base
+        )
+    write_report(text if text.endswith("\n") else text + "\n", output)
+    _exit_on_internal_errors(report)
+
+
+def _exit_on_internal_errors(report: AuditReport) -> None:
+    # The report is complete but for conditions gatecheck failed on: say so in the exit code.
+    if any(map(is_internal_error, report.diagnostics)):
+        sys.exit(EXIT_FINDINGS)

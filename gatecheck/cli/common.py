@@ -6,10 +6,10 @@ from __future__ import annotations
 import importlib
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, TypeVar
 
 import click
 
@@ -22,6 +22,125 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+F = TypeVar("F", bound=Callable[..., object])
+COLOR_CHOICES = ("auto", "always", "never")
+COLOR_KEY = "gatecheck.color"
+
+
+class ReportError(click.ClickException):
+    """A report that cannot be written (a missing folder, a full disk): one line, exit 2."""
+
+    exit_code = EXIT_ERROR
+
+
+def cannot_write(target: Path | str, err: OSError) -> ReportError:
+    return ReportError(f"cannot write report: {target}: {err.strerror or err}")
+
+
+def write_report(text: str, path: Path | None) -> None:
+    """`text` to the file, or to stdout; a failure is a one-line error (exit 2)."""
+    if path is None:
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except OSError as err:
+            raise cannot_write("<stdout>", err) from err
+        return
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise cannot_write(path, err) from err
+
+
+@contextmanager
+def report_stream(path: Path | None) -> Iterator[IO[str] | None]:
+    """The file a console report goes to (None: stdout), closed and checked at the end."""
+    try:
+        handle = path.open("w", encoding="utf-8") if path else None
+    except OSError as err:
+        raise cannot_write(path or "<stdout>", err) from err
+    try:
+        yield handle
+        (handle or sys.stdout).flush()
+    except OSError as err:
+        raise cannot_write(path or "<stdout>", err) from err
+    finally:
+        if handle is not None:
+            try:
+                handle.close()
+            except OSError as err:
+                raise cannot_write(path or "<stdout>", err) from err
+
+
+def color_choice() -> str:
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        if COLOR_KEY in ctx.meta:
+            return str(ctx.meta[COLOR_KEY])
+        ctx = ctx.parent
+    return "auto"
+
+
+def _set_color(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        ctx.meta[COLOR_KEY] = value
+
+
+def color_option(function: F) -> F:
+    """`--color auto|always|never` (like ruff); also accepted before the command."""
+    decorator = click.option(
+        "--color",
+        type=click.Choice(COLOR_CHOICES),
+        default=None,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_color,
+        help="Colour the output: auto (on a terminal; NO_COLOR and FORCE_COLOR are honoured), "
+        "always or never.",
+    )
+    return decorator(function)
+
+
+def output_format_option(formats: Sequence[str]) -> Callable[[F], F]:
+    """`--format` and its ruff spelling `--output-format`."""
+    return click.option(
+        "--format",
+        "--output-format",
+        "output_format",
+        type=click.Choice(formats),
+        default="text",
+        show_default=True,
+        help="Report format.",
+    )
+
+
+statistics_option = click.option(
+    "--statistics",
+    is_flag=True,
+    help="Print counts per class or rule and per feature instead of the report.",
+)
+verbose_option = click.option(
+    "--verbose", "-v", is_flag=True, help="Say on stderr which config and project root are used."
+)
+
+
+def examples(*lines: str) -> str:
+    """A --help epilog: click keeps the lines as they are after a \b line."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def project_root_for(paths: Sequence[Path]) -> Path:
+    """What reports, the cache and the files scope are relative to: the working directory's
+    project (git work tree, else the folder itself), unless the paths lie outside it; then
+    the first path's project."""
+    from gatecheck.vcs import project_root
+
+    here = project_root()
+    outside = [p for p in paths if not p.resolve().is_relative_to(here)]
+    if not outside:
+        return here
+    first = outside[0].resolve()
+    return project_root(first if first.is_dir() else first.parent)
 
 
 # Commands are imported when used: `gatecheck check` in a pre-commit hook should not pay
@@ -99,15 +218,33 @@ def check_generations(ruleset: RuleSet, generations: Sequence[str]) -> None:
         )
 
 
-@click.group(cls=GatecheckGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="gatecheck")
+@click.group(
+    cls=GatecheckGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=examples(
+        "gatecheck check .                      # findings against the rules",
+        "gatecheck check . --diff               # the fixes, as a diff",
+        "gatecheck explain flashinfer-allreduce-fusion . --generation sm120",
+        "gatecheck audit . --generation sm120   # every gate, no rules needed",
+        "gatecheck config show .",
+    ),
+)
+@click.version_option(__version__, "--version", "-V", prog_name="gatecheck")
 @click.option("--debug", is_flag=True, help="Re-raise internal errors with a traceback.")
+@color_option
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
-    """Static analysis of GPU architecture gates."""
+    """Static analysis of GPU architecture gates: for every gate condition, the set of GPU
+    generations for which it can be true, checked against rules."""
     ctx.meta["gatecheck.debug"] = debug
     # Deeply nested conditions in generated code must not blow the stack.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+
+
+def debugging() -> bool:
+    """Whether `gatecheck --debug` asked to re-raise what is otherwise contained."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.find_root().meta.get("gatecheck.debug"))
 
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))

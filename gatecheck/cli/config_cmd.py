@@ -9,12 +9,18 @@ from typing import TypeVar
 import click
 
 from gatecheck.cli.check import exclude_option, ignore_option, select_option, validate_ids
-from gatecheck.cli.common import cli, generation_option, load_rules, rules_option
+from gatecheck.cli.common import (
+    cli,
+    examples,
+    generation_option,
+    load_rules,
+    project_root_for,
+    rules_option,
+)
 from gatecheck.config.pyproject import (
     Overrides,
     Settings,
     Sourced,
-    find_pyproject,
     resolve_settings,
 )
 from gatecheck.resources import shipped_rules_dir
@@ -32,41 +38,52 @@ DEFAULT_NOTES = {
 }
 
 
-@cli.group()
+@cli.group(epilog=examples("gatecheck config show ."))
 def config() -> None:
     """Inspect gatecheck's configuration."""
 
 
-@config.command()
+@config.command(
+    epilog=examples(
+        "gatecheck config show                 # for the working directory",
+        "gatecheck config show path/to/project # what `gatecheck check path/to/project` uses",
+    )
+)
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @rules_option
 @generation_option
 @exclude_option
 @select_option
 @ignore_option
 def show(
+    paths: tuple[Path, ...],
     rules: tuple[Path, ...],
     generations: tuple[str, ...],
     excludes: tuple[str, ...],
     select: tuple[str, ...],
     ignore: tuple[str, ...],
 ) -> None:
-    """Print the effective settings ([tool.gatecheck] with flags on top) and their origin."""
-    settings = resolve_settings(Overrides(rules, generations, excludes, select, ignore))
+    """Print the effective settings ([tool.gatecheck] with flags on top) and their origin,
+    for a run over PATHS (default: the working directory): the config is the nearest
+    pyproject.toml with [tool.gatecheck] from each path upwards, as `check` finds it."""
+    overrides = Overrides(rules, generations, excludes, select, ignore)
+    settings = resolve_settings(overrides, paths=paths)
     ruleset = load_rules(settings.rules.value)
     validate_ids(settings, ruleset, ())
-    for line in describe(settings):
+    for line in describe(settings, paths):
         click.echo(line)
     click.echo("# rule files loaded:")
     for source in ruleset.sources:
         click.echo(f"#   {source}")
 
 
-def describe(settings: Settings) -> list[str]:
+def describe(settings: Settings, paths: tuple[Path, ...] = ()) -> list[str]:
     cwd = Path.cwd().resolve()
-    found = find_pyproject(cwd)
-    where = str(found) if found else f"none ([tool.gatecheck] not found from {cwd} upwards)"
-    top = git_toplevel(cwd)
-    root = f"{top} (git work tree)" if top else f"{cwd} (working directory)"
+    found = settings.config_file
+    starts = ", ".join(str(p) for p in paths) or str(cwd)
+    where = str(found) if found else f"none ([tool.gatecheck] not found from {starts} upwards)"
+    project = project_root_for(paths)
+    root = f"{project} (git work tree)" if git_toplevel(project) == project else f"{project}"
     rules = settings.rules
     shown_rules = rules if rules.value else Sourced((shipped_rules_dir(),))
     lines = [f"# config file: {where}", f"# project root: {root}"]

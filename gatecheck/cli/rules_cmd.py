@@ -13,16 +13,30 @@ from gatecheck.cli.audit import (
     generation_required,
     output_option,
 )
-from gatecheck.cli.common import cli, load_rules, paths_argument, rules_option
+from gatecheck.cli.common import (
+    cli,
+    examples,
+    load_rules,
+    paths_argument,
+    rules_option,
+    write_report,
+)
 from gatecheck.suggest import render_suggestion
 
 
-@cli.group()
+@cli.group(
+    epilog=examples("gatecheck rules validate", "gatecheck rules suggest . --generation sm120")
+)
 def rules() -> None:
     """Work with rule files."""
 
 
-@rules.command()
+@rules.command(
+    epilog=examples(
+        "gatecheck rules suggest . --generation sm120 --output gatecheck-rules/sm120.yaml",
+        "gatecheck rules validate gatecheck-rules/sm120.yaml",
+    )
+)
 @paths_argument
 @rules_option
 @generation_required
@@ -43,13 +57,15 @@ def suggest(
     shown = " ".join(str(p) for p in paths)
     command = f"gatecheck rules suggest {shown} --generation {generation}".replace("  ", " ")
     text = render_suggestion(report, ruleset, Path.cwd(), command)
-    if output:
-        output.write_text(text, encoding="utf-8")
-    else:
-        click.echo(text, nl=False)
+    write_report(text, output)
 
 
-@rules.command()
+@rules.command(
+    epilog=examples(
+        "gatecheck rules validate                       # the shipped rules",
+        "gatecheck rules validate gatecheck-rules/*.yaml",
+    )
+)
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 def validate(files: tuple[Path, ...]) -> None:
     """Validate rule files (default: the shipped ones) and list their features.

@@ -91,9 +91,44 @@ def _has_table(path: Path) -> bool:
     return isinstance(tool, dict) and "gatecheck" in tool
 
 
-def resolve_settings(overrides: Overrides, start: Path | None = None) -> Settings:
-    """pyproject settings (if any) with the command line on top."""
-    path = find_pyproject(start)
+def _folder_of(path: Path) -> Path:
+    resolved = path.resolve()
+    return resolved if resolved.is_dir() else resolved.parent
+
+
+def find_pyproject_for(paths: Sequence[Path], cwd: Path | None = None) -> Path | None:
+    """The config of a run over `paths` (like ruff): the nearest pyproject.toml with
+    [tool.gatecheck] from each given path upwards, else the working directory's. Paths
+    whose nearest configs differ cannot share one run: that is an error, not a guess."""
+    found: dict[Path, Path] = {}
+    for path in paths:
+        config = find_pyproject(_folder_of(path))
+        if config is not None:
+            found.setdefault(config, path)
+    if len(found) > 1:
+        (first, first_path), (second, second_path) = list(found.items())[:2]
+        raise ConfigErrors(
+            [
+                ConfigError(
+                    _shown_path(second),
+                    1,
+                    1,
+                    f"'{second_path}' is configured here but '{first_path}' by "
+                    f"{_shown_path(first)}: check them in separate runs",
+                )
+            ]
+        )
+    if found:
+        return next(iter(found))
+    return find_pyproject(cwd)
+
+
+def resolve_settings(
+    overrides: Overrides, start: Path | None = None, paths: Sequence[Path] = ()
+) -> Settings:
+    """pyproject settings (if any) with the command line on top; found from `paths` when
+    given (see find_pyproject_for), else from `start` (default: the working directory)."""
+    path = find_pyproject_for(paths, start) if paths else find_pyproject(start)
     settings = load_pyproject(path) if path else Settings()
     return apply_overrides(settings, overrides)
 

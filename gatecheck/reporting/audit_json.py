@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gatecheck.audit import AuditedGate, AuditReport, CallSite
+from gatecheck.audit import AuditedGate, AuditReport, CallSite, KernelVerdict
 from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.paths import display_path
+from gatecheck.reporting.plain import printable
 
-_LINES = SourceLines()
+_BUILT = {KernelVerdict.BUILT: True, KernelVerdict.NOT_BUILT: False}
 
 
 def summary_dict(report: AuditReport) -> dict[str, Any]:
@@ -29,20 +30,23 @@ def summary_dict(report: AuditReport) -> dict[str, Any]:
     }
 
 
-def gate_to_dict(gate: AuditedGate, report: AuditReport, base: Path | None) -> dict[str, Any]:
+def gate_to_dict(
+    gate: AuditedGate, report: AuditReport, base: Path | None, lines: SourceLines | None = None
+) -> dict[str, Any]:
+    lines = lines or SourceLines()
     found = gate.found
     return {
         "path": display_path(gate.path, base),
         "line": gate.start.line,
-        "column": _LINES.column(gate.path, gate.start.line, gate.start.column),
+        "column": lines.column(gate.path, gate.start.line, gate.start.column),
         "end_line": gate.end.line,
-        "end_column": _LINES.column(gate.path, gate.end.line, gate.end.column),
+        "end_column": lines.column(gate.path, gate.end.line, gate.end.column),
         "condition_line": found.line,
         "condition": gate.condition,
         "kind": found.kind.value,
         "polarity": found.polarity.value,
-        "qualname": found.qualname,
-        "feature": gate.feature,
+        "qualname": printable(found.qualname),
+        "feature": printable(gate.feature),
         "feature_source": gate.feature_source,
         "class": gate.gate_class.value,
         # The condition's own admitted set (SEMANTICS.md), and the feature's side of it
@@ -61,7 +65,9 @@ def _kernels(gate: AuditedGate, report: AuditReport) -> dict[str, Any] | None:
     if verdict is None:
         return None
     return {
-        "built_for_generation": {"✓": True, "✗": False}.get(verdict),
+        "built_for_generation": {KernelVerdict.BUILT: True, KernelVerdict.NOT_BUILT: False}.get(
+            verdict
+        ),
         "kernels": [
             {
                 "kernel": k.kernel,
@@ -81,15 +87,16 @@ def site_to_dict(site: CallSite, base: Path | None) -> dict[str, Any]:
         "path": display_path(site.path, base),
         "line": site.line,
         "column": site.column + 1,
-        "qualname": site.qualname,
+        "qualname": printable(site.qualname),
         "condition": site.condition,
     }
 
 
 def render_audit_json(report: AuditReport, base: Path | None = None) -> str:
+    lines = SourceLines()  # each file read once for the whole report
     data = {
         **summary_dict(report),
-        "gates": [gate_to_dict(g, report, base) for g in report.gates],
+        "gates": [gate_to_dict(g, report, base, lines) for g in report.gates],
         "hops": [site_to_dict(s, base) for s in report.hops],
         "diagnostics": [
             {"path": display_path(d.path, base), "line": d.line, "message": d.message}

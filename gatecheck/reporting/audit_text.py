@@ -1,5 +1,6 @@
-"""The audit in the terminal (rich): one matrix row per gate, grouped by feature, a
-column per generation, likely gaps first; then why each likely gap is one."""
+"""The audit as text. On a terminal (rich): one matrix row per gate, grouped by feature, a
+column per generation, likely gaps first; then why each likely gap is one. Elsewhere (a
+pipe, a CI log, a file): one `path:line:col  class  feature  admits: ...` line per gate."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from rich.table import Table
 from rich.text import Text
 
 from gatecheck.audit import AuditedGate, AuditReport, GateClass
+from gatecheck.reporting.columns import SourceLines
+from gatecheck.reporting.grammar import count
 from gatecheck.reporting.paths import display_path
+from gatecheck.reporting.plain import printable
 
 CLASS_STYLES = {
     GateClass.LIKELY_GAP: "bold red",
@@ -27,23 +31,25 @@ def summary_line(report: AuditReport) -> str:
     counts = report.counts()
     parts = [f"{counts[c]} {c.label}" for c in GateClass]
     return (
-        f"{len(report.gates)} gates for {report.generation}: {', '.join(parts)}; "
-        f"{report.vendor_gates} vendor gates, {len(report.hops)} call-site hops, "
-        f"{report.predicate_definitions} predicate definitions not counted "
-        f"({report.scanned} of {report.files} files mention arch idioms)"
+        f"{count(len(report.gates), 'gate')} for {report.generation}: {', '.join(parts)}; "
+        f"{count(report.vendor_gates, 'vendor gate')}, {count(len(report.hops), 'call-site hop')}, "
+        f"{count(report.predicate_definitions, 'predicate definition')} not counted "
+        f"({report.scanned} of {count(report.files, 'file')} "
+        f"{'mentions' if report.scanned == 1 else 'mention'} arch idioms)"
     )
 
 
-def where(gate: AuditedGate, base: Path | None) -> str:
-    return f"{display_path(gate.path, base)}:{gate.start.line}:{gate.start.column + 1}"
+def where(gate: AuditedGate, base: Path | None, lines: SourceLines | None = None) -> str:
+    column = (lines or SourceLines()).column(gate.path, gate.start.line, gate.start.column)
+    return f"{display_path(gate.path, base)}:{gate.start.line}:{column}"
 
 
 def short_feature(gate: AuditedGate) -> str:
     """A function feature without its module prefix (the gate column shows the file)."""
     prefix = gate.found.module + "."
     if gate.feature_source == "function" and gate.feature.startswith(prefix):
-        return gate.feature[len(prefix) :]
-    return gate.feature
+        return printable(gate.feature[len(prefix) :])
+    return printable(gate.feature)
 
 
 def column_label(generation: str) -> str:
@@ -51,62 +57,121 @@ def column_label(generation: str) -> str:
     return re.sub(r"^[a-z]+", "", generation) or generation
 
 
-def matrix_table(report: AuditReport, base: Path | None) -> Table:
-    columns = ", ".join(report.columns)
+def polarity_of(gate: AuditedGate) -> str:
+    return str(getattr(gate.found.polarity, "value", gate.found.polarity))
+
+
+def shown_admits(gate: AuditedGate, report: AuditReport) -> str:
+    """What the feature's side of the gate admits among the report's columns (the audited
+    vendor's generations): a CUDA gate is never said to admit gfx90a."""
+    admitted = [gen for gen in report.columns if gen in gate.admits]
+    return ", ".join(admitted) or "none"
+
+
+def gate_line(
+    gate: AuditedGate, report: AuditReport, base: Path | None, lines: SourceLines | None = None
+) -> Text:
+    """`path:line:col  class  feature  admits: sm90, sm100` (one line, for pipes and logs)."""
+    line = Text()
+    line.append(where(gate, base, lines), style="bold")
+    line.append("  ")
+    line.append(gate.gate_class.value, style=CLASS_STYLES[gate.gate_class])
+    line.append(f"  {printable(gate.feature)}  admits: {shown_admits(gate, report)}")
+    if polarity_of(gate) == "disables":
+        line.append("  (disabling gate: admits where it can be false)", style="dim")
+    if gate.found.admission.assumed:
+        line.append("  (assumed from names)", style="yellow")
+    return line
+
+
+def matrix_table(report: AuditReport, base: Path | None, lines: SourceLines | None = None) -> Table:
+    """Each feature's name on a row of its own, its gates under it: the gate column takes
+    the width a path needs, the matrix columns only theirs."""
     table = Table(
-        title=f"Architecture gates for {report.generation} ({ADMITTED} admitted; {columns})",
+        title=(
+            f"Architecture gates for {report.generation}: {ADMITTED} where the feature can run "
+            "(a disabling gate: where its condition can be false)"
+        ),
         title_justify="left",
         box=box.SIMPLE_HEAD,
         padding=(0, 0, 0, 1),
     )
-    table.add_column("feature", overflow="fold", ratio=2)
-    table.add_column("gate", overflow="fold", ratio=3)
+    table.add_column("feature / gate", overflow="fold")
     table.add_column("class", no_wrap=True)
     for gen in report.columns:
         style = "bold reverse" if gen == report.generation else "bold"
         table.add_column(column_label(gen), justify="center", header_style=style, no_wrap=True)
+    blank = [Text("")] * len(report.columns)
     for index, (_, gates) in enumerate(report.groups()):
         if index:
             table.add_section()
-        for row, gate in enumerate(gates):
-            cells = [ADMITTED if gen in gate.admits else EXCLUDED for gen in report.columns]
+        table.add_row(Text(short_feature(gates[0]), style="bold"), Text(""), *blank)
+        for gate in gates:
+            cells = [Text(ADMITTED if gen in gate.admits else EXCLUDED) for gen in report.columns]
+            label = gate.gate_class.label + (" (dis)" if polarity_of(gate) == "disables" else "")
             table.add_row(
-                short_feature(gate) if row == 0 else "",
-                where(gate, base),
-                Text(gate.gate_class.label, style=CLASS_STYLES[gate.gate_class]),
+                Text("  " + where(gate, base, lines)),
+                Text(label, style=CLASS_STYLES[gate.gate_class]),
                 *cells,
             )
     return table
 
 
-def render_audit_text(console: Console, report: AuditReport, base: Path | None) -> None:
-    console.print(matrix_table(report, base))
-    gaps = [g for g in report.gates if g.gate_class is GateClass.LIKELY_GAP]
-    for gate in gaps:
-        console.print(
-            Text.assemble(
-                (where(gate, base), "bold"),
-                ": ",
-                ("likely gap", "bold red"),
-                f" [{gate.feature}] ",
-                (gate.condition, "dim"),
-            )
+def table_fits(report: AuditReport, base: Path | None, width: int, lines: SourceLines) -> bool:
+    """Whether every place fits on one line of a `width`-column table (else: lines)."""
+    longest = max((len(where(g, base, lines)) + 2 for g in report.gates), default=0)
+    longest = max([longest, *(len(short_feature(g)) for g in report.gates)])
+    matrix = sum(max(len(column_label(gen)), 1) + 1 for gen in report.columns)
+    return longest + len(" probably deliberate (dis)") + matrix + 4 <= width
+
+
+def render_gap_details(
+    console: Console, gate: AuditedGate, base: Path | None, lines: SourceLines | None = None
+) -> None:
+    console.print(
+        Text.assemble(
+            (where(gate, base, lines), "bold"),
+            ": ",
+            ("likely gap", "bold red"),
+            f" [{printable(gate.feature)}] ",
+            (printable(gate.condition), "dim"),
         )
-        for reason in gate.reasons:
-            console.print(f"  - {reason}", markup=False, highlight=False)
-        for site in gate.call_sites:
-            console.print(
-                f"  via {display_path(site.path, base)}:{site.line} ({site.qualname})",
-                markup=False,
-                highlight=False,
-            )
+    )
+    polarity = polarity_of(gate)
+    console.print(Text(f"  {gate.found.kind.value} gate, {polarity} the feature when true"))
+    for reason in gate.reasons:
+        console.print(Text(f"  - {printable(reason)}"))
+    for assumption in sorted(gate.found.admission.assumed):
+        console.print(Text.assemble(("  assumed: ", "yellow"), printable(assumption)))
+    for site in gate.call_sites:
+        place = f"{display_path(site.path, base)}:{site.line}"
+        console.print(Text(f"  via {place} ({printable(site.qualname)})"))
+
+
+def render_audit_text(
+    console: Console, report: AuditReport, base: Path | None, *, table: bool | None = None
+) -> None:
+    """The matrix and the likely gaps' reasons on a terminal wide enough for it (`table`,
+    default: whether the console is one); elsewhere one line per gate, never wrapped."""
+    lines = SourceLines()  # each file read once for the whole report
+    if table is None:
+        table = console.is_terminal
+    if table and table_fits(report, base, console.width, lines):
+        console.print(matrix_table(report, base, lines))
+        for gate in report.gates:
+            if gate.gate_class is GateClass.LIKELY_GAP:
+                render_gap_details(console, gate, base, lines)
+    else:
+        for gate in report.gates:
+            console.print(gate_line(gate, report, base, lines), soft_wrap=True)
     for diag in report.diagnostics:
         console.print(
             Text.assemble(
                 (f"{display_path(diag.path, base)}:{diag.line}", "bold"),
                 ": ",
                 ("GC900", "yellow"),
-                f" {diag.message}",
-            )
+                f" {printable(diag.message)}",
+            ),
+            soft_wrap=True,
         )
-    console.print(summary_line(report), style="bold", markup=False, highlight=False)
+    console.print(Text(summary_line(report), style="bold"), soft_wrap=True)

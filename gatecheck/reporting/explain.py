@@ -17,6 +17,7 @@ from gatecheck.findings import Hop
 from gatecheck.kernels.support import KernelSupport
 from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.paths import display_path
+from gatecheck.reporting.plain import printable
 from gatecheck.tracing.paths import ActivationPath, PathNode
 
 
@@ -64,22 +65,18 @@ def verdict(path: ActivationPath, generation: str, base: Path | None = None) -> 
     return f"on {generation}: " + "; ".join(parts)
 
 
-_LINES = SourceLines()
-GATE_KINDS = ("auto-enable", "auto-disable", "flag-value", "runtime", "gate-function", "guard")
-
-
 def _label(hop: Hop, generations: Sequence[str], registry: Registry, base: Path | None) -> Text:
     text = Text()
-    gated = hop.kind in GATE_KINDS
+    gated = hop.kind.is_gate
     if gated:
         for gen in generations:
             ok = gen in hop.admitted
             text.append("✓ " if ok else "✗ ", style="green" if ok else "bold red")
     text.append(f"{hop.kind} ", style="bold")
     text.append(f"{display_path(hop.path, base)}:{hop.line}", style="cyan")
-    text.append(f"  {hop.qualname}", style="dim")
+    text.append(f"  {printable(hop.qualname)}", style="dim")
     condition = hop.condition if len(hop.condition) <= 160 else hop.condition[:157] + "..."
-    text.append(f"\n{condition}")
+    text.append(f"\n{printable(condition)}")
     if gated:
         admitted = ", ".join(registry.ordered(hop.admitted)) or "none"
         text.append(f"\nadmits: {admitted}", style="dim")
@@ -87,19 +84,24 @@ def _label(hop: Hop, generations: Sequence[str], registry: Registry, base: Path 
 
 
 def _add(
-    tree: Tree, node: PathNode, generations: Sequence[str], registry: Registry, base: Path | None
+    tree: Tree,
+    node: PathNode,
+    generations: Sequence[str],
+    registry: Registry,
+    base: Path | None,
+    lines: SourceLines,
 ) -> None:
     label = _label(node.hop, generations, registry, base)
     for gen in generations:
         if gen in node.blocking:
             hop = node.blocking[gen]
             label.append(f"\n✗ {gen} shut out by ", style="red")
-            column = _LINES.column(hop.path, hop.line, hop.column)
+            column = lines.column(hop.path, hop.line, hop.column)
             label.append(f"{display_path(hop.path, base)}:{hop.line}:{column}", style="cyan")
-            label.append(f"  {hop.condition}", style="bold red")
+            label.append(f"  {printable(hop.condition)}", style="bold red")
     branch = tree.add(label)
     for child in node.children:
-        _add(branch, child, generations, registry, base)
+        _add(branch, child, generations, registry, base, lines)
 
 
 def render_tree(
@@ -109,7 +111,9 @@ def render_tree(
     registry: Registry,
     base: Path | None,
 ) -> None:
-    title = Text.assemble((path.feature.id, "bold"), f" — {path.feature.description}")
+    description = printable(path.feature.description)
+    title = Text.assemble((printable(path.feature.id), "bold"), f" — {description}")
+    lines = SourceLines()  # each file read once for the whole tree
     tree = Tree(title)
     for section, items in (("CLI options", path.options), ("settings fields", path.fields)):
         if items:
@@ -124,14 +128,15 @@ def render_tree(
         if not path_nodes:
             sub.add(Text("none found", style="dim"))
         for node in path_nodes:
-            _add(sub, node, generations, registry, base)
+            _add(sub, node, generations, registry, base, lines)
     if path.kernels:
         sub = tree.add(Text("kernels", style="bold magenta"))
         for kernel in path.kernels:
             sub.add(_kernel_label(kernel, generations))
     console.print(tree)
     for gen in generations:
-        console.print(Text.assemble(("verdict ", "bold"), verdict(path, gen, base)))
+        verdict_text = printable(verdict(path, gen, base))
+        console.print(Text.assemble(("verdict ", "bold"), verdict_text), soft_wrap=True)
 
 
 def _kernel_label(kernel: KernelSupport, generations: Sequence[str]) -> Text:
@@ -163,20 +168,26 @@ def _kernel_dict(kernel: KernelSupport, registry: Registry) -> dict[str, Any]:
     }
 
 
-def _node_dict(node: PathNode, registry: Registry, base: Path | None) -> dict[str, Any]:
+def _node_dict(
+    node: PathNode, registry: Registry, base: Path | None, lines: SourceLines
+) -> dict[str, Any]:
     return {
-        **_hop_dict(node.hop, registry, base),
-        "shut_out": {gen: _hop_dict(hop, registry, base) for gen, hop in node.blocking.items()},
-        "callers": [_node_dict(c, registry, base) for c in node.children],
+        **_hop_dict(node.hop, registry, base, lines),
+        "shut_out": {
+            gen: _hop_dict(hop, registry, base, lines) for gen, hop in node.blocking.items()
+        },
+        "callers": [_node_dict(c, registry, base, lines) for c in node.children],
     }
 
 
-def _hop_dict(hop: Hop, registry: Registry, base: Path | None) -> dict[str, Any]:
+def _hop_dict(
+    hop: Hop, registry: Registry, base: Path | None, lines: SourceLines
+) -> dict[str, Any]:
     return {
         "kind": hop.kind,
         "path": display_path(hop.path, base),
         "line": hop.line,
-        "column": _LINES.column(hop.path, hop.line, hop.column),
+        "column": lines.column(hop.path, hop.line, hop.column),
         "qualname": hop.qualname,
         "text": hop.condition,
         "admitted": registry.ordered(hop.admitted),
@@ -186,14 +197,15 @@ def _hop_dict(hop: Hop, registry: Registry, base: Path | None) -> dict[str, Any]
 def render_json(
     path: ActivationPath, generations: Sequence[str], registry: Registry, base: Path | None
 ) -> str:
+    lines = SourceLines()  # each file read once for the whole report
     data = {
         "feature": path.feature.id,
         "description": path.feature.description,
         "required": registry.ordered(path.feature.require),
-        "cli_options": [_hop_dict(h, registry, base) for h in path.options],
-        "settings_fields": [_hop_dict(h, registry, base) for h in path.fields],
-        "auto_enable_gates": [_node_dict(n, registry, base) for n in path.auto_gates],
-        "runtime_gates": [_node_dict(n, registry, base) for n in path.runtime_gates],
+        "cli_options": [_hop_dict(h, registry, base, lines) for h in path.options],
+        "settings_fields": [_hop_dict(h, registry, base, lines) for h in path.fields],
+        "auto_enable_gates": [_node_dict(n, registry, base, lines) for n in path.auto_gates],
+        "runtime_gates": [_node_dict(n, registry, base, lines) for n in path.runtime_gates],
         "kernels": [_kernel_dict(k, registry) for k in path.kernels],
         "verdicts": {
             gen: {

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from gatecheck.findings import Finding
 from gatecheck.loading.project import FileDiagnostic
+from gatecheck.reporting.plain import printable
 from gatecheck.reporting.sarif import DIAGNOSTIC_ID, SourceLines, relative_uri
 
 MAX_PER_LEVEL = 10
@@ -24,8 +25,10 @@ SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
 
 def escape_data(text: str) -> str:
-    # `%` first, or the escapes themselves would be escaped again.
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # `%` first, or the escapes themselves would be escaped again. Other control characters
+    # (ESC would colour the log) and undecodable bytes are shown as escapes.
+    escaped = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(escaped)
 
 
 def escape_property(text: str) -> str:
@@ -35,7 +38,8 @@ def escape_property(text: str) -> str:
 def _path(path: Path, root: Path) -> str:
     _, relative = relative_uri(path, root)
     resolved = path.resolve()
-    return resolved.relative_to(root.resolve()).as_posix() if relative else resolved.as_posix()
+    shown = resolved.relative_to(root.resolve()).as_posix() if relative else resolved.as_posix()
+    return printable(shown)
 
 
 def annotation(finding: Finding, root: Path, lines: SourceLines | None = None) -> str:
@@ -57,7 +61,7 @@ def annotation(finding: Finding, root: Path, lines: SourceLines | None = None) -
 
 def importance(finding: Finding) -> tuple[int, int, str, int]:
     # Gate findings before findings about suppressions; more missing generations first.
-    rule_rank = 0 if finding.gate_kind != "suppression" else 1
+    rule_rank = 0 if finding.gate_kind is not None else 1
     return (rule_rank, -len(finding.missing), str(finding.path), finding.start.line)
 
 

@@ -11,17 +11,32 @@ from pathlib import Path
 from gatecheck.config.model import Registry
 from gatecheck.findings import Edit, Finding
 from gatecheck.loading.project import FileDiagnostic
+from gatecheck.reporting.grammar import gate_description
+from gatecheck.reporting.plain import printable
 from gatecheck.reporting.sarif import SourceLines, relative_uri
 
 LEVEL_ICONS = {"error": "❌", "warning": "⚠️", "note": "ℹ️"}
 
 
 def code(text: str) -> str:
-    """An inline code span that survives backticks in `text`."""
+    """An inline code span that survives backticks (and control characters) in `text`."""
+    text = printable(text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+# Backticks and underscores stay: messages quote names in code spans on purpose, and an
+# underscore inside a word never starts emphasis on GitHub. Pipes matter only in tables,
+# where `cell` escapes them.
+_MARKDOWN_SPECIAL = re.compile(r"([\\*\[\]<>#~])")
+
+
+def inline(text: str) -> str:
+    """Our prose with names from the analysed code in it, as Markdown: one line, and no
+    character that Markdown or the HTML it allows would read as links, tags or headings."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", printable(text))
 
 
 def cell(text: str) -> str:
@@ -31,7 +46,7 @@ def cell(text: str) -> str:
 
 def _relpath(path: Path, root: Path) -> str:
     uri, relative = relative_uri(path, root)
-    return path.resolve().relative_to(root.resolve()).as_posix() if relative else uri
+    return printable(path.resolve().relative_to(root.resolve()).as_posix()) if relative else uri
 
 
 def edit_diff(edits: Sequence[Edit], root: Path) -> str:
@@ -88,14 +103,21 @@ class _Renderer:
         icon = LEVEL_ICONS.get(finding.level, "")
         feature = code(finding.feature) if finding.feature else ""
         missing = self.ordered(finding.missing)
-        cells = [icon, finding.rule.id, feature, self.where(finding), missing, finding.message]
+        cells = [
+            icon,
+            finding.rule.id,
+            feature,
+            self.where(finding),
+            missing,
+            inline(finding.message),
+        ]
         return "| " + " | ".join(cell(c) for c in cells) + " |\n"
 
     def details(self, finding: Finding) -> str:
         title = f"{finding.rule.id} {finding.rule.name}"
         if finding.feature:
-            title += f" · {finding.feature}"
-        out = [f"### {self.where(finding)} {title}\n\n", f"{finding.message}\n\n"]
+            title += f" · {inline(finding.feature)}"
+        out = [f"### {self.where(finding)} {title}\n\n", f"{inline(finding.message)}\n\n"]
         if finding.required:
             out.append(
                 f"- required: {self.ordered(finding.required)}\n"
@@ -103,25 +125,28 @@ class _Renderer:
                 f"- missing: **{self.ordered(finding.missing)}**\n"
             )
         if finding.qualname:
-            out.append(f"- in {code(finding.qualname)} ({finding.gate_kind} gate)\n")
+            out.append(f"- in {code(finding.qualname)} ({gate_description(finding)})\n")
+        for assumption in finding.assumed:
+            out.append(f"- assumed: {inline(assumption)}\n")
         if finding.hops:
             out.append("\n**Activation path**\n\n")
             for number, hop in enumerate(finding.hops, start=1):
                 rel = _relpath(hop.path, self.root)
                 admitted = self.ordered(hop.admitted) or "no generation"
                 out.append(
-                    f"{number}. {code(f'{rel}:{hop.line}')} {hop.kind} in "
+                    f"{number}. {code(f'{rel}:{hop.line}')} {inline(hop.kind)} in "
                     f"{code(hop.qualname)}: {code(hop.condition)} admits {admitted}\n"
                 )
         if finding.notes:
             out.append("\n**Notes**\n\n")
-            out.extend(f"- {note}\n" for note in finding.notes)
+            out.extend(f"- {inline(note)}\n" for note in finding.notes)
         diff = edit_diff(finding.edits, self.root) if finding.edits else ""
         if diff:
-            out.append(f"\n**Suggested fix**{': ' + finding.fix_note if finding.fix_note else ''}")
+            note = f": {inline(finding.fix_note)}" if finding.fix_note else ""
+            out.append(f"\n**Suggested fix**{note}")
             out.append(f"\n\n```diff\n{diff}```\n")
         elif finding.fix_note:
-            out.append(f"\n**Fix**: {finding.fix_note}\n")
+            out.append(f"\n**Fix**: {inline(finding.fix_note)}\n")
         out.append("\n")
         return "".join(out)
 
@@ -144,7 +169,8 @@ def render_markdown(
     head = "## gatecheck\n\n" + (f"{summary}\n\n" if summary else "")
     if diagnostics:
         head += "**Files not analysed**\n\n" + "".join(
-            f"- {code(f'{_relpath(d.path, root)}:{d.line}')}: {d.message}\n" for d in diagnostics
+            f"- {code(f'{_relpath(d.path, root)}:{d.line}')}: {inline(d.message)}\n"
+            for d in diagnostics
         )
         head += "\n"
     if not findings:

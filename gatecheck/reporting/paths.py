@@ -1,4 +1,5 @@
-"""Paths as humans and CI read them: relative to a base folder when inside it."""
+"""Paths as humans and CI read them: relative to a base folder when inside it, printable
+(control characters and undecodable bytes of a file name escaped, see plain.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import functools
 import os
 from pathlib import Path
 
+from gatecheck.reporting.plain import printable
+
 
 def display_path(path: Path, base: Path | None = None) -> str:
-    return _display(path, base or Path.cwd())
+    return printable(_display(path, base or Path.cwd()))
 
 
 @functools.lru_cache(maxsize=4096)

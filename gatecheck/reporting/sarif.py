@@ -6,7 +6,10 @@ offsets that findings carry; edits stay byte offsets (`byteOffset`/`byteLength`)
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,12 +21,22 @@ from gatecheck.findings import RULES as GATE_RULES
 from gatecheck.findings import Edit, Finding, Hop, RuleInfo
 from gatecheck.loading.project import FileDiagnostic
 from gatecheck.reporting.columns import SourceLines
+from gatecheck.reporting.plain import encodable
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT_KEY = "gatecheck/v1"
+# GitHub code scanning matches alerts across runs on partialFingerprints, and its upload
+# action fills primaryLocationLineHash from the flagged line's text only when the tool
+# gives none: gatecheck gives its own, from the gate (feature, file, function, condition)
+# rather than its line, so an alert survives code moving above it.
+LINE_HASH_KEY = "primaryLocationLineHash"
+GATE_HASH_KEY = "gatecheckGate/v1"
 DIAGNOSTIC_ID = "GC900"
+# Where gatecheck is hosted (README: pre-commit, GitHub Actions); rule help links into it.
+HOMEPAGE = "https://github.com/your-org/gatecheck"
+RULES_HELP = f"{HOMEPAGE}/blob/main/README.md"
 
 Json = dict[str, Any]
 
@@ -35,24 +48,44 @@ def relative_uri(path: Path, root: Path) -> tuple[str, bool]:
         rel = resolved.relative_to(root.resolve()).as_posix()
     except ValueError:
         return resolved.as_uri(), False
-    return quote(rel, safe="/"), True
+    # Percent-encoded bytes: a file name that is not UTF-8 keeps its own bytes (caf%E9.py).
+    return quote(os.fsencode(rel), safe="/"), True
+
+
+def help_uri(rule: RuleInfo) -> str:
+    """The rule's section of README (GitHub's heading anchor: lower case, spaces to '-')."""
+    return f"{RULES_HELP}#{rule.id.lower()}-{rule.name}"
 
 
 def rule_descriptor(rule: RuleInfo) -> Json:
     help_markdown = f"**{rule.id} {rule.name}**\n\n{rule.full}"
     if rule in GATE_RULES:
         help_markdown += (
+            "\n\nFix: add the missing generation to the gate (`gatecheck check --diff` shows "
+            "a verified edit), or record a deliberate exclusion in the rules "
+            '(`exclude: {sm120: "reason"}`). `gatecheck explain FEATURE` shows the whole '
+            "activation path."
             "\n\nSuppress one occurrence on the flagged line or the line before, with the "
             "reason: `# gatecheck: ignore[<feature-id>] <reason>`."
         )
+    help_markdown += f"\n\n[Documentation]({help_uri(rule)})"
     return {
         "id": rule.id,
         "name": rule.name,
         "shortDescription": {"text": rule.short},
         "fullDescription": {"text": rule.full},
         "help": {"text": rule.full, "markdown": help_markdown},
+        "helpUri": help_uri(rule),
         "defaultConfiguration": {"level": rule.level},
+        "properties": {"tags": ["gpu", "architecture-gate"]},
     }
+
+
+def gate_hash(finding: Finding, relpath: str) -> str:
+    """Stable across line moves: feature, file, function and the normalised condition."""
+    condition = re.sub(r"\s+", " ", finding.condition).strip()
+    data = "\x1f".join([finding.feature, relpath, finding.qualname, condition])
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 class _Builder:
@@ -60,6 +93,7 @@ class _Builder:
         self.root = root
         self.registry = registry
         self.lines = SourceLines()
+        self.occurrences: dict[str, int] = {}
 
     def ordered(self, names: Iterable[str]) -> list[str]:
         return self.registry.ordered(names) if self.registry else sorted(names)
@@ -114,6 +148,12 @@ class _Builder:
         description = finding.fix_note or f"admit {', '.join(self.ordered(finding.missing))}"
         return [{"description": {"text": description}, "artifactChanges": changes}]
 
+    def partial_fingerprints(self, finding: Finding, rel: str) -> Json:
+        # Two identical gates in one function: told apart by their order (CodeQL's ":N").
+        digest = gate_hash(finding, rel)
+        self.occurrences[digest] = self.occurrences.get(digest, 0) + 1
+        return {LINE_HASH_KEY: f"{digest}:{self.occurrences[digest]}", GATE_HASH_KEY: digest}
+
     def result(self, finding: Finding, rule_index: int, justification: str | None) -> Json:
         rel, _ = relative_uri(finding.path, self.root)
         text = "\n\n".join([finding.message, *finding.notes])
@@ -124,12 +164,13 @@ class _Builder:
             "message": {"text": text},
             "locations": [self.location(finding.path, self.finding_region(finding))],
             "fingerprints": {FINGERPRINT_KEY: finding.fingerprint(rel)},
+            "partialFingerprints": self.partial_fingerprints(finding, rel),
             "properties": {
                 "feature": finding.feature,
                 "required": self.ordered(finding.required),
                 "admitted": self.ordered(finding.admitted),
                 "missing": self.ordered(finding.missing),
-                "gateKind": finding.gate_kind,
+                "gateKind": finding.gate_kind or "suppression",
                 "qualname": finding.qualname,
             },
         }
@@ -193,6 +234,7 @@ def sarif_log(
                 "name": "gatecheck",
                 "version": __version__,
                 "semanticVersion": __version__,
+                "informationUri": HOMEPAGE,
                 "rules": [rule_descriptor(r) for r in descriptors.values()],
             }
         },
@@ -226,4 +268,15 @@ def render_sarif(
         diagnostics=diagnostics,
         suppressed=suppressed,
     )
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(_encodable(log), indent=2, ensure_ascii=False) + "\n"
+
+
+def _encodable(value: Any) -> Any:
+    """Every string of the log writable as UTF-8 (names from non-UTF-8 file names)."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, dict):
+        return {encodable(k): _encodable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_encodable(v) for v in value]
+    return value

@@ -12,10 +12,11 @@ from gatecheck.config.model import Registry
 from gatecheck.findings import Finding
 from gatecheck.loading.project import FileDiagnostic
 from gatecheck.reporting.columns import SourceLines, code_point_column
+from gatecheck.reporting.grammar import gate_description
 from gatecheck.reporting.paths import display_path
+from gatecheck.reporting.plain import printable
 
 CONTEXT_LINES = 1
-_LINES = SourceLines()
 
 
 def _frame(lines: list[str], finding: Finding) -> Text:
@@ -32,34 +33,42 @@ def _frame(lines: list[str], finding: Finding) -> Text:
             code_point_column(line, finding.end.column) if number == finding.end.line else len(line)
         )
         inside = finding.start.line <= number <= finding.end.line
+        # Escaped piece by piece, so that the caret stays under what it marks.
+        before, marked, after = (
+            printable(part) for part in (line[:start], line[start:end], line[end:])
+        )
         if inside:
-            out.append(line[:start])
-            out.append(line[start:end], style="bold red")
-            out.append(line[end:])
+            out.append(before)
+            out.append(marked, style="bold red")
+            out.append(after)
         else:
-            out.append(line)
+            out.append(before + marked + after)
         out.append("\n")
         if inside and number == finding.start.line:
-            marker_end = end if finding.end.line == number else len(line)
+            marker = marked if finding.end.line == number else marked + after
             out.append(f"  {'':>{width}} | ", style="dim")
             # Keep the line's tabs under the caret so that both lines expand alike.
-            pad = "".join(c if c == "\t" else " " for c in line[:start])
-            out.append(pad + "^" * max(marker_end - start, 1), style="bold red")
+            pad = "".join(c if c == "\t" else " " for c in before)
+            out.append(pad + "^" * max(len(marker), 1), style="bold red")
             out.append("\n")
     return out
 
 
 def render_finding(
-    console: Console, finding: Finding, registry: Registry, base: Path | None
+    console: Console,
+    finding: Finding,
+    registry: Registry,
+    base: Path | None,
+    lines: SourceLines | None = None,
 ) -> None:
-    column = _LINES.column(finding.path, finding.start.line, finding.start.column)
+    column = (lines or SourceLines()).column(finding.path, finding.start.line, finding.start.column)
     where = f"{display_path(finding.path, base)}:{finding.start.line}:{column}"
     header = Text()
     header.append(where, style="bold")
     header.append(": ")
     header.append(finding.rule.id, style="bold red")
-    header.append(f" [{finding.feature}] ", style="cyan")
-    header.append(finding.message)
+    header.append(f" [{printable(finding.feature)}] ", style="cyan")
+    header.append(printable(finding.message))
     console.print(header)
     required = ", ".join(registry.ordered(finding.required))
     admitted = ", ".join(registry.ordered(finding.admitted)) or "none"
@@ -75,17 +84,19 @@ def render_finding(
         )
     )
     console.print(
-        Text(f"  in {finding.qualname} ({finding.gate_kind} gate, {finding.polarity})", style="dim")
+        Text(f"  in {printable(finding.qualname)} ({gate_description(finding)})", style="dim")
     )
+    for assumption in finding.assumed:
+        console.print(Text.assemble(("  assumed: ", "bold yellow"), printable(assumption)))
     try:
-        lines = finding.path.read_text(encoding="utf-8", errors="replace").splitlines()
-        console.print(_frame(lines, finding), end="")
+        text = finding.path.read_text(encoding="utf-8", errors="replace").splitlines()
+        console.print(_frame(text, finding), end="")
     except OSError:
         pass
     for note in finding.notes:
-        console.print(Text.assemble(("  note: ", "bold yellow"), note))
+        console.print(Text.assemble(("  note: ", "bold yellow"), printable(note)))
     if finding.fix_note:
-        console.print(Text.assemble(("  fix: ", "bold green"), finding.fix_note))
+        console.print(Text.assemble(("  fix: ", "bold green"), printable(finding.fix_note)))
     console.print()
 
 
@@ -94,13 +105,13 @@ def render_diagnostics(
 ) -> None:
     for diag in diagnostics:
         where = f"{display_path(diag.path, base)}:{diag.line}:{diag.column + 1}"
-        console.print(Text.assemble((where, "bold"), ": ", ("GC900", "yellow"), f" {diag.message}"))
+        message = printable(diag.message)
+        console.print(Text.assemble((where, "bold"), ": ", ("GC900", "yellow"), f" {message}"))
 
 
 def render_concise(console: Console, findings: Sequence[Finding], base: Path | None) -> None:
+    lines = SourceLines()
     for f in findings:
-        column = _LINES.column(f.path, f.start.line, f.start.column)
+        column = lines.column(f.path, f.start.line, f.start.column)
         where = f"{display_path(f.path, base)}:{f.start.line}:{column}"
-        console.print(
-            f"{where}: {f.rule.id} [{f.feature}] {f.message}", highlight=False, markup=False
-        )
+        console.print(Text(f"{where}: {f.rule.id} [{printable(f.feature)}] {printable(f.message)}"))

@@ -183,7 +183,10 @@ class CheckRun:
 @click.option(
     "--force",
     is_flag=True,
-    help="With --fix: widen gates even where the kernel library is not built for the generation.",
+    help=(
+        "With --fix: widen gates even where the kernel library is not built for the "
+        "generation, and rewrite read-only or hard-linked files."
+    ),
 )
 @no_cache_option
 @quiet_option
@@ -467,14 +470,18 @@ def _run_fixes(run: CheckRun, analysis: Analysis) -> tuple[list[Finding], bool]:
         names = {path: display_path(path, base) for path in report.changes}
         click.echo(report.diff(names), nl=False)
     elif fix:
-        write_changes(report, analysis.project.roots)
+        write_changes(report, analysis.project.roots, force=run.options.force)
     written = set(report.changes) - {p for p, _ in report.not_written}
     fixed_ids = {id(f) for f, _plan in report.fixed if show_diff or f.path in written}
     remaining = attach_fixes(analysis.findings, report, keep=lambda f: id(f) not in fixed_ids)
     reasons = [f"{display_path(f.path, base)}:{f.start.line}: {why}" for f, why in report.refused]
     reasons += [f"{display_path(p, base)}: {why}" for p, why in report.not_written]
     verb = "would fix" if show_diff else "fixed"
-    err.print(f"{len(fixed_ids)} {verb}, {len(remaining)} left" + (":" if reasons else ""))
+    files = ""
+    if fix and not show_diff:
+        # Always say what reached the disk: a write can fail for one file and not another.
+        files = f" ({len(report.written)} files written, {len(report.not_written)} not)"
+    err.print(f"{len(fixed_ids)} {verb}, {len(remaining)} left{files}" + (":" if reasons else ""))
     for reason in reasons:
         err.print(f"  {reason}", markup=False)
     return remaining, bool(report.changes)

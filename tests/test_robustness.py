@@ -476,3 +476,141 @@ def test_code_frame_caret_lines_up_under_tabs(tmp_path: Path) -> None:
     at = next(i for i, line in enumerate(lines) if "if major in (9, 10):" in line)
     assert lines[at + 1].index("^") == lines[at].index("major in")
     assert lines[at + 1].count("^") == len("major in (9, 10)")
+
+
+# --- --fix writes: line ends, all or nothing, stale temporary files (issue #15) ---------------
+
+
+def _fix(tmp_path: Path, root: Path, force: bool = False) -> tuple[list[Path], list[str]]:
+    """Plan and write through the library: the files written and the reasons not."""
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+    report = plan_fixes(analyse([root], ruleset), ruleset, [root])
+    write_changes(report, [root], force=force)
+    return report.written, [f"{p.name}: {why}" for p, why in report.not_written]
+
+
+def test_fix_and_sarif_on_a_file_with_cr_only_line_ends(tmp_path: Path) -> None:
+    """Old Mac line ends: Python reads a lone CR as a line end, so must the edit offsets
+    (an IndexError in offset() killed --fix, --diff and every SARIF report)."""
+    root = _project(tmp_path, {"pkg/mac.py": GATE.replace("\n", "\r").encode()})
+    mac = root / "pkg" / "mac.py"
+
+    sarif = CliRunner().invoke(
+        cli, ["check", str(root), "--rules", str(tmp_path / "rules.yaml"), "--format", "sarif"]
+    )
+    written, _ = _fix(tmp_path, root)
+
+    assert sarif.exit_code == 1, sarif.output
+    assert "internal error" not in sarif.stderr
+    assert mac in written
+    assert mac.read_bytes() == GATE.replace("(9, 10)", "(9, 10, 12)").replace("\n", "\r").encode()
+
+
+def _stale(path: Path, age_s: float) -> Path:
+    path.write_bytes(b"half a file")
+    old = time.time() - age_s
+    os.utime(path, (old, old))
+    return path
+
+
+def test_fix_removes_stale_temporary_files_of_killed_runs(tmp_path: Path) -> None:
+    """kill -9 during a write leaves `.NAME.py.XXXXXXXX.gatecheck`: removed when a later
+    run writes to that folder, if ours by name, a regular file and long untouched."""
+    root = _project(tmp_path, {})
+    pkg = root / "pkg"
+    stale = _stale(pkg / ".good.py.ab12cd34.gatecheck", 3600)
+    young = _stale(pkg / ".good.py.young123.gatecheck", 0)  # maybe a run writing right now
+    foreign = _stale(pkg / ".good.py.notours.tmp", 3600)
+    elsewhere = _stale(tmp_path / "elsewhere", 3600)
+    (pkg / ".link.py.ab12cd34.gatecheck").symlink_to(elsewhere)
+
+    written, _ = _fix(tmp_path, root)
+
+    assert written == [pkg / "good.py"]
+    assert not stale.exists()
+    assert young.exists() and foreign.exists() and elsewhere.exists()
+    assert (pkg / ".link.py.ab12cd34.gatecheck").is_symlink()
+
+
+def _as_nobody(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Runs gatecheck as an unprivileged user (root ignores file permissions)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to drop to an unprivileged uid (and test as that user)")
+    # Everything is imported before the uid drops: the interpreter's own library may be
+    # somewhere that user cannot read (here: below /root).
+    code = (
+        "import os, sys, pkgutil, importlib, gatecheck, astroid.brain, jsonschema, rich\n"
+        "for package in (gatecheck, astroid.brain, jsonschema, rich):\n"
+        "    for found in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+        "        try:\n"
+        "            if not found.name.endswith('__main__'):\n"
+        "                importlib.import_module(found.name)\n"
+        "        except Exception:\n"
+        "            pass\n"
+        "os.setgid(65534); os.setgroups([]); os.setuid(65534)\n"
+        "from gatecheck.cli import cli; sys.argv[0] = 'gatecheck'; cli()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+
+
+def _world_project(tmp_path_factory: pytest.TempPathFactory, files: dict[str, bytes]) -> Path:
+    """A project an unprivileged user owns, in a folder it can reach."""
+    base = tmp_path_factory.mktemp("nobody")
+    for folder in (*reversed(base.parents[:3]), base):
+        if str(folder).startswith(("/tmp/", str(base))):
+            os.chmod(folder, 0o755)
+    root = _project(base, files)
+    for path in [base, *base.rglob("*")]:
+        os.chown(path, 65534, 65534, follow_symlinks=False)
+    return root
+
+
+def test_fix_is_all_or_nothing_when_a_folder_is_read_only(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A write error (read-only folder, full disk) used to abort after some files were
+    written, without a summary: now every temporary file is written first, and nothing
+    is renamed into place unless all were; the summary says what was not written."""
+    root = _world_project(
+        tmp_path_factory, {"a/gate.py": GATE.encode(), "b/gate.py": GATE.encode()}
+    )
+    os.chmod(root / "b", 0o555)
+    rules = root.parent / "rules.yaml"
+
+    result = _as_nobody(["check", str(root), "--rules", str(rules), "--fix", "--no-cache"], root)
+
+    assert "internal error" not in result.stderr, result.stderr
+    assert result.returncode == 1, result.stderr
+    for rel in ("a/gate.py", "b/gate.py", "pkg/good.py"):
+        assert (root / rel).read_text() == GATE, rel
+    assert "b/gate.py: cannot write: Permission denied; not written" in result.stderr
+    assert "a/gate.py: not written either: gate.py could not be (all or nothing)" in result.stderr
+    assert "(0 files written, 3 not)" in result.stderr
+    assert not [p for p in root.rglob("*.gatecheck")]
+
+
+def test_unreadable_folder_under_the_root_as_an_unprivileged_user(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A folder the user cannot read, right under the scanned root: skipped with its
+    reason (kernels/locate.py's Path.is_file() raised PermissionError for it)."""
+    root = _world_project(tmp_path_factory, {"locked/gate.py": GATE.encode()})
+    os.chmod(root / "locked", 0o000)
+    rules = str(root.parent / "rules.yaml")
+
+    commands = (
+        ["check", str(root), "--no-cache"],
+        ["check", str(root), "--fix"],
+        ["explain", "fast-thing", str(root)],
+    )
+    for args in commands:
+        result = _as_nobody([*args, "--rules", rules], root)
+        assert "internal error" not in result.stderr, (args, result.stderr)
+        assert result.returncode in (0, 1), (args, result.stderr)

@@ -19,6 +19,7 @@ from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
 from gatecheck.engine import Analysis, analyse
 from gatecheck.fixing.fixer import plan_fixes, write_changes
+from tests.unprivileged import gatecheck_as_nobody, give_to_nobody, world_folder
 
 RULE = """\
 features:
@@ -532,43 +533,11 @@ def test_fix_removes_stale_temporary_files_of_killed_runs(tmp_path: Path) -> Non
     assert (pkg / ".link.py.ab12cd34.gatecheck").is_symlink()
 
 
-def _as_nobody(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Runs gatecheck as an unprivileged user (root ignores file permissions)."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to drop to an unprivileged uid (and test as that user)")
-    # Everything is imported before the uid drops: the interpreter's own library may be
-    # somewhere that user cannot read (here: below /root).
-    code = (
-        "import os, sys, pkgutil, importlib, gatecheck, astroid.brain, jsonschema, rich\n"
-        "for package in (gatecheck, astroid.brain, jsonschema, rich):\n"
-        "    for found in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
-        "        try:\n"
-        "            if not found.name.endswith('__main__'):\n"
-        "                importlib.import_module(found.name)\n"
-        "        except Exception:\n"
-        "            pass\n"
-        "os.setgid(65534); os.setgroups([]); os.setuid(65534)\n"
-        "from gatecheck.cli import cli; sys.argv[0] = 'gatecheck'; cli()\n"
-    )
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
-    )
-
-
 def _world_project(tmp_path_factory: pytest.TempPathFactory, files: dict[str, bytes]) -> Path:
     """A project an unprivileged user owns, in a folder it can reach."""
-    base = tmp_path_factory.mktemp("nobody")
-    for folder in (*reversed(base.parents[:3]), base):
-        if str(folder).startswith(("/tmp/", str(base))):
-            os.chmod(folder, 0o755)
+    base = world_folder(tmp_path_factory)
     root = _project(base, files)
-    for path in [base, *base.rglob("*")]:
-        os.chown(path, 65534, 65534, follow_symlinks=False)
+    give_to_nobody(base)
     return root
 
 
@@ -584,7 +553,9 @@ def test_fix_is_all_or_nothing_when_a_folder_is_read_only(
     os.chmod(root / "b", 0o555)
     rules = root.parent / "rules.yaml"
 
-    result = _as_nobody(["check", str(root), "--rules", str(rules), "--fix", "--no-cache"], root)
+    result = gatecheck_as_nobody(
+        ["check", str(root), "--rules", str(rules), "--fix", "--no-cache"], root
+    )
 
     assert "internal error" not in result.stderr, result.stderr
     assert result.returncode == 1, result.stderr
@@ -611,6 +582,6 @@ def test_unreadable_folder_under_the_root_as_an_unprivileged_user(
         ["explain", "fast-thing", str(root)],
     )
     for args in commands:
-        result = _as_nobody([*args, "--rules", rules], root)
+        result = gatecheck_as_nobody([*args, "--rules", rules], root)
         assert "internal error" not in result.stderr, (args, result.stderr)
         assert result.returncode in (0, 1), (args, result.stderr)

@@ -30,7 +30,6 @@ import errno
 import functools
 import hashlib
 import json
-import math
 import os
 import re
 import stat
@@ -109,26 +108,6 @@ def _text(path: Path, raw: bytes) -> str | None:
         return read_source(path, raw).text
     except (ValueError, SyntaxError, LookupError):
         return None
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"number out of range: {text}")
-    return value
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"not JSON: {name}")
-
-
-def load_json(data: bytes) -> Any:
-    """Strict JSON of a file gatecheck may not have written: no NaN or Infinity, no float
-    that overflows; too deep a nesting is a ValueError, not a RecursionError."""
-    try:
-        return json.loads(data, parse_float=_finite, parse_constant=_no_constant)
-    except RecursionError as err:
-        raise ValueError("nested too deeply") from err
 
 
 def _count(value: object) -> bool:
@@ -214,7 +193,7 @@ class RunCache:
             try:
                 fd, _info = safe_io.open_regular(self.name, follow=False, dir_fd=folder)
                 try:
-                    entry = load_json(safe_io.read_fd(fd, self.path, safe_io.CACHE_BYTES))
+                    entry = safe_io.load_json(safe_io.read_fd(fd, self.path, safe_io.CACHE_BYTES))
                 finally:
                     os.close(fd)
                 if not _entry_ok(entry) or entry.get("format") != _FORMAT:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import json
+import math
 import os
 import re
 import stat
@@ -19,6 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 # Caps by what a file is for: far above any real one, far below what hurts.
 CONFIG_BYTES = 16 * 1024 * 1024  # rule files, pyproject.toml, baselines
@@ -96,6 +99,26 @@ def read_regular(
         return read_fd(fd, path, limit)
     finally:
         os.close(fd)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number out of range: {text}")
+    return value
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"not JSON: {name}")
+
+
+def load_json(data: bytes) -> Any:
+    """Strict JSON of a file gatecheck may not have written: no NaN or Infinity, no float
+    that overflows; too deep a nesting is a ValueError, not a RecursionError."""
+    try:
+        return json.loads(data, parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError as err:
+        raise ValueError("nested too deeply") from err
 
 
 def digest(data: bytes) -> str:
@@ -185,6 +208,33 @@ def stage(target: Path, data: bytes, expected: str, *, keep_from: int | None = N
             os.unlink(temporary)
         raise
     return Staged(target, temporary, expected, data)
+
+
+def write_whole(target: Path, data: bytes) -> None:
+    """Replace or create `target` all or nothing, for files gatecheck owns the content
+    of (a baseline): no compare-and-swap. Through a link, its target is written."""
+    target = target.resolve() if target.is_symlink() else target
+    if target.exists():
+        staged = stage(target, data, "")
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        temporary = staged_temp(target)
+        staged = Staged(target, temporary, "", data)
+        try:
+            with open(temporary, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+                os.fchmod(handle.fileno(), 0o666 & ~umask)
+        except BaseException:
+            staged.discard()
+            raise
+    try:
+        staged.swap()
+    except BaseException:
+        staged.discard()
+        raise
 
 
 def staged_temp(target: Path) -> Path:

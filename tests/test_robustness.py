@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -136,6 +135,14 @@ BAD_FILES = [
         "file contains NUL bytes",
         False,
         id="nul-bytes",
+    ),
+    pytest.param(
+        "utf16.py",
+        "\ufeff".encode("utf-16-le") + GATE.encode("utf-16-le"),
+        DIAGNOSED,
+        "cannot read: UTF-16 (byte-order mark) is not supported: save as UTF-8",
+        False,
+        id="utf16-bom",
     ),
     pytest.param("empty.py", b"", SKIPPED, NOT_MENTIONED, False, id="empty-file"),
     pytest.param(
@@ -349,26 +356,19 @@ def test_dangling_link_and_fifo_are_skipped(tmp_path: Path) -> None:
     assert _findings(analysis, root) == ["pkg/good.py"]
 
 
-def test_unreadable_file_is_diagnosed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Tests run as root, where chmod 000 does not stop a read: simulate the refusal.
-    root = _project(tmp_path, {"pkg/secret.py": GATE.encode()})
-    secret = root / "pkg" / "secret.py"
-    real_read_bytes: Callable[[Path], bytes] = Path.read_bytes
+def test_unreadable_file_is_diagnosed(tmp_path_factory: pytest.TempPathFactory) -> None:
+    # Root reads through chmod 000: analysed as an unprivileged user.
+    root = _world_project(tmp_path_factory, {"pkg/secret.py": GATE.encode()})
+    (root / "pkg" / "secret.py").chmod(0o000)
+    rules = str(root.parent / "rules.yaml")
 
-    def read_bytes(self: Path) -> bytes:
-        if self == secret:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read_bytes(self)
+    result = gatecheck_as_nobody(["check", ".", "--rules", rules, "--format", "json"], root)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
-
-    analysis, accounting = _run(tmp_path, root)
-
-    assert _outcome(accounting, root, "pkg/secret.py") == (
-        DIAGNOSED,
-        "unreadable: Permission denied",
-    )
-    assert _findings(analysis, root) == ["pkg/good.py"]
+    report = json.loads(result.stdout)
+    assert [(d["path"], d["message"]) for d in report["diagnostics"]] == [
+        ("pkg/secret.py", "unreadable: Permission denied")
+    ]
+    assert [f["path"] for f in report["findings"]] == ["pkg/good.py"]
 
 
 def test_unreadable_folder_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -424,7 +424,7 @@ def test_every_bad_file_at_once_through_the_cli(tmp_path: Path) -> None:
     assert counts["parsed"] + counts["skipped"] + counts["diagnosed"] == counts["seen"]
     assert counts["seen"] == len(files) + 2 + 2  # + __init__.py, good.py, two links
     diagnosed = {Path(d["path"]).name for d in report["diagnostics"]}
-    assert diagnosed == {"syntax.py", "py2.py", "latin1.py", "nul.py"}
+    assert diagnosed == {"syntax.py", "py2.py", "latin1.py", "nul.py", "utf16.py"}
     listed = {Path(s["path"]).name: s["reason"] for s in report["skipped"]}
     assert listed == {"loop.py": "link loop", "outside.py": "link points outside the scanned root"}
     found = {Path(f["path"]).name for f in report["findings"]}

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -585,3 +586,42 @@ def test_unreadable_folder_under_the_root_as_an_unprivileged_user(
         result = gatecheck_as_nobody([*args, "--rules", rules], root)
         assert "internal error" not in result.stderr, (args, result.stderr)
         assert result.returncode in (0, 1), (args, result.stderr)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 1 MiB tmpfs: a disk that can really be filled."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs: {mounted.stderr.decode().strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_fix_is_all_or_nothing_on_a_full_disk(tmp_path: Path, small_disk: Path) -> None:
+    root = small_disk / "proj"
+    _write(root, {"pkg/__init__.py": b"", "a/gate.py": GATE.encode(), "b/gate.py": GATE.encode()})
+    (tmp_path / "rules.yaml").write_text(RULE)
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+    report = plan_fixes(analyse([root], ruleset), ruleset, [root])
+    assert len(report.changes) == 2
+    free = os.statvfs(small_disk)
+    # One block left: the first temporary file fits, the second does not.
+    (small_disk / "filler").write_bytes(b"x" * ((free.f_bavail - 1) * free.f_frsize))
+
+    write_changes(report, [root])
+
+    assert report.written == []
+    assert sorted((p.relative_to(root).as_posix(), why) for p, why in report.not_written) == [
+        ("a/gate.py", "not written either: gate.py could not be (all or nothing)"),
+        ("b/gate.py", "cannot write: No space left on device; not written"),
+    ]
+    assert (root / "a" / "gate.py").read_text() == GATE
+    assert (root / "b" / "gate.py").read_text() == GATE
+    assert not list(root.rglob("*.gatecheck"))

@@ -510,8 +510,8 @@ def test_directory_without_rule_files(tmp_path: Path) -> None:
     ]
 
 
-def test_unreadable_file(tmp_path_factory: pytest.TempPathFactory) -> None:
-    base = world_folder(tmp_path_factory)
+def test_unreadable_file() -> None:
+    base = world_folder()
     path = _write(base / "rules.yaml", "vocabulary: []\n")
     path.chmod(0o000)  # root reads it anyway: loaded as an unprivileged user
 

@@ -319,12 +319,10 @@ def test_a_pyproject_that_is_not_utf8_is_an_error_not_absent(proj: Path) -> None
         assert output == "pyproject.toml:2:16: not valid UTF-8 (TOML must be): byte 0xe9\n"
 
 
-def test_a_pyproject_the_user_cannot_read_is_an_error(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
+def test_a_pyproject_the_user_cannot_read_is_an_error() -> None:
     from tests.unprivileged import gatecheck_as_nobody, give_to_nobody, world_folder
 
-    base = world_folder(tmp_path_factory)
+    base = world_folder()
     (base / "pyproject.toml").write_text('[tool.gatecheck]\nexclude = ["tests/*"]\n')
     give_to_nobody(base)
     (base / "pyproject.toml").chmod(0o000)

@@ -357,14 +357,15 @@ def test_dangling_link_and_fifo_are_skipped(tmp_path: Path) -> None:
     assert _findings(analysis, root) == ["pkg/good.py"]
 
 
-def test_unreadable_file_is_diagnosed(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_unreadable_file_is_diagnosed() -> None:
     # Root reads through chmod 000: analysed as an unprivileged user.
-    root = _world_project(tmp_path_factory, {"pkg/secret.py": GATE.encode()})
+    root = _world_project({"pkg/secret.py": GATE.encode()})
     (root / "pkg" / "secret.py").chmod(0o000)
     rules = str(root.parent / "rules.yaml")
 
     result = gatecheck_as_nobody(["check", ".", "--rules", rules, "--format", "json"], root)
 
+    assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert [(d["path"], d["message"]) for d in report["diagnostics"]] == [
         ("pkg/secret.py", "unreadable: Permission denied")
@@ -534,23 +535,19 @@ def test_fix_removes_stale_temporary_files_of_killed_runs(tmp_path: Path) -> Non
     assert (pkg / ".link.py.ab12cd34.gatecheck").is_symlink()
 
 
-def _world_project(tmp_path_factory: pytest.TempPathFactory, files: dict[str, bytes]) -> Path:
+def _world_project(files: dict[str, bytes]) -> Path:
     """A project an unprivileged user owns, in a folder it can reach."""
-    base = world_folder(tmp_path_factory)
+    base = world_folder()
     root = _project(base, files)
     give_to_nobody(base)
     return root
 
 
-def test_fix_is_all_or_nothing_when_a_folder_is_read_only(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
+def test_fix_is_all_or_nothing_when_a_folder_is_read_only() -> None:
     """A write error (read-only folder, full disk) used to abort after some files were
     written, without a summary: now every temporary file is written first, and nothing
     is renamed into place unless all were; the summary says what was not written."""
-    root = _world_project(
-        tmp_path_factory, {"a/gate.py": GATE.encode(), "b/gate.py": GATE.encode()}
-    )
+    root = _world_project({"a/gate.py": GATE.encode(), "b/gate.py": GATE.encode()})
     os.chmod(root / "b", 0o555)
     rules = root.parent / "rules.yaml"
 
@@ -568,12 +565,10 @@ def test_fix_is_all_or_nothing_when_a_folder_is_read_only(
     assert not [p for p in root.rglob("*.gatecheck")]
 
 
-def test_unreadable_folder_under_the_root_as_an_unprivileged_user(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
+def test_unreadable_folder_under_the_root_as_an_unprivileged_user() -> None:
     """A folder the user cannot read, right under the scanned root: skipped with its
     reason (kernels/locate.py's Path.is_file() raised PermissionError for it)."""
-    root = _world_project(tmp_path_factory, {"locked/gate.py": GATE.encode()})
+    root = _world_project({"locked/gate.py": GATE.encode()})
     os.chmod(root / "locked", 0o000)
     rules = str(root.parent / "rules.yaml")
 

@@ -3,9 +3,12 @@ file mode, so permission cases are only real for another user. Skips unless root
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,12 +49,13 @@ def gatecheck_as_nobody(args: list[str], cwd: Path) -> subprocess.CompletedProce
     return python_as_nobody(code, cwd, *args)
 
 
-def world_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder the unprivileged user owns, below folders it may enter."""
-    base = tmp_path_factory.mktemp("nobody")
-    for folder in (*reversed(base.parents[:3]), base):
-        if str(folder).startswith("/tmp/"):
-            os.chmod(folder, 0o755)
+def world_folder() -> Path:
+    """A folder the unprivileged user owns, right in the system's temporary folder: not
+    below pytest's own (/tmp/pytest-of-root), which every pytest session starting on the
+    machine resets to mode 0700, shutting the other user out in the middle of a test."""
+    base = Path(tempfile.mkdtemp(prefix="gatecheck-nobody-"))
+    atexit.register(shutil.rmtree, base, ignore_errors=True)
+    os.chmod(base, 0o755)
     os.chown(base, NOBODY, NOBODY)
     return base
 

@@ -426,3 +426,46 @@ def test_fix_refuses_a_read_only_file_unless_forced(tmp_path: Path) -> None:
     assert written == [gate]
     assert gate.read_text() == FIXED
     assert gate.stat().st_mode & 0o777 == 0o444
+
+
+# --- safe_io.read_regular: what may be read at all -----------------------------------------
+
+
+def _special(tmp_path: Path, kind: str) -> Path:
+    path = tmp_path / kind
+    if kind == "fifo":
+        os.mkfifo(path)  # opened without O_NONBLOCK this would wait for a writer forever
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "big":
+        path.write_bytes(b"x" * 2_000_000)
+    elif kind == "link":
+        (tmp_path / "target").write_text("x")
+        path.symlink_to(tmp_path / "target")
+    else:
+        return Path("/dev/zero")  # reads forever
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "follow", "why"),
+    [
+        pytest.param("fifo", True, "a FIFO, not a regular file", id="fifo"),
+        pytest.param("device", True, "a device, not a regular file", id="dev-zero"),
+        pytest.param("folder", True, "a directory, not a regular file", id="folder"),
+        pytest.param("big", True, "larger than 1 MiB", id="over-the-cap"),
+        pytest.param("link", False, "a symbolic link (not followed)", id="link-not-followed"),
+    ],
+)
+def test_read_regular_refuses(tmp_path: Path, kind: str, follow: bool, why: str) -> None:
+    from gatecheck import safe_io
+
+    with pytest.raises(OSError) as raised:
+        safe_io.read_regular(_special(tmp_path, kind), 1024 * 1024, follow=follow)
+    assert raised.value.strerror == why
+
+
+def test_read_regular_reads_a_file_and_a_link_when_asked(tmp_path: Path) -> None:
+    from gatecheck import safe_io
+
+    assert safe_io.read_regular(_special(tmp_path, "link"), 10) == b"x"

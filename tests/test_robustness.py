@@ -576,6 +576,7 @@ def test_unreadable_folder_under_the_root_as_an_unprivileged_user() -> None:
         ["check", str(root), "--no-cache"],
         ["check", str(root), "--fix"],
         ["explain", "fast-thing", str(root)],
+        ["audit", str(root), "--generation", "sm120", "--no-cache"],
     )
     for args in commands:
         result = gatecheck_as_nobody([*args, "--rules", rules], root)

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from gatecheck import safe_io
 from gatecheck.findings import Finding
 
 FORMAT_KEY = "gatecheck_baseline"
@@ -31,13 +32,21 @@ def project_relpath(path: Path, root: Path) -> str:
         return resolved.as_posix()
 
 
+def _recorded_path(path: Path, root: Path) -> str:
+    """project_relpath as UTF-8 text: a file name that is not UTF-8 (`caf\\xe9.py`, kept
+    by Python as a lone surrogate) is spelled with backslash escapes, the same on every
+    run, so that it can be hashed, written and matched again."""
+    relpath = project_relpath(path, root)
+    return relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def baseline_document(findings: Sequence[Finding], root: Path) -> dict[str, object]:
     entries = [
         {
-            "fingerprint": f.fingerprint(project_relpath(f.path, root)),
+            "fingerprint": f.fingerprint(_recorded_path(f.path, root)),
             "rule": f.rule.id,
             "feature": f.feature,
-            "path": project_relpath(f.path, root),
+            "path": _recorded_path(f.path, root),
             # Informative only (matching ignores it): where the finding was when recorded.
             "line": f.start.line,
             "condition": f.culprit,
@@ -49,9 +58,11 @@ def baseline_document(findings: Sequence[Finding], root: Path) -> dict[str, obje
 
 
 def write_baseline(path: Path, findings: Sequence[Finding], root: Path) -> None:
+    """Written whole or not at all: a temporary file beside it, then renamed."""
     text = json.dumps(baseline_document(findings, root), indent=2, ensure_ascii=False) + "\n"
+    data = text.encode("utf-8", "backslashreplace")  # a lone surrogate left in a condition
     try:
-        path.write_text(text, encoding="utf-8")
+        safe_io.write_whole(path, data)
     except OSError as exc:
         raise BaselineError(f"{path}: cannot write baseline: {exc.strerror or exc}") from exc
 
@@ -59,14 +70,15 @@ def write_baseline(path: Path, findings: Sequence[Finding], root: Path) -> None:
 def read_baseline(path: Path) -> Counter[str]:
     """How many findings of each fingerprint the baseline accepts."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        # A regular file only, capped, strict JSON (no NaN, no 1e999, bounded nesting).
+        data = safe_io.load_json(safe_io.read_regular(path, safe_io.CONFIG_BYTES))
     except FileNotFoundError as exc:
         raise BaselineError(
             f"{path}: baseline file not found (create it with --write-baseline)"
         ) from exc
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except ValueError as exc:  # not UTF-8, not JSON, too deep
         raise BaselineError(f"{path}: not a gatecheck baseline (invalid JSON: {exc})") from exc
     if not isinstance(data, dict) or data.get(FORMAT_KEY) != FORMAT_VERSION:
         raise BaselineError(
@@ -89,7 +101,7 @@ def without_baseline(
     kept: list[Finding] = []
     hidden = 0
     for finding in findings:
-        key = finding.fingerprint(project_relpath(finding.path, root))
+        key = finding.fingerprint(_recorded_path(finding.path, root))
         if budget[key] > 0:
             budget[key] -= 1
             hidden += 1

@@ -3,15 +3,22 @@ nothing the analysis read has changed.
 
 An entry is keyed by gatecheck's version, the rules (registry included) by content, the
 analysis options and the kernel libraries gatecheck can read. It records every scanned
-file (path, mtime_ns, size, sha256), which of them were parsed into trees, and the result.
-It is valid when the same files are found and, for each file whose stat changed, either
-the content is the same (sha256), or the file was never parsed and its new text still does
-not pass the run's text prefilter (so it would still not be parsed: the result stands).
+file (path, mtime_ns, size, ctime_ns, inode, sha256), which of them were parsed into
+trees, and the result. It is valid when the same files are found and, for each file whose
+stat changed, either the content is the same (sha256), or the file was never parsed and
+its new text still does not pass the run's text prefilter (so it would still not be
+parsed: the result stands). The stat includes ctime and inode, which no `cp -p`,
+`rsync -a` or `tar x` restores: a same-size edit with its old mtime is still seen.
 
-Safe by construction: an unreadable, corrupt or foreign entry is ignored and rebuilt;
-entries are written to a temporary file and renamed into place, so concurrent runs never
-see half an entry (the last writer wins). Files whose mtime is as recent as the entry are
-always hashed (a same-size edit within the clock's granularity would not change the stat).
+Safe by construction, also in a repository nobody vetted (a pull request in CI): the
+cache folder is used only when it is a real folder, never a symbolic link (a warning
+says so and the run goes on uncached), and every file in it is opened relative to that
+folder without following links. An unreadable, corrupt, oversized or foreign entry is
+ignored and rebuilt; entries are written to a temporary file and renamed into place, so
+concurrent runs never see half an entry (the last writer wins). Only files the cache
+wrote (its name pattern, its own first bytes) are ever pruned. Files whose mtime or
+ctime is as recent as the entry are always hashed (a same-size edit within the clock's
+granularity would not change the stat).
 """
 
 from __future__ import annotations
@@ -19,11 +26,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
+import errno
 import functools
 import hashlib
 import json
 import os
-import tempfile
+import re
+import stat
 import time
 import types
 import typing
@@ -32,13 +41,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gatecheck import __version__
+from gatecheck import __version__, safe_io
 from gatecheck.loading.project import read_source
 
 CACHE_DIR = ".gatecheck_cache"
-_FORMAT = 3
+_FORMAT = 4
 # Entries written less than this before a file's mtime cannot trust its stat.
 _RACY_NS = 2_000_000_000
+_TEMP_PREFIX = ".entry-"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_BIG = 2**63  # stat fields and times are below this
 
 
 def cache_key(kind: str, **material: object) -> str:
@@ -54,11 +68,27 @@ def content_digest(paths: Iterable[Path]) -> str:
     for path in sorted(paths):
         digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
         try:
-            digest.update(path.read_bytes())
+            digest.update(safe_io.read_regular(path, safe_io.CONFIG_BYTES))
         except OSError as err:
             digest.update(f"unreadable: {err.strerror}".encode())
         digest.update(b"\0")
     return digest.hexdigest()
+
+
+def unusable_folder(root: Path) -> str | None:
+    """Why `root`'s cache folder must not be used (None: it is a folder, or absent)."""
+    folder = root / CACHE_DIR
+    try:
+        info = folder.lstat()
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return f"{folder} cannot be read ({err.strerror})"
+    if stat.S_ISLNK(info.st_mode):
+        return f"{folder} is a symbolic link, never followed"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{folder} is not a folder"
+    return None
 
 
 def _nothing(text: str) -> bool:
@@ -80,6 +110,39 @@ def _text(path: Path, raw: bytes) -> str | None:
         return None
 
 
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _BIG
+
+
+def _row_ok(row: object) -> bool:
+    if not isinstance(row, list) or len(row) != 7:
+        return False
+    name, mtime_ns, size, ctime_ns, inode, digest, noted = row
+    return (
+        isinstance(name, str)
+        and all(_count(v) for v in (mtime_ns, size, ctime_ns, inode))
+        and isinstance(digest, str)
+        and isinstance(noted, bool)
+    )
+
+
+def _entry_ok(entry: object) -> bool:
+    """The shape and bounds `_validate` relies on; anything else is a foreign entry."""
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("files"), list)
+        and all(_row_ok(row) for row in entry["files"])
+        and isinstance(entry.get("parsed"), list)
+        and all(isinstance(p, str) for p in entry["parsed"])
+        and _count(entry.get("written_ns"))
+        and "payload" in entry
+    )
+
+
+def _stat_row(info: os.stat_result) -> list[int]:
+    return [info.st_mtime_ns, info.st_size, info.st_ctime_ns, info.st_ino]
+
+
 @dataclass(frozen=True)
 class Hit:
     payload: Any
@@ -93,10 +156,24 @@ class RunCache:
     KEEP = 24
 
     def __init__(self, root: Path, kind: str, key: str) -> None:
+        self.root = root
         self.folder = root / CACHE_DIR
         self.kind = kind
         self.key = key
-        self.path = self.folder / f"{kind}-{key[:24]}.json"
+        self.name = f"{kind}-{key[:24]}.json"
+        self.path = self.folder / self.name
+        self.started_ns = time.time_ns()
+
+    def _open_folder(self, create: bool) -> int | None:
+        """A descriptor of the cache folder, opened without following a link (None: it is
+        absent, or not a folder we may use). Every entry is opened relative to it."""
+        try:
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(self.folder, 0o777)
+            return os.open(self.folder, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+        except OSError:
+            return None  # absent, a link (ELOOP), a file (ENOTDIR), unwritable root...
 
     def load(
         self,
@@ -109,17 +186,30 @@ class RunCache:
         hit lists the files whose text it holds for (kept per file, so a later run need
         not read the others, e.g. to look for suppression comments). `prepare` sees the
         stored payload before any file is checked (the prefilter may depend on it)."""
+        folder = self._open_folder(create=False)
+        if folder is None:
+            return None
         try:
-            entry = json.loads(self.path.read_text(encoding="utf-8"))
-            if prepare is not None and entry.get("key") == self.key:
-                prepare(entry["payload"])
-            hit = self._validate(entry, files, prefilter, note)
-        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
-            return None  # missing, corrupt or foreign: analyse and rebuild
-        if hit is not None:
-            with contextlib.suppress(OSError):
-                os.utime(self.path)  # recently used: kept when older entries are pruned
-        return hit
+            try:
+                fd, _info = safe_io.open_regular(self.name, follow=False, dir_fd=folder)
+                try:
+                    entry = safe_io.load_json(safe_io.read_fd(fd, self.path, safe_io.CACHE_BYTES))
+                finally:
+                    os.close(fd)
+                if not _entry_ok(entry) or entry.get("format") != _FORMAT:
+                    return None
+                if prepare is not None and entry.get("key") == self.key:
+                    prepare(entry["payload"])
+                hit = self._validate(entry, files, prefilter, note, folder)
+            except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+                return None  # missing, corrupt or foreign: analyse and rebuild
+            if hit is not None:
+                with contextlib.suppress(OSError, NotImplementedError):
+                    # Recently used: kept when older entries are pruned.
+                    os.utime(self.name, dir_fd=folder, follow_symlinks=False)
+            return hit
+        finally:
+            os.close(folder)
 
     def _validate(
         self,
@@ -127,6 +217,7 @@ class RunCache:
         files: Sequence[Path],
         prefilter: Callable[[str], bool],
         note: Callable[[str], bool],
+        folder: int,
     ) -> Hit | None:
         if entry["format"] != _FORMAT or entry["key"] != self.key:
             return None
@@ -137,29 +228,30 @@ class RunCache:
         written = int(entry["written_ns"])
         updated = False
         for row, path in zip(recorded, files, strict=True):
-            name, mtime_ns, size, digest, noted = row
+            name, mtime_ns, _size, ctime_ns, _inode, digest, noted = row
             try:
-                stat = path.stat()
+                info = path.stat()
             except OSError:
                 return None
-            racy = mtime_ns >= written - _RACY_NS
-            if (stat.st_mtime_ns, stat.st_size) == (mtime_ns, size) and not racy:
+            racy = max(mtime_ns, ctime_ns) >= written - _RACY_NS
+            if _stat_row(info) == row[1:5] and not racy:
                 continue
-            raw = path.read_bytes()
+            raw = safe_io.read_regular(path, safe_io.SOURCE_BYTES)
             text = _text(path, raw)
             new_digest = _digest(text, raw)
             if new_digest != digest:
                 if name in parsed or text is None or prefilter(text):
                     return None
                 noted = note(text)
-            fresh = [stat.st_mtime_ns, stat.st_size, new_digest, bool(noted)]
-            if fresh != row[1:]:
+            fresh = [*_stat_row(info), new_digest, bool(noted)]
+            # A racy row hashed once is trusted by its stat once the clock has moved on.
+            if fresh != row[1:] or racy:
                 row[1:] = fresh
                 updated = True
         if updated:
             entry["written_ns"] = time.time_ns()
-            self._write(entry)
-        noted_files = frozenset(p for row, p in zip(recorded, files, strict=True) if row[4])
+            self._write(entry, folder)
+        noted_files = frozenset(p for row, p in zip(recorded, files, strict=True) if row[6])
         return Hit(entry["payload"], noted_files)
 
     def store(
@@ -176,17 +268,18 @@ class RunCache:
         rows = []
         try:
             for path in files:
-                stat = path.stat()
+                info = path.stat()
                 text = None if text_of is None else text_of(path)
                 raw = None
                 if text is None:
-                    raw = path.read_bytes()
+                    raw = safe_io.read_regular(path, safe_io.SOURCE_BYTES)
                     text = _text(path, raw)
                 digest = _digest(text, raw)
                 noted = True if text is None else note(text)  # unreadable: say so, reread
-                rows.append([str(path), stat.st_mtime_ns, stat.st_size, digest, noted])
+                rows.append([str(path), *_stat_row(info), digest, noted])
         except OSError:
             return
+        # "format" and "key" first: the first bytes say the file is one of ours (_prune).
         entry = {
             "format": _FORMAT,
             "key": self.key,
@@ -196,38 +289,88 @@ class RunCache:
             "parsed": sorted(str(p) for p in parsed),
             "payload": payload,
         }
-        self._write(entry)
-        self._prune()
-
-    def _prune(self) -> None:
+        folder = self._open_folder(create=True)
+        if folder is None:
+            return
         try:
-            entries = sorted(
-                self.folder.glob(f"{self.kind}-*.json"),
-                key=lambda p: p.stat().st_mtime_ns,
-                reverse=True,
-            )
-            for stale in entries[self.KEEP :]:
-                stale.unlink()
+            self._write(entry, folder)
+            self._prune(folder)
+        finally:
+            os.close(folder)
+
+    def _prune(self, folder: int) -> None:
+        """Keep the KEEP most recently used entries of this kind; remove, by name inside
+        the folder (never through a link), only files this cache wrote."""
+        pattern = re.compile(re.escape(self.kind) + r"-([0-9a-f]{24})\.json")
+        entries: list[tuple[int, str]] = []
+        stale: list[str] = []
+        try:
+            with os.scandir(folder) as listing:
+                for item in listing:
+                    info = item.stat(follow_symlinks=False)
+                    if not stat.S_ISREG(info.st_mode):
+                        continue
+                    found = pattern.fullmatch(item.name)
+                    if found and _ours(item.name, found.group(1), folder):
+                        entries.append((info.st_mtime_ns, item.name))
+                    elif item.name.startswith(_TEMP_PREFIX) and _stale(info, self.started_ns):
+                        stale.append(item.name)  # left by a run that was killed
         except OSError:
-            pass  # another run pruned it first
+            return
+        entries.sort(reverse=True)
+        for name in [name for _mtime, name in entries[self.KEEP :]] + stale:
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=folder)  # another run may have pruned it first
 
-    def _write(self, entry: dict[str, Any]) -> None:
+    def _write(self, entry: dict[str, Any], folder: int) -> None:
         try:
-            self.folder.mkdir(exist_ok=True)
-            ignore = self.folder / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# Created by gatecheck: the cache is never committed.\n*\n")
-            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".entry-")
+            # O_EXCL: an existing name (a file, or a link leading anywhere) is left alone.
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+            ignore = os.open(".gitignore", flags, 0o644, dir_fd=folder)
+            with os.fdopen(ignore, "w") as out:
+                out.write("# Created by gatecheck: the cache is never committed.\n*\n")
+        except OSError:
+            pass
+        try:
+            temporary, handle = _temporary(folder)
         except OSError:
             return
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 json.dump(entry, out, separators=(",", ":"))
             # Atomic: a concurrent run reads the old entry or this one, never half of one.
-            os.replace(temporary, self.path)
+            os.replace(temporary, self.name, src_dir_fd=folder, dst_dir_fd=folder)
         except (OSError, TypeError, ValueError):
             with contextlib.suppress(OSError):
-                os.unlink(temporary)
+                os.unlink(temporary, dir_fd=folder)
+
+
+def _temporary(folder: int) -> tuple[str, int]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    for _attempt in range(100):
+        name = _TEMP_PREFIX + os.urandom(8).hex()
+        try:
+            return name, os.open(name, flags, 0o600, dir_fd=folder)
+        except FileExistsError:
+            continue
+    raise OSError(errno.EEXIST, "no free temporary name")
+
+
+def _stale(info: os.stat_result, started_ns: int) -> bool:
+    return info.st_mtime_ns < started_ns - safe_io.STALE_NS
+
+
+def _ours(name: str, short_key: str, folder: int) -> bool:
+    """An entry this cache wrote starts `{"format":N,"key":"<the key in its name>`."""
+    try:
+        fd, _info = safe_io.open_regular(name, follow=False, dir_fd=folder)
+        try:
+            head = os.read(fd, 64)
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return re.match(rb'\{"format":\d+,"key":"' + short_key.encode(), head) is not None
 
 
 # -- results as JSON data: frozen dataclasses, enums, paths and sets, by their type hints ---

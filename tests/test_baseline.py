@@ -250,3 +250,52 @@ def test_gate_lines_start_at_the_condition(tmp_path: Path) -> None:
         hops=(hop,),
     )
     assert gate_lines(finding) == range(24, 28)
+
+
+# --- hostile input (issue #15) ----------------------------------------------------------------
+
+
+def test_deeply_nested_baseline_is_a_usage_error(seed: Path) -> None:
+    (seed / "baseline.json").write_text("[" * 100_000 + "]" * 100_000)
+    code, output = check(".", "--baseline", "baseline.json")
+    assert code == 2
+    assert (
+        output
+        == "Error: baseline.json: not a gatecheck baseline (invalid JSON: nested too deeply)\n"
+    )
+
+
+def test_a_fifo_as_baseline_is_refused_not_read(seed: Path) -> None:
+    """In a subprocess: a blocking read would hang the test run instead of failing it."""
+    import os
+    import sys
+
+    os.mkfifo(seed / "baseline.json")
+    result = subprocess.run(
+        [sys.executable, "-m", "gatecheck", "check", ".", "--baseline", "baseline.json"],
+        cwd=seed,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "baseline.json: cannot read baseline: a FIFO, not a regular file" in result.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_recorded_and_matched(seed: Path) -> None:
+    """`caf\\xe9.py` (a latin-1 name on a UTF-8 system) crashed --write-baseline with a
+    UnicodeEncodeError and wrote nothing."""
+    import os
+
+    twin = os.path.join(os.fsencode(seed / "sglang" / "srt" / "layers"), b"caf\xe9.py")
+    with open(twin, "wb") as out:
+        out.write((seed / COMMUNICATOR).read_bytes())
+
+    code, output = check(".", "--write-baseline", "baseline.json")
+
+    assert code == 0, output
+    data = json.loads((seed / "baseline.json").read_text(encoding="utf-8"))
+    assert "sglang/srt/layers/caf\\xe9.py" in {e["path"] for e in data["findings"]}
+    code, output = check(".", "--baseline", "baseline.json")
+    assert code == 0, output
+    assert "0 findings" in output and "3 in the baseline" in output

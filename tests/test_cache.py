@@ -305,3 +305,172 @@ def test_no_progress_bar_without_a_terminal_or_with_quiet(project: Path) -> None
     json.loads(result.output)
     quiet = CliRunner().invoke(cli, ["check", ".", "-q", "--format", "json", "--no-cache"])
     json.loads(quiet.output)
+
+
+# --- untrusted repositories: links, foreign files, damaged entries (issue #15) ----------------
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["check", ".", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _listing(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_a_linked_cache_folder_is_never_used(project: Path, tmp_path: Path) -> None:
+    """A committed `.gatecheck_cache -> ../elsewhere` (a malicious pull request) made the
+    cache write there and prune files it never wrote: now the link is refused with a
+    warning, nothing is written or removed through it, and the run goes on uncached."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for index in range(30):
+        (elsewhere / f"check-{index:024x}.json").write_text(f"precious {index}\n")
+    before = _listing(elsewhere)
+    (project / CACHE_DIR).symlink_to(elsewhere, target_is_directory=True)
+
+    runs = [_run("--format", "json") for _ in range(2)]
+
+    assert _listing(elsewhere) == before
+    for code, stdout, stderr in runs:
+        assert code == 1
+        assert stdout == _run("--format", "json", "--no-cache")[1]
+        assert f"warning: {project / CACHE_DIR} is a symbolic link, never followed" in stderr
+        assert "running without the cache" in stderr
+
+
+def test_a_dangling_gitignore_link_in_the_cache_folder_is_not_written_through(
+    project: Path, tmp_path: Path
+) -> None:
+    (project / CACHE_DIR).mkdir()
+    outside = tmp_path / "created-outside"
+    (project / CACHE_DIR / ".gitignore").symlink_to(outside)
+
+    _check()
+
+    assert not outside.exists()
+    assert (project / CACHE_DIR / ".gitignore").is_symlink()
+    assert list((project / CACHE_DIR).glob("check-*.json"))  # the cache itself works
+
+
+def test_only_entries_the_cache_wrote_are_pruned(tmp_path: Path) -> None:
+    """Files that look like entries by name but were not written by the cache (other
+    content, or links leading anywhere) survive pruning; our own old entries go."""
+    folder = tmp_path / CACHE_DIR
+    folder.mkdir()
+    outside = tmp_path / "outside.json"
+    outside.write_text("keep me\n")
+    foreign = [folder / f"check-{index:024x}.json" for index in range(30)]
+    for path in foreign:
+        path.write_text("not an entry\n")
+        os.utime(path, (1, 1))  # the least recently used, were they ours
+    (folder / f"check-{'f' * 24}.json").symlink_to(outside)
+
+    for index in range(RunCache.KEEP + 5):
+        RunCache(tmp_path, "check", f"{index + 100:x}".ljust(64, "0")).store([], [], {"n": index})
+
+    assert all(path.read_text() == "not an entry\n" for path in foreign)
+    assert outside.read_text() == "keep me\n"
+    assert (folder / f"check-{'f' * 24}.json").is_symlink()
+    ours = [p for p in folder.glob("check-*.json") if p.read_bytes().startswith(b'{"format"')]
+    assert len(ours) == RunCache.KEEP
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda text: "[" * 100_000 + "]" * 100_000, id="deeply-nested"),
+        pytest.param(
+            lambda text: text.replace('"written_ns":', '"written_ns":1e999,"x":', 1),
+            id="overflowing-number",
+        ),
+        pytest.param(
+            lambda text: text.replace('"gate_count":', '"gate_count":1e999,"x":'), id="inf-payload"
+        ),
+        pytest.param(
+            lambda text: text.replace('"written_ns":', '"written_ns":Infinity,"x":'), id="infinity"
+        ),
+        pytest.param(lambda text: text.replace('"files":[[', '"files":[[1.5,', 1), id="wrong-row"),
+    ],
+)
+def test_damaged_entries_are_rebuilt_not_fatal(
+    project: Path, fresh_runs: list[str], damage: Callable[[str], str]
+) -> None:
+    cold = _check("--format", "json")
+    for entry in (project / CACHE_DIR).glob("*-*.json"):  # check and rules entries alike
+        entry.write_text(damage(entry.read_text()))
+
+    assert _check("--format", "json") == cold
+    assert _check("--format", "json") == cold
+    assert fresh_runs == ["check", "check"]
+
+
+def test_a_fifo_or_device_in_place_of_an_entry_does_not_block(project: Path) -> None:
+    """Run in a subprocess: a blocking read would hang the test run, not fail it."""
+    import subprocess
+    import sys
+
+    _check()
+    for index, entry in enumerate(sorted((project / CACHE_DIR).glob("*-*.json"))):
+        entry.unlink()
+        if index % 2:
+            entry.symlink_to("/dev/zero")
+        else:
+            os.mkfifo(entry)
+
+    result = subprocess.run(
+        [sys.executable, "-m", "gatecheck", "check", ".", "--format", "json"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert result.returncode == 1, result.stderr
+    assert json.loads(result.stdout)["findings"]
+
+
+def test_a_same_size_edit_with_its_old_mtime_restored_is_seen(
+    project: Path, fresh_runs: list[str]
+) -> None:
+    """`cp -p`, `rsync -a` and `tar x` restore mtimes: with the same size, only ctime and
+    inode (which nothing restores) tell that the content is new."""
+    old = 1_600_000_000_000_000_000
+    for path in project.rglob("*.py"):
+        os.utime(path, ns=(old, old))
+    cold = _check("--format", "json")
+    # As if the entry had been written well after the checkout: the stat alone is trusted.
+    (entry,) = (project / CACHE_DIR).glob("check-*.json")
+    data = json.loads(entry.read_text())
+    data["written_ns"] += 60_000_000_000
+    entry.write_text(json.dumps(data, separators=(",", ":")))
+
+    source = project / COMMUNICATOR
+    text = source.read_text()
+    edited = text.replace(
+        "_is_sm90_supported or _is_sm100_supported", "_is_sm90_supported or _is_sm120_supported"
+    )
+    assert edited != text and len(edited) == len(text)
+    source.write_text(edited)
+    os.utime(source, ns=(old, old))
+
+    warm = _check("--format", "json")
+
+    assert fresh_runs == ["check", "check"]
+    assert warm != cold
+    assert warm == _check("--format", "json", "--no-cache")
+
+
+def test_stale_temporary_entries_of_killed_runs_are_removed(tmp_path: Path) -> None:
+    folder = tmp_path / CACHE_DIR
+    folder.mkdir()
+    stale, young = folder / ".entry-0123456789abcdef", folder / ".entry-fedcba9876543210"
+    for path in (stale, young):
+        path.write_text('{"format":4,"key":"half')
+    os.utime(stale, (1, 1))
+
+    RunCache(tmp_path, "check", "a" * 64).store([], [], {})
+
+    assert not stale.exists()
+    assert young.exists()  # perhaps a concurrent run, writing right now

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import errno
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from gatecheck import resources
 from gatecheck.config.loader import load_registry, load_ruleset
 from gatecheck.config.model import ConfigError, ConfigErrors, FeatureExample
 from gatecheck.config.schema import REGISTRY_SCHEMA, RULE_FILE_SCHEMA
+from tests.unprivileged import python_as_nobody, world_folder
 
 # Each case: a rule file with exactly one problem, where it is (1-based) and what is said.
 BAD_RULE_FILES = [
@@ -507,21 +510,22 @@ def test_directory_without_rule_files(tmp_path: Path) -> None:
     ]
 
 
-def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = _write(tmp_path / "rules.yaml", "vocabulary: []\n")
+def test_unreadable_file() -> None:
+    base = world_folder()
+    path = _write(base / "rules.yaml", "vocabulary: []\n")
+    path.chmod(0o000)  # root reads it anyway: loaded as an unprivileged user
 
-    read_bytes = Path.read_bytes
+    code = (
+        "from gatecheck.config.loader import load_ruleset\n"
+        "from gatecheck.config.model import ConfigErrors\n"
+        "try:\n"
+        "    load_ruleset([sys.argv[1]])\n"
+        "except ConfigErrors as errors:\n"
+        "    print(errors)\n"
+    )
+    result = python_as_nobody(code, base, str(path))
 
-    def refuse(self: Path) -> bytes:
-        if self == path:
-            raise PermissionError(errno.EACCES, "Permission denied", str(self))
-        return read_bytes(self)
-
-    # chmod would not do: tests may run as root, who reads anything.
-    monkeypatch.setattr(Path, "read_bytes", refuse)
-    errors = _load_errors([path])
-
-    assert [str(e) for e in errors] == [f"{path}:1:1: cannot read file: Permission denied"]
+    assert result.stdout.strip() == f"{path}:1:1: cannot read file: Permission denied"
 
 
 def test_shipped_rules_load() -> None:
@@ -623,3 +627,58 @@ def test_load_registry_reports_errors(tmp_path: Path) -> None:
 @pytest.mark.parametrize("schema", [RULE_FILE_SCHEMA, REGISTRY_SCHEMA])
 def test_schemas_are_valid_draft_2020_12(schema: dict[str, object]) -> None:
     Draft202012Validator.check_schema(schema)
+
+
+# --- special files and big plain files (issue #15) -------------------------------------------
+
+
+def _gatecheck(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """In a subprocess: a read that blocks would hang the test run instead of failing it."""
+    return subprocess.run(
+        [sys.executable, "-m", "gatecheck", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("command", [["rules", "validate"], ["check", ".", "--rules"]])
+def test_a_fifo_or_a_device_as_rules_is_refused_not_read(
+    tmp_path: Path, command: list[str]
+) -> None:
+    fifo = tmp_path / "rules.yaml"
+    os.mkfifo(fifo)
+
+    for given, why in ((fifo, "a FIFO"), (Path("/dev/zero"), "a device")):
+        result = _gatecheck([*command, str(given)], tmp_path)
+
+        assert result.returncode == 2, result.stderr
+        assert f"{given}:1:1: cannot read file: {why}, not a regular file" in result.stderr
+
+
+def test_a_long_file_of_plain_features_is_not_an_alias_bomb(tmp_path: Path) -> None:
+    """9,500 features (about 750 KB, no alias) were refused as "aliases expand to more
+    than 100,000 values": only what aliases add counts."""
+    features = "".join(
+        f"  - id: feature-{n}\n"
+        f"    description: plain feature number {n}\n"
+        f"    flags: [flag_{n}, other_flag_{n}]\n"
+        "    require: [sm90, sm100, sm120]\n"
+        for n in range(9_500)
+    )
+    path = _write(tmp_path / "rules.yaml", "features:\n" + features)
+
+    ruleset = load_ruleset([path])
+
+    assert len(ruleset.features) == 9_500
+
+
+def test_an_alias_bomb_is_still_refused(tmp_path: Path) -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, 6)]
+    path = _write(tmp_path / "rules.yaml", "\n".join(lines) + "\n")
+
+    assert [e.message for e in _load_errors([path])] == [
+        "YAML aliases expand to more than 100,000 values"
+    ]

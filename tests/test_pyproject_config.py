@@ -234,3 +234,100 @@ def test_readme_configuration_example_is_valid(
     code, output = run("config", "show")
     assert code == 0, output
     assert '"tests/*" = ["GC001"]' in output
+
+
+# --- hostile and broken pyproject files (issue #15) -------------------------------------------
+
+_POSITIONS_OF = """\
+import sys
+from gatecheck.config.pyproject import _key_positions
+text = sys.stdin.read()
+print(sorted((".".join(k), v) for k, v in _key_positions(text).items()))
+"""
+
+
+def _positions_in_a_subprocess(text: str) -> str:
+    """A hang guard (the regex scan took 390 s on 8 KB): a timeout fails the test where
+    in-process it would stall the whole run."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", _POSITIONS_OF],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            '[tool.gatecheck]\nnote = """\n[' + " " * 60_000 + ']x\n"""\nrules = []\n',
+            "[('tool', (1, 1)), ('tool.gatecheck', (1, 1)), ('tool.gatecheck.note', (2, 1)), "
+            "('tool.gatecheck.rules', (5, 1))]",
+            id="header-look-alike-in-a-multi-line-string",
+        ),
+        pytest.param(
+            "[tool.gatecheck]\nper-file-ignores = { " + "w" * 64_000 + ' = ["x"] }\n',
+            f"[('tool', (1, 1)), ('tool.gatecheck', (1, 1)), ('tool.gatecheck.per-file-ignores', "
+            f"(2, 1)), ('tool.gatecheck.per-file-ignores.{'w' * 64_000}', (2, 22))]",
+            id="long-word-in-an-inline-table",
+        ),
+        pytest.param(
+            "[tool.gatecheck]\nexclude = [" + '"a", ' * 20_000 + "]\n",
+            "[('tool', (1, 1)), ('tool.gatecheck', (1, 1)), ('tool.gatecheck.exclude', (2, 1))]",
+            id="long-array",
+        ),
+    ],
+)
+def test_key_positions_are_found_in_one_pass(text: str, expected: str) -> None:
+    assert _positions_in_a_subprocess(text) == expected.replace("('tool', (1, 1)), ", "")
+
+
+def test_key_positions_in_odd_but_valid_toml() -> None:
+    text = (
+        "[[tool.other]]\n"
+        "a = 1  # comment with = and [brackets]\n"
+        "[tool . 'gatecheck']\n"
+        '"quoted.key" = "value with # and ="\n'
+        "d.e = { f = [1, { g = 2 }], h = '''\nmulti\n'''}\n"
+        "rules = []\n"
+    )
+    positions = _key_positions(text)
+    assert positions[("tool", "other", "a")] == (2, 1)
+    assert positions[("tool", "gatecheck")] == (3, 1)
+    assert positions[("tool", "gatecheck", "quoted.key")] == (4, 1)
+    assert positions[("tool", "gatecheck", "d", "e", "f")] == (5, 9)
+    assert positions[("tool", "gatecheck", "d", "e", "h")] == (5, 29)
+    assert positions[("tool", "gatecheck", "rules")] == (8, 1)
+    assert ("tool", "gatecheck", "d", "e", "g") not in positions
+
+
+def test_a_pyproject_that_is_not_utf8_is_an_error_not_absent(proj: Path) -> None:
+    """A latin-1 byte made the file count as absent: `config show` said "not found" and
+    `exclude` was silently dropped."""
+    (proj / "pyproject.toml").write_bytes(b'[tool.gatecheck]\nexclude = ["caf\xe9/*"]\n')
+
+    for command in (["config", "show"], ["check", "."]):
+        code, output = run(*command)
+        assert code == 2, output
+        assert output == "pyproject.toml:2:16: not valid UTF-8 (TOML must be): byte 0xe9\n"
+
+
+def test_a_pyproject_the_user_cannot_read_is_an_error() -> None:
+    from tests.unprivileged import gatecheck_as_nobody, give_to_nobody, world_folder
+
+    base = world_folder()
+    (base / "pyproject.toml").write_text('[tool.gatecheck]\nexclude = ["tests/*"]\n')
+    give_to_nobody(base)
+    (base / "pyproject.toml").chmod(0o000)
+
+    result = gatecheck_as_nobody(["config", "show"], base)
+
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr == "pyproject.toml:1:1: cannot read: Permission denied\n"

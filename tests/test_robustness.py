@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +19,7 @@ from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
 from gatecheck.engine import Analysis, analyse
 from gatecheck.fixing.fixer import plan_fixes, write_changes
+from tests.unprivileged import gatecheck_as_nobody, give_to_nobody, world_folder
 
 RULE = """\
 features:
@@ -135,6 +136,14 @@ BAD_FILES = [
         "file contains NUL bytes",
         False,
         id="nul-bytes",
+    ),
+    pytest.param(
+        "utf16.py",
+        "\ufeff".encode("utf-16-le") + GATE.encode("utf-16-le"),
+        DIAGNOSED,
+        "cannot read: UTF-16 (byte-order mark) is not supported: save as UTF-8",
+        False,
+        id="utf16-bom",
     ),
     pytest.param("empty.py", b"", SKIPPED, NOT_MENTIONED, False, id="empty-file"),
     pytest.param(
@@ -348,26 +357,20 @@ def test_dangling_link_and_fifo_are_skipped(tmp_path: Path) -> None:
     assert _findings(analysis, root) == ["pkg/good.py"]
 
 
-def test_unreadable_file_is_diagnosed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Tests run as root, where chmod 000 does not stop a read: simulate the refusal.
-    root = _project(tmp_path, {"pkg/secret.py": GATE.encode()})
-    secret = root / "pkg" / "secret.py"
-    real_read_bytes: Callable[[Path], bytes] = Path.read_bytes
+def test_unreadable_file_is_diagnosed() -> None:
+    # Root reads through chmod 000: analysed as an unprivileged user.
+    root = _world_project({"pkg/secret.py": GATE.encode()})
+    (root / "pkg" / "secret.py").chmod(0o000)
+    rules = str(root.parent / "rules.yaml")
 
-    def read_bytes(self: Path) -> bytes:
-        if self == secret:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read_bytes(self)
+    result = gatecheck_as_nobody(["check", ".", "--rules", rules, "--format", "json"], root)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
-
-    analysis, accounting = _run(tmp_path, root)
-
-    assert _outcome(accounting, root, "pkg/secret.py") == (
-        DIAGNOSED,
-        "unreadable: Permission denied",
-    )
-    assert _findings(analysis, root) == ["pkg/good.py"]
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert [(d["path"], d["message"]) for d in report["diagnostics"]] == [
+        ("pkg/secret.py", "unreadable: Permission denied")
+    ]
+    assert [f["path"] for f in report["findings"]] == ["pkg/good.py"]
 
 
 def test_unreadable_folder_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -423,7 +426,7 @@ def test_every_bad_file_at_once_through_the_cli(tmp_path: Path) -> None:
     assert counts["parsed"] + counts["skipped"] + counts["diagnosed"] == counts["seen"]
     assert counts["seen"] == len(files) + 2 + 2  # + __init__.py, good.py, two links
     diagnosed = {Path(d["path"]).name for d in report["diagnostics"]}
-    assert diagnosed == {"syntax.py", "py2.py", "latin1.py", "nul.py"}
+    assert diagnosed == {"syntax.py", "py2.py", "latin1.py", "nul.py", "utf16.py"}
     listed = {Path(s["path"]).name: s["reason"] for s in report["skipped"]}
     assert listed == {"loop.py": "link loop", "outside.py": "link points outside the scanned root"}
     found = {Path(f["path"]).name for f in report["findings"]}
@@ -476,3 +479,145 @@ def test_code_frame_caret_lines_up_under_tabs(tmp_path: Path) -> None:
     at = next(i for i, line in enumerate(lines) if "if major in (9, 10):" in line)
     assert lines[at + 1].index("^") == lines[at].index("major in")
     assert lines[at + 1].count("^") == len("major in (9, 10)")
+
+
+# --- --fix writes: line ends, all or nothing, stale temporary files (issue #15) ---------------
+
+
+def _fix(tmp_path: Path, root: Path, force: bool = False) -> tuple[list[Path], list[str]]:
+    """Plan and write through the library: the files written and the reasons not."""
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+    report = plan_fixes(analyse([root], ruleset), ruleset, [root])
+    write_changes(report, [root], force=force)
+    return report.written, [f"{p.name}: {why}" for p, why in report.not_written]
+
+
+def test_fix_and_sarif_on_a_file_with_cr_only_line_ends(tmp_path: Path) -> None:
+    """Old Mac line ends: Python reads a lone CR as a line end, so must the edit offsets
+    (an IndexError in offset() killed --fix, --diff and every SARIF report)."""
+    root = _project(tmp_path, {"pkg/mac.py": GATE.replace("\n", "\r").encode()})
+    mac = root / "pkg" / "mac.py"
+
+    sarif = CliRunner().invoke(
+        cli, ["check", str(root), "--rules", str(tmp_path / "rules.yaml"), "--format", "sarif"]
+    )
+    written, _ = _fix(tmp_path, root)
+
+    assert sarif.exit_code == 1, sarif.output
+    assert "internal error" not in sarif.stderr
+    assert mac in written
+    assert mac.read_bytes() == GATE.replace("(9, 10)", "(9, 10, 12)").replace("\n", "\r").encode()
+
+
+def _stale(path: Path, age_s: float) -> Path:
+    path.write_bytes(b"half a file")
+    old = time.time() - age_s
+    os.utime(path, (old, old))
+    return path
+
+
+def test_fix_removes_stale_temporary_files_of_killed_runs(tmp_path: Path) -> None:
+    """kill -9 during a write leaves `.NAME.py.XXXXXXXX.gatecheck`: removed when a later
+    run writes to that folder, if ours by name, a regular file and long untouched."""
+    root = _project(tmp_path, {})
+    pkg = root / "pkg"
+    stale = _stale(pkg / ".good.py.ab12cd34.gatecheck", 3600)
+    young = _stale(pkg / ".good.py.young123.gatecheck", 0)  # maybe a run writing right now
+    foreign = _stale(pkg / ".good.py.notours.tmp", 3600)
+    elsewhere = _stale(tmp_path / "elsewhere", 3600)
+    (pkg / ".link.py.ab12cd34.gatecheck").symlink_to(elsewhere)
+
+    written, _ = _fix(tmp_path, root)
+
+    assert written == [pkg / "good.py"]
+    assert not stale.exists()
+    assert young.exists() and foreign.exists() and elsewhere.exists()
+    assert (pkg / ".link.py.ab12cd34.gatecheck").is_symlink()
+
+
+def _world_project(files: dict[str, bytes]) -> Path:
+    """A project an unprivileged user owns, in a folder it can reach."""
+    base = world_folder()
+    root = _project(base, files)
+    give_to_nobody(base)
+    return root
+
+
+def test_fix_is_all_or_nothing_when_a_folder_is_read_only() -> None:
+    """A write error (read-only folder, full disk) used to abort after some files were
+    written, without a summary: now every temporary file is written first, and nothing
+    is renamed into place unless all were; the summary says what was not written."""
+    root = _world_project({"a/gate.py": GATE.encode(), "b/gate.py": GATE.encode()})
+    os.chmod(root / "b", 0o555)
+    rules = root.parent / "rules.yaml"
+
+    result = gatecheck_as_nobody(
+        ["check", str(root), "--rules", str(rules), "--fix", "--no-cache"], root
+    )
+
+    assert "internal error" not in result.stderr, result.stderr
+    assert result.returncode == 1, result.stderr
+    for rel in ("a/gate.py", "b/gate.py", "pkg/good.py"):
+        assert (root / rel).read_text() == GATE, rel
+    assert "b/gate.py: cannot write: Permission denied; not written" in result.stderr
+    assert "a/gate.py: not written either: gate.py could not be (all or nothing)" in result.stderr
+    assert "(0 files written, 3 not)" in result.stderr
+    assert not [p for p in root.rglob("*.gatecheck")]
+
+
+def test_unreadable_folder_under_the_root_as_an_unprivileged_user() -> None:
+    """A folder the user cannot read, right under the scanned root: skipped with its
+    reason (kernels/locate.py's Path.is_file() raised PermissionError for it)."""
+    root = _world_project({"locked/gate.py": GATE.encode()})
+    os.chmod(root / "locked", 0o000)
+    rules = str(root.parent / "rules.yaml")
+
+    commands = (
+        ["check", str(root), "--no-cache"],
+        ["check", str(root), "--fix"],
+        ["explain", "fast-thing", str(root)],
+        ["audit", str(root), "--generation", "sm120", "--no-cache"],
+    )
+    for args in commands:
+        result = gatecheck_as_nobody([*args, "--rules", rules], root)
+        assert "internal error" not in result.stderr, (args, result.stderr)
+        assert result.returncode in (0, 1), (args, result.stderr)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 1 MiB tmpfs: a disk that can really be filled."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs: {mounted.stderr.decode().strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_fix_is_all_or_nothing_on_a_full_disk(tmp_path: Path, small_disk: Path) -> None:
+    root = small_disk / "proj"
+    _write(root, {"pkg/__init__.py": b"", "a/gate.py": GATE.encode(), "b/gate.py": GATE.encode()})
+    (tmp_path / "rules.yaml").write_text(RULE)
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+    report = plan_fixes(analyse([root], ruleset), ruleset, [root])
+    assert len(report.changes) == 2
+    free = os.statvfs(small_disk)
+    # One block left: the first temporary file fits, the second does not.
+    (small_disk / "filler").write_bytes(b"x" * ((free.f_bavail - 1) * free.f_frsize))
+
+    write_changes(report, [root])
+
+    assert report.written == []
+    assert sorted((p.relative_to(root).as_posix(), why) for p, why in report.not_written) == [
+        ("a/gate.py", "not written either: gate.py could not be (all or nothing)"),
+        ("b/gate.py", "cannot write: No space left on device; not written"),
+    ]
+    assert (root / "a" / "gate.py").read_text() == GATE
+    assert (root / "b" / "gate.py").read_text() == GATE
+    assert not list(root.rglob("*.gatecheck"))

@@ -251,3 +251,221 @@ def test_write_changes_refuses_a_path_outside_the_roots(tmp_path: Path) -> None:
     assert target.read_bytes() == before
     assert report.not_written == [(target, "outside the scanned root; not written")]
     assert "is_sm120" not in path.read_text()  # and nothing written in the root either
+
+
+# --- --fix never loses an edit or a file's metadata (issue #15) ------------------------------
+
+FIXABLE = """\
+import torch
+
+
+class Args:
+    enable_fast_thing: bool = False
+
+    def adjust(self):
+        major, minor = torch.cuda.get_device_capability()
+        if major in (9, 10):
+            self.enable_fast_thing = True
+"""
+FIXED = FIXABLE.replace("(9, 10)", "(9, 10, 12)")
+EDIT = "# saved by an editor meanwhile\n"
+
+
+def _fixable(tmp_path: Path) -> tuple[Path, Path]:
+    root = tmp_path / "proj"
+    root.mkdir(parents=True)
+    (root / "gate.py").write_text(FIXABLE)
+    (tmp_path / "rules.yaml").write_text(RULE)
+    return root, root / "gate.py"
+
+
+def _planned(tmp_path: Path, root: Path):  # type: ignore[no-untyped-def]
+    from gatecheck.config.loader import load_ruleset
+    from gatecheck.engine import analyse
+    from gatecheck.fixing.fixer import plan_fixes
+
+    ruleset = load_ruleset([tmp_path / "rules.yaml"])
+    return plan_fixes(analyse([root], ruleset), ruleset, [root])
+
+
+def _write(tmp_path: Path, root: Path, force: bool = False) -> tuple[list[Path], list[str]]:
+    from gatecheck.fixing.fixer import write_changes
+
+    report = _planned(tmp_path, root)
+    write_changes(report, [root], force=force)
+    return report.written, [why for _path, why in report.not_written]
+
+
+def test_an_edit_saved_before_the_swap_is_kept(tmp_path: Path) -> None:
+    """Compare-and-swap, first half: the content is hashed again right before the rename."""
+    from gatecheck import safe_io
+
+    root, gate = _fixable(tmp_path)
+    staged = safe_io.stage(gate, FIXED.encode(), safe_io.digest(FIXABLE.encode()))
+    with gate.open("a") as editor:
+        editor.write(EDIT)
+
+    with pytest.raises(safe_io.Conflict, match="changed on disk since it was read"):
+        staged.commit()
+    staged.discard()
+
+    assert gate.read_text() == FIXABLE + EDIT
+    assert not list(root.glob(".*.gatecheck"))
+
+
+def test_an_edit_written_during_the_swap_is_restored(tmp_path: Path) -> None:
+    """Second half: a writer that had the file open and wrote right as it was replaced
+    wrote into the old file; its content goes back in place, and the fix is reported
+    as not written."""
+    from gatecheck import safe_io
+
+    _root, gate = _fixable(tmp_path)
+    staged = safe_io.stage(gate, FIXED.encode(), safe_io.digest(FIXABLE.encode()))
+    old = staged.check_unchanged()
+    editor = gate.open("a")  # opened before the swap: writes land in the old file
+    staged.swap()
+    editor.write(EDIT)
+    editor.close()
+
+    with pytest.raises(safe_io.Conflict, match="changed on disk while being written"):
+        staged.check_swapped(old)
+    os.close(old)
+
+    assert gate.read_text() == FIXABLE + EDIT
+
+
+def test_a_watcher_that_edits_as_soon_as_the_temporary_file_appears_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    """The adversarial case of issue #15 (4 of 5 edits lost): a process appends a line
+    the moment gatecheck's temporary file appears. Its edit must survive every time."""
+    import threading
+
+    for attempt in range(5):
+        root, gate = _fixable(tmp_path / str(attempt))
+        report = _planned(tmp_path / str(attempt), root)
+        done = threading.Event()
+
+        def watch(folder: Path = root, target: Path = gate, stop: threading.Event = done) -> None:
+            while not stop.is_set():
+                if any(folder.glob(".gate.py.*.gatecheck")):
+                    with target.open("a") as editor:
+                        editor.write(EDIT)
+                    return
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        from gatecheck.fixing.fixer import write_changes
+
+        write_changes(report, [root])
+        done.set()
+        watcher.join()
+        assert gate.read_text().endswith(EDIT), attempt
+        assert report.written or report.not_written
+
+
+def test_fix_keeps_owner_group_and_extended_attributes(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give the file another owner")
+    root, gate = _fixable(tmp_path)
+    os.chown(gate, 65534, 65534)
+    os.chmod(gate, 0o640)
+    try:
+        os.setxattr(gate, "user.reviewed", b"yes")
+    except OSError as err:
+        pytest.skip(f"no user xattrs on this file system: {err.strerror}")
+
+    written, _ = _write(tmp_path, root)
+
+    info = gate.stat()
+    assert written == [gate]
+    assert gate.read_text() == FIXED
+    assert (info.st_uid, info.st_gid, info.st_mode & 0o777) == (65534, 65534, 0o640)
+    assert os.getxattr(gate, "user.reviewed") == b"yes"
+
+
+def test_fix_refuses_a_hard_linked_file_unless_forced(tmp_path: Path) -> None:
+    """The twin would keep the old gate: say so, write nothing; --force writes (and the
+    twin keeps the old text, as asked)."""
+    root, gate = _fixable(tmp_path)
+    twin = tmp_path / "twin.py"
+    os.link(gate, twin)
+
+    written, reasons = _write(tmp_path, root)
+
+    assert written == []
+    assert reasons == [
+        "has 2 hard links (the others would keep the old text); "
+        "not written (use --force to write it anyway)"
+    ]
+    assert gate.read_text() == FIXABLE
+
+    written, reasons = _write(tmp_path, root, force=True)
+
+    assert (written, reasons) == ([gate], [])
+    assert gate.read_text() == FIXED
+
+
+def test_fix_refuses_a_read_only_file_unless_forced(tmp_path: Path) -> None:
+    """Mode 0444 says "do not edit", even to root (who could): the reason is shown, the
+    file kept; with --force it is rewritten and stays 0444."""
+    root, gate = _fixable(tmp_path)
+    os.chmod(gate, 0o444)
+
+    result = CliRunner().invoke(
+        cli, ["check", str(root), "--rules", str(tmp_path / "rules.yaml"), "--fix"]
+    )
+
+    assert result.exit_code == 1
+    assert "not writable (mode 0444); not written (use --force" in result.stderr
+    assert "(0 files written, 1 not)" in result.stderr
+    assert gate.read_text() == FIXABLE
+
+    written, _ = _write(tmp_path, root, force=True)
+
+    assert written == [gate]
+    assert gate.read_text() == FIXED
+    assert gate.stat().st_mode & 0o777 == 0o444
+
+
+# --- safe_io.read_regular: what may be read at all -----------------------------------------
+
+
+def _special(tmp_path: Path, kind: str) -> Path:
+    path = tmp_path / kind
+    if kind == "fifo":
+        os.mkfifo(path)  # opened without O_NONBLOCK this would wait for a writer forever
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "big":
+        path.write_bytes(b"x" * 2_000_000)
+    elif kind == "link":
+        (tmp_path / "target").write_text("x")
+        path.symlink_to(tmp_path / "target")
+    else:
+        return Path("/dev/zero")  # reads forever
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "follow", "why"),
+    [
+        pytest.param("fifo", True, "a FIFO, not a regular file", id="fifo"),
+        pytest.param("device", True, "a device, not a regular file", id="dev-zero"),
+        pytest.param("folder", True, "a directory, not a regular file", id="folder"),
+        pytest.param("big", True, "larger than 1 MiB", id="over-the-cap"),
+        pytest.param("link", False, "a symbolic link (not followed)", id="link-not-followed"),
+    ],
+)
+def test_read_regular_refuses(tmp_path: Path, kind: str, follow: bool, why: str) -> None:
+    from gatecheck import safe_io
+
+    with pytest.raises(OSError) as raised:
+        safe_io.read_regular(_special(tmp_path, kind), 1024 * 1024, follow=follow)
+    assert raised.value.strerror == why
+
+
+def test_read_regular_reads_a_file_and_a_link_when_asked(tmp_path: Path) -> None:
+    from gatecheck import safe_io
+
+    assert safe_io.read_regular(_special(tmp_path, "link"), 10) == b"x"

@@ -118,10 +118,16 @@ class FixOutcome:
     # Why a finding was not fixed or a file not written, each with its place.
     reasons: tuple[str, ...]
     verb: str  # "fixed" or "would fix"
+    # With --fix: how many files reached the disk and how many did not (None with --diff).
+    files: tuple[int, int] | None = None
 
     @property
     def summary(self) -> str:
-        return f"{self.fixed} {self.verb}, {self.left} left" + (":" if self.reasons else "")
+        # Always say what reached the disk: a write can fail for one file and not another.
+        files = (
+            "" if self.files is None else f" ({self.files[0]} files written, {self.files[1]} not)"
+        )
+        return f"{self.fixed} {self.verb}, {self.left} left{files}" + (":" if self.reasons else "")
 
 
 @dataclass(frozen=True)
@@ -359,14 +365,15 @@ def _run_fixes(run: CheckRun, analysis: Analysis) -> tuple[list[Finding], FixOut
         names = {path: display_path(path, base) for path in report.changes}
         diff = report.diff(names)
     elif fix:
-        write_changes(report, analysis.project.roots)
+        write_changes(report, analysis.project.roots, force=run.options.force)
     written = set(report.changes) - {p for p, _ in report.not_written}
     fixed = {f.key for f, _plan in report.fixed if show_diff or f.path in written}
     remaining = attach_fixes(analysis.findings, report, keep=lambda f: f.key not in fixed)
     reasons = [f"{display_path(f.path, base)}:{f.start.line}: {why}" for f, why in report.refused]
     reasons += [f"{display_path(p, base)}: {why}" for p, why in report.not_written]
     verb = "would fix" if show_diff else "fixed"
+    files = (len(report.written), len(report.not_written)) if fix and not show_diff else None
     outcome = FixOutcome(
-        diff, bool(report.changes), len(fixed), len(remaining), tuple(reasons), verb
+        diff, bool(report.changes), len(fixed), len(remaining), tuple(reasons), verb, files
     )
     return remaining, outcome

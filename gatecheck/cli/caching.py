@@ -9,8 +9,17 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import click
+
 from gatecheck.audit.prefilter import mentions_arch
-from gatecheck.cache import RunCache, cache_key, content_digest, from_data, to_data
+from gatecheck.cache import (
+    RunCache,
+    cache_key,
+    content_digest,
+    from_data,
+    to_data,
+    unusable_folder,
+)
 from gatecheck.config.model import RuleSet
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import Finding
@@ -53,7 +62,7 @@ def check_analysis(
             debug=debug,
         )
 
-    if not use_cache:
+    if not use_cache or not _usable(root):
         return fresh()
     found = discover(targets, excludes)
     selected = [f for f in ruleset.features if not features or f.id in features]
@@ -81,7 +90,7 @@ def check_analysis(
     if hit is not None:
         try:
             return _restored_analysis(hit.payload, ruleset, found, hit.noted)
-        except (TypeError, ValueError, KeyError):
+        except (TypeError, ValueError, KeyError, OverflowError, RecursionError):
             pass  # an entry this version cannot read: analyse afresh
     analysis = fresh()
     parsed, diagnostics = analysis.parsed_paths(), analysis.diagnostics
@@ -95,6 +104,15 @@ def check_analysis(
         analysis.project.text_of,
     )
     return analysis
+
+
+def _usable(root: Path) -> bool:
+    """A cache folder that is a link (committed to a repository: it could lead anywhere)
+    or not a folder is never used: the run goes on uncached, and says so."""
+    problem = unusable_folder(root)
+    if problem is not None:
+        click.echo(f"gatecheck: warning: {problem}; running without the cache", err=True)
+    return problem is None
 
 
 def _needles_into(needles: list[str]) -> Callable[[Any], None]:
@@ -136,7 +154,7 @@ def audit_report_cached(
             debug=debug,
         )
 
-    if not use_cache:
+    if not use_cache or not _usable(root):
         return fresh()
     found = discover(targets, excludes)
     key = cache_key(
@@ -152,7 +170,7 @@ def audit_report_cached(
     if hit is not None:
         try:
             return _restored_report(hit.payload, ruleset)
-        except (TypeError, ValueError, KeyError):
+        except (TypeError, ValueError, KeyError, OverflowError, RecursionError):
             pass
     report = fresh()
     _store(cache, found, report.parsed, report.diagnostics, lambda: _report_payload(report))

@@ -126,7 +126,10 @@ ignore_option = click.option(
 @click.option(
     "--force",
     is_flag=True,
-    help="With --fix: widen gates even where the kernel library is not built for the generation.",
+    help=(
+        "With --fix: widen gates even where the kernel library is not built for the "
+        "generation, and rewrite read-only or hard-linked files."
+    ),
 )
 @no_cache_option
 @quiet_option

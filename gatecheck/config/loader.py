@@ -35,6 +35,7 @@ from gatecheck.config.schema import (
     REGISTRY_SCHEMA,
     RULE_FILE_SCHEMA,
 )
+from gatecheck.safe_io import CONFIG_BYTES, read_regular
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -260,32 +261,44 @@ def _parse(
 
 # Rule files are small and shallow. Aliases can make a tiny file expand to billions of
 # values ("billion laughs"), and deep nesting exhausts the stack: refuse both up front.
+# Only what aliases add is counted: a long file of plain features is no bomb (its size
+# is bounded by the read cap).
 MAX_VALUES = 100_000
 MAX_DEPTH = 64
 
 
 def _too_big(root: yaml.Node) -> str | None:
-    """Walk the composed tree as the data would expand (aliases repeated), iteratively,
-    stopping at the limits; a recursive alias is left to the reader to report."""
-    count = 0
+    """Size and height of the data as it would expand (aliases repeated), computed once
+    per distinct node, iteratively: linear in the file however the aliases multiply. A
+    recursive alias counts nothing here; the reader reports it."""
+    expanded: dict[int, int] = {}  # node -> values below it once aliases are expanded
+    height: dict[int, int] = {}
     on_path = {id(root)}
     stack = [(root, iter(_children(root)))]
     while stack:
         if len(stack) > MAX_DEPTH:
-            return f"nested deeper than {MAX_DEPTH} levels: rule files are plain, shallow data"
+            return _TOO_DEEP
         node, children = stack[-1]
         child = next(children, None)
-        if child is None:
-            on_path.discard(id(node))
-            stack.pop()
+        if child is not None:
+            if id(child) not in expanded and id(child) not in on_path:
+                on_path.add(id(child))
+                stack.append((child, iter(_children(child))))
             continue
-        count += 1
-        if count > MAX_VALUES:
-            return f"YAML aliases expand to more than {MAX_VALUES:,} values"
-        if id(child) not in on_path:
-            on_path.add(id(child))
-            stack.append((child, iter(_children(child))))
+        stack.pop()
+        on_path.discard(id(node))
+        below = _children(node)
+        expanded[id(node)] = sum(1 + expanded.get(id(c), 0) for c in below)
+        height[id(node)] = 1 + max((height.get(id(c), 0) for c in below), default=0)
+        if height[id(node)] > MAX_DEPTH:
+            return _TOO_DEEP
+    added = expanded[id(root)] - (len(expanded) - 1)  # values beyond the distinct nodes
+    if added > MAX_VALUES:
+        return f"YAML aliases expand to more than {MAX_VALUES:,} values"
     return None
+
+
+_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels: rule files are plain, shallow data"
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -303,7 +316,8 @@ def _node_error(path: Path, node: yaml.Node, message: str) -> ConfigError:
 
 def _read_text(path: Path, errors: list[ConfigError]) -> str | None:
     try:
-        raw = path.read_bytes()
+        # Regular files only, capped: a FIFO or /dev/zero as a rule file must not hang.
+        raw = read_regular(path, CONFIG_BYTES)
     except OSError as exc:
         errors.append(_error(path, 1, 1, f"cannot read file: {exc.strerror or exc}"))
         return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from gatecheck.config.model import ConfigError, ConfigErrors, SourceLocation
+from gatecheck.safe_io import CONFIG_BYTES, read_regular
 
 T = TypeVar("T")
 PYPROJECT = "pyproject.toml"
@@ -68,25 +70,34 @@ class Overrides:
 
 def find_pyproject(start: Path | None = None) -> Path | None:
     """The nearest pyproject.toml from `start` upwards that has a [tool.gatecheck] table
-    (like ruff: a pyproject.toml without the table does not stop the search)."""
+    (like ruff: a pyproject.toml without the table does not stop the search). One that
+    cannot be read, or is not UTF-8 but names gatecheck, is returned too: load_pyproject
+    then says why it is broken (settings are never dropped silently)."""
     folder = (start or Path.cwd()).resolve()
     for candidate in (folder, *folder.parents):
         path = candidate / PYPROJECT
-        if path.is_file() and _has_table(path):
+        if _is_file(path) and _has_table(path):
             return path
     return None
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except (OSError, ValueError):
+        return False  # absent, or in a folder we may not enter (EACCES)
+
+
 def _has_table(path: Path) -> bool:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    if "gatecheck" not in text:
+        raw = read_regular(path, CONFIG_BYTES)
+    except OSError:
+        return True  # cannot tell: treated as ours, and load_pyproject reports it
+    if b"gatecheck" not in raw:
         return False  # cheap: most pyproject files never mention us
     try:
-        tool = tomllib.loads(text).get("tool", {})
-    except tomllib.TOMLDecodeError:
+        tool = tomllib.loads(raw.decode("utf-8")).get("tool", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return True  # ours, and broken: load_pyproject reports where
     return isinstance(tool, dict) and "gatecheck" in tool
 
@@ -155,9 +166,17 @@ def load_pyproject(path: Path) -> Settings:
     """Read and validate [tool.gatecheck]; every problem is reported at once."""
     shown = _shown_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigErrors([ConfigError(shown, 1, 1, f"cannot read: {exc}")]) from exc
+        raw = read_regular(path, CONFIG_BYTES)
+    except OSError as exc:
+        message = f"cannot read: {exc.strerror or exc}"
+        raise ConfigErrors([ConfigError(shown, 1, 1, message)]) from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        message = f"not valid UTF-8 (TOML must be): byte 0x{raw[exc.start]:02x}"
+        raise ConfigErrors([ConfigError(shown, line, column, message)]) from exc
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -273,41 +292,171 @@ class _TableReader:
 
 # --- where keys are, for messages (tomllib keeps no positions) ------------------------------
 
-_HEADER = re.compile(r"^\s*\[(?!\[)\s*(?P<name>[^\]]+?)\s*\]\s*(?:#.*)?$")
-_KEY = re.compile(
-    r"^\s*(?P<key>(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'))*)\s*="
-)
-_INLINE_KEY = re.compile(r"(?P<key>[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')\s*=")
-_PART = re.compile(r"[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'")
-
-
-def _parts(dotted: str) -> tuple[str, ...]:
-    return tuple(p.strip("\"'") for p in _PART.findall(dotted))
-
 
 def _key_positions(text: str) -> dict[tuple[str, ...], tuple[int, int]]:
-    """1-based (line, column) of table headers and keys, by full dotted path. A line-based
-    scan: good enough to point at a key, never used to read values."""
-    positions: dict[tuple[str, ...], tuple[int, int]] = {}
-    table: tuple[str, ...] = ()
-    for number, line in enumerate(text.splitlines(), start=1):
-        header = _HEADER.match(line)
-        if header:
-            table = _parts(header.group("name"))
-            positions.setdefault(table, (number, line.index("[") + 1))
-            continue
-        key = _KEY.match(line)
-        if not key:
-            continue
-        path = (*table, *_parts(key.group("key")))
-        positions.setdefault(path, (number, key.start("key") + 1))
-        rest = line[key.end() :]
-        if rest.lstrip().startswith("{"):
-            offset = key.end()
-            for inner in _INLINE_KEY.finditer(rest):
-                inner_path = (*path, inner.group("key").strip("\"'"))
-                positions.setdefault(inner_path, (number, offset + inner.start("key") + 1))
-    return positions
+    """1-based (line, column) of table headers and keys, by full dotted path, inline
+    tables included. One pass over the characters (the text is valid TOML: tomllib read
+    it first), so no input can make it slow: a regex scan backtracked quadratically or
+    worse on long words and on multi-line strings that look like headers."""
+    return _KeyScanner(text).positions
+
+
+_BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+class _KeyScanner:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = 0
+        self.line = 1
+        self.line_start = 0
+        self.positions: dict[tuple[str, ...], tuple[int, int]] = {}
+        self._document()
+
+    # -- characters
+
+    def _peek(self, ahead: int = 0) -> str:
+        index = self.at + ahead
+        return self.text[index] if index < len(self.text) else ""
+
+    def _advance(self, count: int = 1) -> None:
+        for _ in range(count):
+            if self.at < len(self.text) and self.text[self.at] == "\n":
+                self.line += 1
+                self.line_start = self.at + 1
+            self.at += 1
+
+    def _where(self) -> tuple[int, int]:
+        return self.line, self.at - self.line_start + 1
+
+    def _blank(self, newlines: bool) -> None:
+        """Skip spaces and comments (and line ends, where the grammar allows them)."""
+        while self.at < len(self.text):
+            char = self.text[self.at]
+            if char in " \t\r" or (newlines and char == "\n"):
+                self._advance()
+            elif char == "#":
+                end = self.text.find("\n", self.at)
+                self._advance((len(self.text) if end < 0 else end) - self.at)
+            else:
+                return
+
+    # -- the grammar, as far as positions need it
+
+    def _document(self) -> None:
+        table: tuple[str, ...] = ()
+        while True:
+            self._blank(newlines=True)
+            if self.at >= len(self.text):
+                return
+            if self._peek() == "[":
+                where = self._where()
+                double = self._peek(1) == "["
+                self._advance(2 if double else 1)
+                table = self._dotted()
+                self.positions.setdefault(table, where)
+                self._blank(newlines=False)
+                self._advance(2 if double else 1)  # the closing bracket(s)
+            else:
+                self._pair(table)
+
+    def _pair(self, table: tuple[str, ...], record: bool = True) -> None:
+        where = self._where()
+        path = (*table, *self._dotted())
+        if record:
+            self.positions.setdefault(path, where)
+        self._blank(newlines=False)
+        self._advance()  # "="
+        self._blank(newlines=False)
+        self._value(path, record)
+
+    def _dotted(self) -> tuple[str, ...]:
+        parts = [self._key_part()]
+        self._blank(newlines=False)
+        while self._peek() == ".":
+            self._advance()
+            self._blank(newlines=False)
+            parts.append(self._key_part())
+            self._blank(newlines=False)
+        return tuple(parts)
+
+    def _key_part(self) -> str:
+        char = self._peek()
+        if char in ("'", '"'):
+            start = self.at
+            self._string()
+            raw = self.text[start : self.at]
+            if char == "'":
+                return raw[1:-1]
+            try:  # escapes, decoded by the parser that already accepted them
+                return str(tomllib.loads(f"k = {raw}")["k"])
+            except tomllib.TOMLDecodeError:
+                return raw[1:-1]
+        start = self.at
+        while self._peek() in _BARE:
+            self._advance()
+        if self.at == start:
+            self._advance()  # not TOML after all: never loop on the same character
+        return self.text[start : self.at]
+
+    def _string(self) -> None:
+        quote = self._peek()
+        triple = self.text.startswith(quote * 3, self.at)
+        self._advance(3 if triple else 1)
+        while self.at < len(self.text):
+            char = self._peek()
+            if char == "\\" and quote == '"':
+                self._advance(2)
+            elif triple and self.text.startswith(quote * 3, self.at):
+                self._advance(3)
+                while self._peek() == quote:  # up to two quotes may end the content
+                    self._advance()
+                return
+            elif char == quote and not triple:
+                self._advance()
+                return
+            elif char == "\n" and not triple:
+                return
+            else:
+                self._advance()
+
+    def _value(self, path: tuple[str, ...], record: bool) -> None:
+        char = self._peek()
+        if char in ("'", '"'):
+            self._string()
+        elif char == "{":
+            self._inline_table(path, record)
+        elif char == "[":
+            self._array(path)
+        else:  # a number, date or boolean: up to what ends a value
+            while self.at < len(self.text) and self._peek() not in ",]}#\n":
+                self._advance()
+
+    def _inline_table(self, path: tuple[str, ...], record: bool) -> None:
+        self._advance()  # "{"
+        while self.at < len(self.text):
+            self._blank(newlines=True)
+            if self._peek() in ("}", ""):
+                self._advance()
+                return
+            if self._peek() == ",":
+                self._advance()
+                continue
+            self._pair(path, record)
+
+    def _array(self, path: tuple[str, ...]) -> None:
+        self._advance()  # "["
+        while self.at < len(self.text):
+            self._blank(newlines=True)
+            char = self._peek()
+            if char in ("]", ""):
+                self._advance()
+                return
+            if char == ",":
+                self._advance()
+                continue
+            # Keys of inline tables in an array have no path of their own: not recorded.
+            self._value(path, record=False)
 
 
 def unknown_ids(values: Sequence[str], known: Sequence[str] | frozenset[str]) -> list[str]:

@@ -6,16 +6,19 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import os
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gatecheck import safe_io
 from gatecheck.config.model import RuleSet
 from gatecheck.engine import Analysis, GateResult, analyse
 from gatecheck.findings import MISSING_GENERATION, Edit, Finding
 from gatecheck.fixing.planner import Plan, Refusal, plan_fix
-from gatecheck.fixing.text import OverlappingEdits, apply_edits, write_atomic
+from gatecheck.fixing.text import OverlappingEdits, apply_edits
 from gatecheck.fixing.wrap import wrap_long_lines
 
 
@@ -33,6 +36,7 @@ class FixReport:
     refused: list[tuple[Finding, str]] = field(default_factory=list)
     changes: dict[Path, FileChange] = field(default_factory=dict)
     not_written: list[tuple[Path, str]] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
 
     def diff(self, display: dict[Path, str] | None = None) -> str:
         chunks: list[str] = []
@@ -225,24 +229,69 @@ def _verify(
     return None
 
 
-def write_changes(report: FixReport, roots: Sequence[Path]) -> None:
-    """Write each verified change unless the file changed on disk since it was read, or
-    it resolves outside the scanned roots."""
+def write_changes(report: FixReport, roots: Sequence[Path], *, force: bool = False) -> None:
+    """Write the verified changes, all or nothing where the file system allows: every new
+    content is first written to a temporary file beside its target, and only when all of
+    them are on disk is each swapped in (compare-and-swap on the content read). A file is
+    not written when it resolves outside the scanned roots, changed on disk since it was
+    read, has several hard links or is read-only (the last two unless `force`); each
+    reason lands in `report.not_written`, and nothing here raises for a file."""
     resolved_roots = [r.resolve() for r in roots]
-    for path, change in list(report.changes.items()):
+    wanted: list[tuple[Path, Path, FileChange]] = []
+    for path, change in sorted(report.changes.items()):
+        # Through a link inside the roots, rewrite its target: renaming over the link
+        # would turn it into a copy and leave the real file unfixed.
         real = path.resolve()
         if not any(real == r or r in real.parents for r in resolved_roots):
             report.not_written.append((path, "outside the scanned root; not written"))
             continue
+        why = _why_not_writable(real, change, force)
+        if why is not None:
+            report.not_written.append((path, why))
+            continue
+        wanted.append((path, real, change))
+    started = time.time_ns()
+    for folder in sorted({real.parent for _path, real, _change in wanted}):
+        safe_io.remove_stale_temporaries(folder, started)  # left by a run that was killed
+    staged: list[tuple[Path, safe_io.Staged]] = []
+    for path, real, change in wanted:
         try:
-            current = path.read_bytes()
+            staged.append((path, safe_io.stage(real, change.after, safe_io.digest(change.before))))
         except OSError as err:
-            report.not_written.append((path, f"cannot re-read: {err.strerror}"))
-            continue
-        if current != change.before:
-            report.not_written.append((path, "changed on disk since it was read; not written"))
-            continue
-        write_atomic(path, change.after)
+            for _path, done in staged:
+                done.discard()
+            report.not_written.append((path, f"cannot write: {err.strerror or err}; not written"))
+            failed = path
+            for other, _real, _change in wanted:
+                if other != failed:
+                    why = f"not written either: {failed.name} could not be (all or nothing)"
+                    report.not_written.append((other, why))
+            return
+    for path, item in staged:
+        try:
+            item.commit()
+        except OSError as err:
+            item.discard()
+            report.not_written.append((path, f"{err.strerror or err}; not written"))
+        else:
+            report.written.append(path)
+
+
+def _why_not_writable(real: Path, change: FileChange, force: bool) -> str | None:
+    try:
+        fd, info = safe_io.open_regular(real, follow=False)
+        try:
+            current = safe_io.read_fd(fd, real, safe_io.SOURCE_BYTES)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        return f"cannot re-read: {err.strerror or err}; not written"
+    if current != change.before:
+        return "changed on disk since it was read; not written"
+    problem = None if force else safe_io.unwritable(real, info)
+    if problem is not None:
+        return f"{problem}; not written (use --force to write it anyway)"
+    return None
 
 
 def attach_fixes(

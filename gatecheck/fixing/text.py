@@ -1,14 +1,11 @@
 """Source text as bytes: positions from astroid (line, UTF-8 byte column) to offsets in the
-file's raw bytes, edits applied back to front, and atomic writes that keep the file's
-encoding, BOM, line endings and mode."""
+file's raw bytes, and edits applied back to front, keeping the file's encoding, BOM and
+line endings. (Writing them is gatecheck/safe_io.py's part.)"""
 
 from __future__ import annotations
 
 import codecs
 import itertools
-import os
-import stat
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,12 +33,17 @@ class RawText:
 
     @property
     def newline(self) -> str:
-        return "\r\n" if b"\r\n" in self.raw else "\n"
+        if b"\r\n" in self.raw:
+            return "\r\n"
+        return "\r" if b"\r" in self.raw and b"\n" not in self.raw else "\n"
 
     def line_starts(self) -> list[int]:
+        # Python reads source with universal newlines: CR LF, a lone LF and a lone CR
+        # (old Mac files) all end a line, and astroid's line numbers count them so.
         starts = [len(self.bom)]
-        for index, byte in enumerate(self.raw):
-            if byte == 0x0A:
+        raw = self.raw
+        for index, byte in enumerate(raw):
+            if byte == 0x0A or (byte == 0x0D and raw[index + 1 : index + 2] != b"\n"):
                 starts.append(index + 1)
         return starts
 
@@ -83,23 +85,3 @@ def apply_edits(raw: bytes, edits: Sequence[Edit], encoding: str) -> bytes:
     for edit in reversed(ordered):
         out = out[: edit.start] + edit.text.encode(codec) + out[edit.end :]
     return out
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Temp file in the same folder, then rename: never a half-written file. Keeps mode."""
-    # Through a link, rewrite its target: renaming over the link would turn it into a copy
-    # and leave the real file unfixed. (write_changes checks the target is inside a root.)
-    path = path.resolve()
-    mode = stat.S_IMODE(path.stat().st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".gatecheck", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import importlib.machinery
 import re
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from gatecheck.safe_io import CONFIG_BYTES, read_regular
 
 
 @dataclass(frozen=True)
@@ -19,15 +22,24 @@ class KernelSource:
     origin: str  # "--kernel-source", "scanned roots" or "site-packages"
 
 
+def _is_file(path: Path) -> bool:
+    # Path.is_file() raises for a folder this user may not enter (EACCES): a scanned
+    # tree can hold one anywhere, and it holds no package we could read anyway.
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def _has_package(root: Path, package: str) -> bool:
-    return (root / package / "__init__.py").is_file() or (root / f"{package}.py").is_file()
+    return _is_file(root / package / "__init__.py") or _is_file(root / f"{package}.py")
 
 
 def _candidates(path: Path, package: str) -> list[Path]:
     """`path` itself, or a folder below it (an unpacked wheel or sdist) holding the package."""
     if _has_package(path, package):
         return [path]
-    if path.name == package and (path / "__init__.py").is_file():
+    if path.name == package and _is_file(path / "__init__.py"):
         return [path.parent]
     found = [p for p in sorted(path.glob("*/")) if _has_package(p, package)]
     return found
@@ -62,28 +74,34 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "_", name).lower()
 
 
+def _read(path: Path) -> str:
+    """A metadata file's text, or nothing: regular files only, and capped (a scanned tree
+    may hold a FIFO or a huge file under any name)."""
+    try:
+        return read_regular(path, CONFIG_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 def read_version(root: Path, package: str) -> str | None:
     """From the distribution metadata next to the package, else a literal __version__."""
     for metadata in sorted(root.glob("*.dist-info/METADATA")) + sorted(
         root.glob("*.egg-info/PKG-INFO")
     ):
-        try:
-            text = metadata.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+        text = _read(metadata)
         top_level = metadata.parent / "top_level.txt"
         names = {_normal(n) for n in _NAME_LINE.findall(text)}
         tops = set()
-        if top_level.is_file():
-            tops = {line.strip() for line in top_level.read_text().splitlines() if line.strip()}
+        if _is_file(top_level):
+            tops = {line.strip() for line in _read(top_level).splitlines() if line.strip()}
         if package in tops or any(n.startswith(_normal(package)) for n in names):
             found = _VERSION_LINE.search(text)
             if found:
                 return found.group(1)
     for candidate in ("_build_meta.py", "version.py", "_version.py", "__init__.py"):
         path = root / package / candidate
-        if path.is_file():
-            found = _DUNDER_VERSION.search(path.read_text(encoding="utf-8", errors="replace"))
+        if _is_file(path):
+            found = _DUNDER_VERSION.search(_read(path))
             if found:
                 return found.group(1)
     return None

@@ -4,6 +4,7 @@ to its own file."""
 
 from __future__ import annotations
 
+import codecs
 import gc
 import io
 import os
@@ -20,6 +21,7 @@ from astroid.manager import AstroidManager
 from astroid.raw_building import InspectBuilder
 
 from gatecheck import progress
+from gatecheck.safe_io import SOURCE_BYTES, read_regular
 
 
 @dataclass(frozen=True)
@@ -40,9 +42,23 @@ class SourceFile:
     encoding: str
 
 
+# Python source is never UTF-16 or UTF-32 (CPython refuses it too): say so, rather than
+# "contains NUL bytes" about every other byte of it.
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+
+
 def read_source(path: Path, raw: bytes | None = None) -> SourceFile:
     if raw is None:
-        raw = path.read_bytes()
+        # A regular file only (it may have become a FIFO since discovery), and capped.
+        raw = read_regular(path, SOURCE_BYTES)
+    for bom, encoding in _WIDE_BOMS:
+        if raw.startswith(bom):
+            raise ValueError(f"{encoding} (byte-order mark) is not supported: save as UTF-8")
     if b"\x00" in raw:
         raise ValueError("file contains NUL bytes")
     encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)

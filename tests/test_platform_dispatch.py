@@ -250,6 +250,6 @@ def test_which_classes_count(
     ],
 )
 def test_class_named_for_a_vendor(name: str, vendor: str | None) -> None:
-    from gatecheck.semantics.oracle import serves_vendor
+    from gatecheck.semantics.dispatch import serves_vendor
 
     assert [v for v in ("nvidia", "amd") if serves_vendor(name, v)] == ([vendor] if vendor else [])

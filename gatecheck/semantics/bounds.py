@@ -18,6 +18,9 @@ MAX_INT_BITS = 4_096
 MAX_LENGTH = 100_000
 # Nested predicate calls followed before giving up.
 MAX_CALL_DEPTH = 24
+# Levels of nesting a condition may have: each name in it costs astroid a walk up to its
+# scope, so a chain of 1,000 conditional expressions costs a million steps per name.
+MAX_NESTING = 200
 # Expression nodes evaluated for one condition (each predicate body is evaluated once
 # per run and memoized, so a real condition costs far less).
 MAX_STEPS = 2_000_000
@@ -28,11 +31,24 @@ CONSTANT_TOO_LARGE = (
 LITERAL_TOO_LONG = f"a literal has more than {MAX_LENGTH:,} items"
 CALL_DEPTH = f"predicate calls nested deeper than {MAX_CALL_DEPTH}"
 TOO_DEEP = "too deeply nested to evaluate (Python's recursion limit)"
+TOO_NESTED = f"a condition nested more than {MAX_NESTING} levels deep"
 TOO_MUCH_WORK = f"more than {MAX_STEPS:,} evaluation steps for one condition"
 
 
 class WorkExceeded(Exception):
     """Raised past MAX_STEPS and caught by the evaluator's entry point."""
+
+
+def nested_deeper_than(node: Any, limit: int) -> bool:
+    """Whether the tree below `node` is more than `limit` levels deep (iterative: the
+    tree may be deeper than Python's stack)."""
+    stack = [(node, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in current.get_children())
+    return False
 
 
 def safe(thunk: Callable[[], Any]) -> Any:

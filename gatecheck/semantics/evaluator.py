@@ -61,9 +61,20 @@ class Evaluator:
 
     # -- entry points --------------------------------------------------------------------
     def value(self, node: nodes.NodeNG, env: Env | None = None) -> Any:
+        if self._too_nested(node):
+            self.reads.bounds.add(bounds.TOO_NESTED)
+            return UNKNOWN
         with self._entry():
             return self.eval(node, env)
         return UNKNOWN  # a bound was hit (recorded in reads.bounds)
+
+    def _too_nested(self, node: nodes.NodeNG) -> bool:
+        # Once per node for every generation: the facts are shared (see Semantics).
+        key = ("too-nested", id(node))
+        found = self.facts.get(key)
+        if found is None:
+            found = self.facts[key] = bounds.nested_deeper_than(node, bounds.MAX_NESTING)
+        return bool(found)
 
     def truth(self, node: nodes.NodeNG, env: Env | None = None) -> Any:
         return truth(self.value(node, env))

@@ -12,6 +12,7 @@ from astroid import nodes
 
 from gatecheck.loading.project import Project, bound_in_scopes, lookup
 from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
+from gatecheck.semantics import bounds
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.logic import join_all
 from gatecheck.semantics.values import UNKNOWN, ExternalRef, ModuleRef
@@ -68,7 +69,10 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
     try:
         scope, assigns = lookup(node, node.name, bound=True)
-    except Exception:
+    except RecursionError:
+        ev.reads.bounds.add(bounds.TOO_DEEP)  # a chain of aliases deeper than the stack
+        return UNKNOWN
+    except Exception:  # astroid's lookup fails on odd scopes: no binding then
         return UNKNOWN
     if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):
         star = _star_imported(ev, node)

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from astroid import nodes
 
 from gatecheck.config.model import Feature, RuleSet
+from gatecheck.containment import Containment, internal_error
 from gatecheck.discovery import Discovery, discover
-from gatecheck.findings import MISSING_GENERATION, Finding, Hop, Position
+from gatecheck.findings import MISSING_GENERATION, Finding, Hop, HopKind, Position
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
 from gatecheck.gates.model import Gate, Polarity
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
@@ -22,7 +24,8 @@ from gatecheck.kernels.checks import (
     unbuilt_finding,
     with_kernel_block,
 )
-from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation
+from gatecheck.kernels.support import KernelSupport
+from gatecheck.loading.project import Project, bulk_allocation
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
@@ -49,9 +52,13 @@ def analyse(
     excludes: Sequence[str] = (),
     overrides: Mapping[Path, bytes] | None = None,
     kernel_sources: Sequence[Path] = (),
+    debug: bool = False,
 ) -> Analysis:
+    """`debug` re-raises an unexpected exception in one condition instead of diagnosing it."""
     with bulk_allocation():
-        return _analyse(paths, ruleset, features, generations, excludes, overrides, kernel_sources)
+        return _analyse(
+            paths, ruleset, features, generations, excludes, overrides, kernel_sources, debug
+        )
 
 
 def _analyse(
@@ -62,14 +69,19 @@ def _analyse(
     excludes: Sequence[str],
     overrides: Mapping[Path, bytes] | None,
     kernel_sources: Sequence[Path],
+    debug: bool,
 ) -> Analysis:
     project, found = open_project(paths, excludes, overrides)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
-    analysis = Analysis(project, semantics, found)
+    contain = Containment(project.diagnostics, debug)
+    base = Analysis(project, semantics, found)
     wanted = set(features) if features is not None else None
     selected = [f for f in ruleset.features if wanted is None or f.id in wanted]
     texts = _prefilter_texts(project, selected)
-    kernels = KernelCatalog(ruleset.registry, kernel_sources, project.roots)
+    catalog = KernelCatalog(ruleset.registry, kernel_sources, project.roots)
+    gate_results: list[GateResult] = []
+    kernels: dict[str, list[KernelSupport]] = {}
+    failures: list[tuple[Finding, GateResult]] = []
     for feature in selected:
         modules = [
             m
@@ -78,42 +90,68 @@ def _analyse(
         ]
         results: list[GateResult] = []
         for gate in find_feature_gates(project, feature, modules):
-            try:
-                result = evaluate_gate(semantics, feature, gate, generations)
-                # Every view renders the condition: one that cannot be is diagnosed here.
-                gate.condition.as_string()
-            except RecursionError:
-                project.diagnostics.append(_too_deep(gate))
-                continue
+            result = contain.run(
+                *_where(gate), partial(_evaluated, semantics, feature, gate, generations)
+            )
             if result is not None:
                 results.append(result)
-        analysis.gate_results.extend(results)
-        supports = feature_kernels(analysis, feature, results, kernels)
+        gate_results.extend(results)
+        supports = feature_kernels(base, feature, results, catalog)
         if supports:
-            analysis.kernels[feature.id] = supports
+            kernels[feature.id] = supports
         built = built_generations(supports)
         for result in results:
-            if result.missing:
-                try:
-                    finding = make_finding(semantics, result)
-                except RecursionError:  # rendering the condition recurses deeper still
-                    project.diagnostics.append(_too_deep(result.gate))
-                    continue
-                blocked = with_kernel_block(ruleset.registry, finding, result, supports, built)
-                analysis.failures.append((blocked, result))
-            if built is not None:
-                unbuilt = unbuilt_finding(semantics, result, supports, built)
-                if unbuilt is not None:
-                    analysis.failures.append((unbuilt, result))
-    _attach_paths(analysis, selected)
-    analysis.failures.sort(key=lambda pair: (str(pair[0].path), pair[0].start, pair[0].feature))
-    analysis.findings = [finding for finding, _ in analysis.failures]
-    return analysis
+            failures.extend(
+                contain.run(
+                    *_where(result.gate),
+                    partial(_findings, semantics, ruleset, result, supports, built),
+                )
+                or ()
+            )
+    evaluated = dataclasses.replace(base, gate_results=tuple(gate_results), kernels=kernels)
+    paths_of = _activation_paths(evaluated, selected, {f.feature for f, _ in failures}, contain)
+    failures = [
+        (dataclasses.replace(f, hops=paths_of[f.feature]), r) if f.feature in paths_of else (f, r)
+        for f, r in failures
+    ]
+    failures.sort(key=lambda pair: (str(pair[0].path), pair[0].start, pair[0].feature))
+    return dataclasses.replace(
+        evaluated, failures=tuple(failures), findings=tuple(f for f, _ in failures)
+    )
 
 
-def _too_deep(gate: Gate) -> FileDiagnostic:
-    # Generated code nested deeper than the stack: the gate is diagnosed, the run goes on.
-    return FileDiagnostic(gate.path, gate.line, 0, "gate condition too deeply nested to analyse")
+def _where(gate: Gate) -> tuple[Path, int, int]:
+    return gate.path, gate.line, int(gate.condition.col_offset or 0)
+
+
+def _evaluated(
+    semantics: Semantics, feature: Feature, gate: Gate, generations: Iterable[str] | None
+) -> GateResult | None:
+    result = evaluate_gate(semantics, feature, gate, generations)
+    # Every view renders the condition: one that cannot be is diagnosed here.
+    gate.condition.as_string()
+    return result
+
+
+def _findings(
+    semantics: Semantics,
+    ruleset: RuleSet,
+    result: GateResult,
+    supports: Sequence[KernelSupport],
+    built: frozenset[str] | None,
+) -> list[tuple[Finding, GateResult]]:
+    """The gate's findings: a missing generation (GC001), a generation its kernels are not
+    built for (GC002)."""
+    out: list[tuple[Finding, GateResult]] = []
+    if result.missing:
+        finding = make_finding(semantics, result)
+        blocked = with_kernel_block(ruleset.registry, finding, result, supports, built)
+        out.append((blocked, result))
+    if built is not None:
+        unbuilt = unbuilt_finding(semantics, result, supports, built)
+        if unbuilt is not None:
+            out.append((unbuilt, result))
+    return out
 
 
 def _prefilter_texts(project: Project, features: Sequence[Feature]) -> dict[Path, str]:
@@ -128,21 +166,26 @@ def _prefilter_texts(project: Project, features: Sequence[Feature]) -> dict[Path
     return texts
 
 
-def _attach_paths(analysis: Analysis, features: Sequence[Feature]) -> None:
-    """Each finding carries its feature's activation path (option, field, gates and the
-    gate functions' direct callers), for SARIF codeFlows and the JSON report."""
-    failing = {finding.feature for finding, _ in analysis.failures}
+def _activation_paths(
+    analysis: Analysis, features: Sequence[Feature], failing: set[str], contain: Containment
+) -> dict[str, tuple[Hop, ...]]:
+    """Each failing feature's activation path (option, field, gates and the gate
+    functions' direct callers), for SARIF codeFlows and the JSON report. A feature whose
+    path cannot be built keeps, in each finding, the finding's own hop."""
+    paths: dict[str, tuple[Hop, ...]] = {}
     for feature in features:
         if feature.id not in failing:
             continue
         try:
-            hops = tuple(build_path(analysis, feature, caller_depth=1).hops())
-        except RecursionError:  # a gate too deeply nested to render: findings keep their own hop
+            paths[feature.id] = tuple(build_path(analysis, feature, caller_depth=1).hops())
+        except RecursionError:  # a gate too deeply nested to render
             continue
-        analysis.failures = [
-            (dataclasses.replace(f, hops=hops), r) if f.feature == feature.id else (f, r)
-            for f, r in analysis.failures
-        ]
+        except Exception as err:  # contained: the feature's findings are still reported
+            if contain.debug:
+                raise
+            first = next(f for f in analysis.gate_results if f.feature.id == feature.id)
+            contain.diagnostics.append(internal_error(*_where(first.gate), err))
+    return paths
 
 
 def evaluate_gate(
@@ -206,7 +249,7 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
         gate.path,
         gate.line,
         gate.qualname,
-        gate.kind.value,
+        HopKind.of(gate.kind),
         gate.condition.as_string(),
         result.feature_admits,
         int(gate.condition.col_offset or 0),
@@ -224,8 +267,8 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
         required=frozenset(feature.require),
         admitted=result.feature_admits,
         missing=result.missing,
-        gate_kind=gate.kind.value,
-        polarity=gate.polarity.value,
+        gate_kind=gate.kind,
+        polarity=gate.polarity,
         qualname=gate.qualname,
         condition=gate.condition.as_string(),
         culprit=blocking.as_string(),

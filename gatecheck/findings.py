@@ -2,10 +2,58 @@
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+
+class Level(enum.StrEnum):
+    """A rule's severity (SARIF's and GitHub's names)."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+class Polarity(enum.StrEnum):
+    ENABLES = "enables"  # the feature can be on only when the condition is true
+    DISABLES = "disables"  # the feature is switched off when the condition is true
+
+
+class GateKind(enum.StrEnum):
+    AUTO_ENABLE = "auto-enable"  # the flag is switched on under the condition
+    AUTO_DISABLE = "auto-disable"  # the flag is switched off under the condition
+    FLAG_VALUE = "flag-value"  # the flag is assigned the condition's value
+    RUNTIME = "runtime"  # the condition reads the flag
+    GATE_FUNCTION = "gate-function"  # a return value of a gate function
+    GUARD = "guard"  # an enclosing or early-exit condition around one of the above
+
+
+class HopKind(enum.StrEnum):
+    """One step of an activation path: one of the gates, or what leads to them."""
+
+    AUTO_ENABLE = "auto-enable"
+    AUTO_DISABLE = "auto-disable"
+    FLAG_VALUE = "flag-value"
+    RUNTIME = "runtime"
+    GATE_FUNCTION = "gate-function"
+    GUARD = "guard"
+    CLI_OPTION = "cli-option"  # where the flag is declared as a command-line option
+    SETTINGS_FIELD = "settings-field"  # the settings field holding the flag
+    CALL_SITE = "call-site"  # a call of a gate function
+    MODULE_CONSTANT = "module-constant"  # a gate function's answer bound at import time
+    UNRESOLVED_CALLS = "unresolved-calls"  # calls of a gate function not followed further
+    CYCLE = "cycle"  # a caller already on the path
+
+    @classmethod
+    def of(cls, kind: GateKind) -> HopKind:
+        return cls(kind.value)
+
+    @property
+    def is_gate(self) -> bool:
+        return any(self.value == kind.value for kind in GateKind)
 
 
 @dataclass(frozen=True, order=True)
@@ -20,7 +68,7 @@ class RuleInfo:
     name: str
     short: str
     full: str
-    level: str  # "error" | "warning" | "note"
+    level: Level
 
 
 MISSING_GENERATION = RuleInfo(
@@ -30,7 +78,7 @@ MISSING_GENERATION = RuleInfo(
     "Every gate on a feature's activation path must admit each generation the feature's "
     "rule requires. This gate's condition cannot be true (or, for a disabling gate, cannot "
     "be false) on at least one required generation, so the feature is silently off there.",
-    "error",
+    Level.ERROR,
 )
 UNBUILT_GENERATION = RuleInfo(
     "GC002",
@@ -40,7 +88,7 @@ UNBUILT_GENERATION = RuleInfo(
     "is silently lost) and no more. This gate lets the feature run on a generation the "
     "kernel library behind it does not compile for, which trades a slow path for a failure "
     "at first use.",
-    "error",
+    Level.ERROR,
 )
 RULES: tuple[RuleInfo, ...] = (MISSING_GENERATION, UNBUILT_GENERATION)
 
@@ -52,7 +100,7 @@ class Hop:
     path: Path
     line: int
     qualname: str
-    kind: str
+    kind: HopKind
     condition: str
     admitted: frozenset[str]
     column: int = 0
@@ -68,6 +116,9 @@ class Edit:
     text: str
 
 
+FindingKey = tuple[str, str, str, Position, Position, str, str]
+
+
 @dataclass(frozen=True)
 class Finding:
     rule: RuleInfo
@@ -79,8 +130,9 @@ class Finding:
     required: frozenset[str]
     admitted: frozenset[str]
     missing: frozenset[str]
-    gate_kind: str
-    polarity: str
+    # None for a finding about a suppression comment rather than a gate.
+    gate_kind: GateKind | None
+    polarity: Polarity | None
     qualname: str
     condition: str
     culprit: str
@@ -92,11 +144,18 @@ class Finding:
     # Set when the kernel library behind the feature is not built for a missing
     # generation: widening the gate would crash at first use, so --fix needs --force.
     blocked_by_kernel: str | None = None
-    extra: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
 
     @property
-    def level(self) -> str:
+    def level(self) -> Level:
         return self.rule.level
+
+    @property
+    def key(self) -> FindingKey:
+        """What tells this finding from every other of the run (cheap to hash: no hops,
+        no edits), for views that follow a finding through post-processing."""
+        kind = str(self.gate_kind or "")
+        path = str(self.path)
+        return (self.rule.id, self.feature, path, self.start, self.end, kind, self.condition)
 
     def fingerprint(self, relpath: str) -> str:
         """Stable across line moves: rule, feature, path and normalized condition text."""

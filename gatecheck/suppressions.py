@@ -1,9 +1,12 @@
 """In-source suppressions: `# gatecheck: ignore[<feature-or-rule-id>] <reason>`.
 
-A suppression on a finding's line, or on the line before it, hides findings whose feature,
-rule id or rule name it names. Comments are found with `tokenize`, so a string holding the
-marker is not a suppression. Suppressions are checked too: one without a reason (GC101) or
-one that hides nothing (GC102) is itself a finding.
+One model for `check` and `audit`: a suppression applies to what is on its line or the
+line after it (the nearest one wins). `check` hides a finding there when the comment
+names its feature, rule id or rule name; `audit` reports a gate there as decided, whatever
+the comment names (the audit's feature names are guesses, the comment is the decision).
+Comments are found with `tokenize`, so a string holding the marker is not a suppression.
+Suppressions are checked too: one without a reason (GC101) or one that hides nothing
+(GC102) is itself a finding.
 """
 
 from __future__ import annotations
@@ -12,10 +15,10 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from gatecheck.findings import Finding, Position, RuleInfo
+from gatecheck.findings import Finding, Level, Position, RuleInfo
 from gatecheck.loading.project import read_source
 
 SUPPRESSION_WITHOUT_REASON = RuleInfo(
@@ -25,7 +28,7 @@ SUPPRESSION_WITHOUT_REASON = RuleInfo(
     "A `# gatecheck: ignore[...]` comment must say why the gate may exclude the generation "
     "(e.g. `# gatecheck: ignore[fused-moe] sm120 has no TMA multicast`), so that the next "
     "reader can tell a deliberate exclusion from a forgotten one.",
-    "warning",
+    Level.WARNING,
 )
 UNUSED_SUPPRESSION = RuleInfo(
     "GC102",
@@ -34,10 +37,9 @@ UNUSED_SUPPRESSION = RuleInfo(
     "A `# gatecheck: ignore[...]` comment names an id that has no finding on its line or the "
     "next one (the gate was fixed or moved, or the id is misspelt). Remove it, or move it "
     "next to the gate it is meant for.",
-    "warning",
+    Level.WARNING,
 )
 SUPPRESSION_RULES: tuple[RuleInfo, ...] = (SUPPRESSION_WITHOUT_REASON, UNUSED_SUPPRESSION)
-SUPPRESSION_KIND = "suppression"
 
 MARKER = "gatecheck:"
 _SUPPRESSION = re.compile(r"(?:^|#)\s*gatecheck:\s*ignore\b(?:\[(?P<ids>[^\]]*)\])?(?P<reason>.*)$")
@@ -53,13 +55,28 @@ class Suppression:
     reason: str
     comment: str
 
+    def on(self, first: int, last: int) -> bool:
+        """Whether it applies to something on lines first..last (1-based): it is on one of
+        them, or on the line before."""
+        return first - 1 <= self.line <= last
+
+    def names_any(self, names: Iterable[str]) -> bool:
+        return any(name in self.ids for name in names if name)
+
     def covers(self, finding: Finding) -> bool:
         names = (finding.feature, finding.rule.id, finding.rule.name)
         return (
-            finding.start.line in (self.line, self.line + 1)
+            self.on(finding.start.line, finding.start.line)
             and finding.path.resolve() == self.path.resolve()
-            and any(name in self.ids for name in names if name)
+            and self.names_any(names)
         )
+
+
+def nearest(suppressions: Iterable[Suppression], first: int, last: int) -> Suppression | None:
+    """The suppression that applies to lines first..last: of those on them (or on the line
+    before), the one on the latest line, so the comment on a finding's own line wins over
+    one on the line before."""
+    return max((s for s in suppressions if s.on(first, last)), key=lambda s: s.line, default=None)
 
 
 def parse_comment(comment: str) -> tuple[tuple[str, ...], str] | None:
@@ -122,12 +139,12 @@ def _read(path: Path) -> str | None:
         return None
 
 
-@dataclass
+@dataclass(frozen=True)
 class SuppressionOutcome:
-    kept: list[Finding] = field(default_factory=list)
-    suppressed: list[tuple[Finding, Suppression]] = field(default_factory=list)
+    kept: tuple[Finding, ...]
+    suppressed: tuple[tuple[Finding, Suppression], ...]
     # GC101 / GC102 findings about the suppressions themselves.
-    problems: list[Finding] = field(default_factory=list)
+    problems: tuple[Finding, ...]
 
 
 def apply_suppressions(
@@ -143,28 +160,29 @@ def apply_suppressions(
     this run could have found; an id outside it is not "unused", only unchecked. None
     skips the unused check (a run restricted to some generations cannot tell).
     """
-    outcome = SuppressionOutcome()
+    kept: list[Finding] = []
+    suppressed: list[tuple[Finding, Suppression]] = []
+    problems: list[Finding] = []
     by_path: dict[Path, list[Suppression]] = {}
     for path, group in suppressions.items():
         by_path.setdefault(path.resolve(), []).extend(group)
     used: dict[Suppression, set[str]] = {}
     for finding in findings:
-        # The comment on the finding's own line wins over one on the line before.
-        hits = [s for s in by_path.get(finding.path.resolve(), ()) if s.covers(finding)]
-        hit = max(hits, key=lambda s: s.line, default=None)
+        line = finding.start.line
+        hit = nearest(
+            (s for s in by_path.get(finding.path.resolve(), ()) if s.covers(finding)), line, line
+        )
         if hit is None:
-            outcome.kept.append(finding)
+            kept.append(finding)
             continue
-        outcome.suppressed.append((finding, hit))
+        suppressed.append((finding, hit))
         names = {finding.feature, finding.rule.id, finding.rule.name}
         used.setdefault(hit, set()).update(names & set(hit.ids))
     known, checked = set(known_ids), None if checked_ids is None else set(checked_ids)
     for group in suppressions.values():
         for suppression in group:
-            outcome.problems.extend(
-                _problems(suppression, used.get(suppression, set()), known, checked)
-            )
-    return outcome
+            problems.extend(_problems(suppression, used.get(suppression, set()), known, checked))
+    return SuppressionOutcome(tuple(kept), tuple(suppressed), tuple(problems))
 
 
 def _problems(
@@ -212,8 +230,8 @@ def _finding(rule: RuleInfo, suppression: Suppression, feature: str, message: st
         required=frozenset(),
         admitted=frozenset(),
         missing=frozenset(),
-        gate_kind=SUPPRESSION_KIND,
-        polarity="",
+        gate_kind=None,
+        polarity=None,
         qualname="",
         condition=suppression.comment,
         culprit=suppression.comment,

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib
 import sys
 import textwrap
 from collections.abc import Callable, Iterator, Mapping
@@ -45,9 +46,26 @@ def make_tree(tmp_path: Path) -> Callable[[Mapping[str, str]], Path]:
     return make
 
 
+# The node id of the running test when it is marked `corpus` (the only tests that may
+# download). Set before any of the test's fixtures (module-scoped ones included) run.
+_CORPUS_TEST: list[str] = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # Tests import this file as `tests.conftest`; pytest may load it under another name.
+    running = importlib.import_module("tests.conftest")._CORPUS_TEST
+    running.clear()
+    if item.get_closest_marker("corpus") is not None:
+        running.append(item.nodeid)
+
+
 def corpus_package(requirement: str) -> Path:
     """Download (once, cached in .cache/corpus) and unpack a wheel from PyPI; skip the
-    test with the reason when the registry cannot be reached."""
+    test with the reason when the registry cannot be reached. Only a test marked
+    `@pytest.mark.corpus` may call it: the default tier runs offline."""
+    if not _CORPUS_TEST:
+        raise RuntimeError(f"{requirement}: a test that downloads must be marked corpus")
     try:
         return fetch(requirement, timeout=600)
     except CorpusUnavailable as err:

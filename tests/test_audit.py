@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gatecheck.audit import AuditReport, GateClass, run_audit
+from gatecheck.audit.prefilter import ARCH_IDIOM, is_predicate_name, mentions_arch
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import RuleSet
-from gatecheck.gates.audit_gates import ARCH_IDIOM, is_predicate_name, mentions_arch
 from tests.conftest import FIXTURES
 
 MakeTree = Callable[[Mapping[str, str]], Path]
@@ -142,7 +142,7 @@ def test_classification(make_tree: MakeTree, source: str, expected: list[tuple[i
 
 def test_vendor_gates_are_counted_not_reported(make_tree: MakeTree) -> None:
     report = audit(make_tree, "if is_hip():\n    x = 1\nif not is_hip():\n    x = 2\n")
-    assert report.gates == []
+    assert report.gates == ()
     assert report.vendor_gates == 2
 
 
@@ -191,7 +191,7 @@ def test_call_site_mixing_a_gate_function_and_a_predicate_is_a_gate(make_tree: M
         """,
     )
     assert verdicts(report) == [(4, "probably-deliberate"), (8, "admits")]
-    assert report.hops == []
+    assert report.hops == ()
 
 
 def test_device_predicate_call_sites_are_gates_not_hops(make_tree: MakeTree) -> None:
@@ -212,7 +212,7 @@ def test_device_predicate_call_sites_are_gates_not_hops(make_tree: MakeTree) -> 
     )
     assert verdicts(report) == [(7, "likely-gap"), (9, "likely-gap")]
     assert report.predicate_definitions == 5  # this one and the four bodies in utils.py
-    assert report.hops == []
+    assert report.hops == ()
 
 
 def test_predicate_built_on_a_gate_holding_helper_is_still_a_predicate(
@@ -237,7 +237,7 @@ def test_predicate_built_on_a_gate_holding_helper_is_still_a_predicate(
         """,
     )
     assert verdicts(report) == [(8, "admits"), (12, "probably-deliberate")]
-    assert report.hops == []
+    assert report.hops == ()
 
 
 def test_gate_binding_uses_are_hops(make_tree: MakeTree) -> None:

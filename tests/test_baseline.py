@@ -13,7 +13,15 @@ from click.testing import CliRunner
 
 from gatecheck.baseline import gate_lines
 from gatecheck.cli import cli
-from gatecheck.findings import MISSING_GENERATION, Finding, Hop, Position
+from gatecheck.findings import (
+    MISSING_GENERATION,
+    Finding,
+    GateKind,
+    Hop,
+    HopKind,
+    Polarity,
+    Position,
+)
 from gatecheck.vcs import parse_unified_diff
 from tests.conftest import FIXTURES
 
@@ -223,7 +231,7 @@ def test_parse_unified_diff(tmp_path: Path) -> None:
 
 def test_gate_lines_start_at_the_condition(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
-    hop = Hop(path, 24, "f", "auto-enable", "c", frozenset(), 11)
+    hop = Hop(path, 24, "f", HopKind.AUTO_ENABLE, "c", frozenset(), 11)
     finding = Finding(
         rule=MISSING_GENERATION,
         path=path,
@@ -234,8 +242,8 @@ def test_gate_lines_start_at_the_condition(tmp_path: Path) -> None:
         required=frozenset(),
         admitted=frozenset(),
         missing=frozenset(),
-        gate_kind="auto-enable",
-        polarity="enables",
+        gate_kind=GateKind.AUTO_ENABLE,
+        polarity=Polarity.ENABLES,
         qualname="f",
         condition="c",
         culprit="c",

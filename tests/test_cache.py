@@ -254,7 +254,7 @@ def test_findings_survive_the_round_trip(project: Path) -> None:
     findings = analyse([project], load_ruleset(None)).findings
     assert findings
     restored = [from_data(Finding, json.loads(json.dumps(to_data(f)))) for f in findings]
-    assert restored == findings
+    assert restored == list(findings)
 
 
 def test_progress_events_of_an_audit(project: Path) -> None:

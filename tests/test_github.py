@@ -11,7 +11,15 @@ import yaml
 from click.testing import CliRunner
 
 from gatecheck.cli import cli
-from gatecheck.findings import MISSING_GENERATION, Finding, Position, RuleInfo
+from gatecheck.findings import (
+    MISSING_GENERATION,
+    Finding,
+    GateKind,
+    Level,
+    Polarity,
+    Position,
+    RuleInfo,
+)
 from gatecheck.reporting.github import (
     SUMMARY_LIMIT,
     annotation,
@@ -38,7 +46,7 @@ def test_escaping(text: str, data: str, prop: str) -> None:
 
 
 def finding(
-    path: Path, line: int = 1, *, level: str = "error", missing: int = 1, message: str = "m"
+    path: Path, line: int = 1, *, level: Level = Level.ERROR, missing: int = 1, message: str = "m"
 ) -> Finding:
     rule = (
         dataclasses.replace(MISSING_GENERATION, level=level)
@@ -55,8 +63,8 @@ def finding(
         required=frozenset(),
         admitted=frozenset(),
         missing=frozenset(f"sm{i}" for i in range(missing)),
-        gate_kind="runtime",
-        polarity="enables",
+        gate_kind=GateKind.RUNTIME,
+        polarity=Polarity.ENABLES,
         qualname="f",
         condition="c",
         culprit="c",
@@ -82,8 +90,8 @@ def test_annotation_escapes_path_title_and_message(tmp_path: Path) -> None:
 def test_ten_per_level_and_one_notice(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     findings = [finding(path, i, missing=1 + (i == 17)) for i in range(1, 24)]
-    findings += [finding(path, 100 + i, level="warning") for i in range(3)]
-    findings += [finding(path, 200 + i, level="note") for i in range(12)]
+    findings += [finding(path, 100 + i, level=Level.WARNING) for i in range(3)]
+    findings += [finding(path, 200 + i, level=Level.NOTE) for i in range(12)]
     lines = render_github(findings, tmp_path).splitlines()
     errors = [line for line in lines if line.startswith("::error ")]
     assert len(errors) == 10

@@ -10,7 +10,16 @@ import pytest
 from click.testing import CliRunner
 
 from gatecheck.cli import cli
-from gatecheck.findings import MISSING_GENERATION, Edit, Finding, Hop, Position
+from gatecheck.findings import (
+    MISSING_GENERATION,
+    Edit,
+    Finding,
+    GateKind,
+    Hop,
+    HopKind,
+    Polarity,
+    Position,
+)
 from gatecheck.reporting.markdown import cell, code, edit_diff, render_markdown
 from tests.conftest import FIXTURES, REPO
 
@@ -49,13 +58,17 @@ def sample(tmp_path: Path, *, edits: bool = False, line: int = 2) -> Finding:
         required=frozenset({"sm90", "sm120"}),
         admitted=frozenset({"sm90"}),
         missing=frozenset({"sm120"}),
-        gate_kind="runtime",
-        polarity="enables",
+        gate_kind=GateKind.RUNTIME,
+        polarity=Polarity.ENABLES,
         qualname="pkg.m.f",
         condition="is_sm90_supported()",
         culprit="is_sm90_supported()",
         notes=("'is_sm120_supported' is importable",),
-        hops=(Hop(path, 2, "pkg.m.f", "runtime", "is_sm90_supported()", frozenset({"sm90"}), 11),),
+        hops=(
+            Hop(
+                path, 2, "pkg.m.f", HopKind.RUNTIME, "is_sm90_supported()", frozenset({"sm90"}), 11
+            ),
+        ),
         edits=(Edit(path, end, end, " or is_sm120_supported()"),) if edits else (),
         fix_note="add is_sm120_supported()" if edits else None,
     )

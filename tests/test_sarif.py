@@ -12,7 +12,17 @@ from click.testing import CliRunner
 from jsonschema import Draft4Validator
 
 from gatecheck.cli import cli
-from gatecheck.findings import MISSING_GENERATION, RULES, Edit, Finding, Hop, Position
+from gatecheck.findings import (
+    MISSING_GENERATION,
+    RULES,
+    Edit,
+    Finding,
+    GateKind,
+    Hop,
+    HopKind,
+    Polarity,
+    Position,
+)
 from gatecheck.reporting.columns import code_point_column
 from gatecheck.reporting.sarif import FINGERPRINT_KEY, sarif_log
 from gatecheck.suppressions import SUPPRESSION_RULES
@@ -192,12 +202,14 @@ def hand_made_finding(path: Path) -> Finding:
         required=frozenset({"sm90", "sm120"}),
         admitted=frozenset({"sm90"}),
         missing=frozenset({"sm120"}),
-        gate_kind="runtime",
-        polarity="enables",
+        gate_kind=GateKind.RUNTIME,
+        polarity=Polarity.ENABLES,
         qualname="pkg.m.f",
         condition="is_sm90_supported()",
         culprit="is_sm90_supported()",
-        hops=(Hop(path, 2, "pkg.m.f", "runtime", "is_sm90_supported()", frozenset({"sm90"}), 4),),
+        hops=(
+            Hop(path, 2, "pkg.m.f", HopKind.RUNTIME, "is_sm90_supported()", frozenset({"sm90"}), 4),
+        ),
         edits=(
             Edit(path, 25, 25, " or is_sm120_supported()"),
             Edit(path, 0, 0, "from x import is_sm120_supported\n"),

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from gatecheck.cli import cli
-from gatecheck.findings import Finding, Position
+from gatecheck.findings import Finding, GateKind, Polarity, Position
 from gatecheck.suppressions import (
     SUPPRESSION_WITHOUT_REASON,
     UNUSED_SUPPRESSION,
@@ -192,8 +192,8 @@ def _finding(path: Path, line: int, feature: str = "fast-thing") -> Finding:
         required=frozenset({"sm120"}),
         admitted=frozenset(),
         missing=frozenset({"sm120"}),
-        gate_kind="runtime",
-        polarity="enables",
+        gate_kind=GateKind.RUNTIME,
+        polarity=Polarity.ENABLES,
         qualname="f",
         condition="c",
         culprit="c",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -10,7 +11,9 @@ from rich.console import Console
 from gatecheck.audit import AuditReport
 from gatecheck.cli.caching import audit_report_cached
 from gatecheck.cli.common import (
+    EXIT_FINDINGS,
     cli,
+    debugging,
     kernel_source_option,
     load_rules,
     no_cache_option,
@@ -20,6 +23,7 @@ from gatecheck.cli.common import (
     rules_option,
 )
 from gatecheck.config.model import RuleSet
+from gatecheck.containment import is_internal_error
 from gatecheck.reporting.audit_html import render_audit_html
 from gatecheck.reporting.audit_json import render_audit_json
 from gatecheck.reporting.audit_markdown import render_audit_markdown
@@ -78,6 +82,7 @@ def audit_report(
             excludes=excludes,
             kernel_sources=kernel_sources,
             use_cache=use_cache,
+            debug=debugging(),
         )
     return report, ruleset
 
@@ -133,6 +138,7 @@ def audit(
         finally:
             if handle:
                 handle.close()
+        _exit_on_internal_errors(report)
         return
     renderers = {
         "markdown": render_audit_markdown,
@@ -144,3 +150,10 @@ def audit(
         output.write_text(text, encoding="utf-8")
     else:
         click.echo(text, nl=not text.endswith("\n"))
+    _exit_on_internal_errors(report)
+
+
+def _exit_on_internal_errors(report: AuditReport) -> None:
+    # The report is complete but for conditions gatecheck failed on: say so in the exit code.
+    if any(map(is_internal_error, report.diagnostics)):
+        sys.exit(EXIT_FINDINGS)

@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gatecheck.audit.prefilter import mentions_arch
 from gatecheck.cache import RunCache, cache_key, content_digest, from_data, to_data
 from gatecheck.config.model import RuleSet
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import Finding
-from gatecheck.gates.audit_gates import mentions_arch
 from gatecheck.gates.feature_gates import mentions
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.checks import KNOWN_KERNEL_LIBRARIES
@@ -37,6 +37,7 @@ def check_analysis(
     excludes: Sequence[str],
     kernel_sources: Sequence[Path],
     use_cache: bool,
+    debug: bool = False,
 ) -> Analysis:
     def fresh() -> Analysis:
         # Imported here: a run answered from the cache loads no analysis machinery.
@@ -49,6 +50,7 @@ def check_analysis(
             generations=generations or None,
             excludes=excludes,
             kernel_sources=kernel_sources,
+            debug=debug,
         )
 
     if not use_cache:
@@ -119,6 +121,7 @@ def audit_report_cached(
     excludes: Sequence[str],
     kernel_sources: Sequence[Path],
     use_cache: bool,
+    debug: bool = False,
 ) -> AuditReport:
     def fresh() -> AuditReport:
         from gatecheck.audit import run_audit
@@ -130,6 +133,7 @@ def audit_report_cached(
             columns=columns,
             excludes=excludes,
             kernel_sources=kernel_sources,
+            debug=debug,
         )
 
     if not use_cache:
@@ -231,7 +235,7 @@ def _payload(analysis: Analysis) -> dict[str, Any]:
     lines = analysis.condition_lines()
     return {
         "findings": [to_data(f) for f in analysis.findings],
-        "condition_lines": [to_data(lines.get(id(f))) for f in analysis.findings],
+        "condition_lines": [to_data(lines.get(f.key)) for f in analysis.findings],
         "gate_count": analysis.gate_count,
         "parsed": sorted(str(p) for p in analysis.parsed_paths()),
         "diagnostics": [to_data(d) for d in analysis.diagnostics],

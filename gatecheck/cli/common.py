@@ -110,6 +110,12 @@ def cli(ctx: click.Context, debug: bool) -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
 
 
+def debugging() -> bool:
+    """Whether `gatecheck --debug` asked to re-raise what is otherwise contained."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.find_root().meta.get("gatecheck.debug"))
+
+
 paths_argument = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 kernel_source_option = click.option(
     "--kernel-source",

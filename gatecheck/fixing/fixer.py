@@ -244,18 +244,18 @@ def attach_fixes(
 ) -> list[Finding]:
     """Findings (those `keep` accepts) carrying their verified edits, for SARIF `fixes`,
     or the reason there are none."""
-    planned = {id(finding): plan for finding, plan in report.fixed}
-    refused = {id(finding): reason for finding, reason in report.refused}
+    planned = {finding.key: plan for finding, plan in report.fixed}
+    refused = {finding.key: reason for finding, reason in report.refused}
     out: list[Finding] = []
     for finding in findings:
         if not keep(finding):
             continue
-        plan = planned.get(id(finding))
+        plan = planned.get(finding.key)
         if plan is not None:
             out.append(dataclasses.replace(finding, edits=plan.edits, fix_note=plan.summary))
-        elif id(finding) in refused:
+        elif finding.key in refused:
             out.append(
-                dataclasses.replace(finding, fix_note=f"no automatic fix: {refused[id(finding)]}")
+                dataclasses.replace(finding, fix_note=f"no automatic fix: {refused[finding.key]}")
             )
         else:
             out.append(finding)

@@ -47,6 +47,12 @@ def find_feature_gates(
     return sorted(gates.values(), key=lambda g: g.key)
 
 
+def unresolved_gate_functions(project: Project, feature: Feature) -> list[str]:
+    """The feature's gate functions that name nothing in the scanned tree: their gates
+    cannot be checked (a misspelt name, a moved function, or a tree without them)."""
+    return [d for d in feature.gate_functions if resolve_dotted_function(project, d) is None]
+
+
 def resolve_dotted_function(project: Project, dotted: str) -> nodes.FunctionDef | None:
     parts = dotted.split(".")
     for split in range(len(parts) - 1, 0, -1):

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from pathlib import Path
 
 from astroid import nodes
 
+from gatecheck.findings import GateKind, Polarity
 
-class Polarity(enum.Enum):
-    ENABLES = "enables"  # the feature can be on only when the condition is true
-    DISABLES = "disables"  # the feature is switched off when the condition is true
-
-
-class GateKind(enum.Enum):
-    AUTO_ENABLE = "auto-enable"  # the flag is switched on under the condition
-    AUTO_DISABLE = "auto-disable"  # the flag is switched off under the condition
-    FLAG_VALUE = "flag-value"  # the flag is assigned the condition's value
-    RUNTIME = "runtime"  # the condition reads the flag
-    GATE_FUNCTION = "gate-function"  # a return value of a gate function
-    GUARD = "guard"  # an enclosing or early-exit condition around one of the above
+__all__ = ["Gate", "GateKind", "Polarity", "qualname_of"]
 
 
 @dataclass(frozen=True, eq=False)

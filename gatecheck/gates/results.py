@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gatecheck.config.model import Feature
 from gatecheck.discovery import Discovery, Skipped
-from gatecheck.findings import Finding
+from gatecheck.findings import Finding, FindingKey
 from gatecheck.gates.model import Gate, Polarity
 from gatecheck.kernels.support import KernelSupport
 from gatecheck.loading.project import FileDiagnostic, Project
@@ -38,17 +40,20 @@ class Restored:
     marked: frozenset[Path] = frozenset()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Analysis:
+    """What the engine found; built once (views of it are new Analyses, never patched).
+    The project still collects diagnostics as its files are read."""
+
     project: Project
     semantics: Semantics
     discovery: Discovery
-    gate_results: list[GateResult] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    gate_results: Sequence[GateResult] = ()
+    findings: Sequence[Finding] = ()
     # Each finding with the gate it came from (the fixer needs the nodes).
-    failures: list[tuple[Finding, GateResult]] = field(default_factory=list)
+    failures: Sequence[tuple[Finding, GateResult]] = ()
     # Feature id -> what its kernels are built for (kernel-aware checks).
-    kernels: dict[str, list[KernelSupport]] = field(default_factory=dict)
+    kernels: Mapping[str, Sequence[KernelSupport]] = field(default_factory=dict)
     # Set when the findings come from the cache (then there are no gates or failures).
     restored: Restored | None = None
 
@@ -76,13 +81,13 @@ class Analysis:
             return set(self.restored.parsed)
         return {Path(m.file) for m in self.project.loaded_modules() if m.file}
 
-    def condition_lines(self) -> dict[int, tuple[int, int]]:
-        """First and last line of each finding's gate condition, by id(finding)."""
+    def condition_lines(self) -> dict[FindingKey, tuple[int, int]]:
+        """First and last line of each finding's gate condition, by the finding's key."""
         if self.restored is not None:
             pairs = zip(self.findings, self.restored.condition_lines, strict=True)
-            return {id(f): lines for f, lines in pairs if lines is not None}
+            return {f.key: lines for f, lines in pairs if lines is not None}
         return {
-            id(f): (
+            f.key: (
                 int(r.gate.condition.lineno or f.start.line),
                 int(r.gate.condition.end_lineno or f.end.line),
             )
@@ -95,3 +100,10 @@ def flag_assumptions(feature: Feature, polarity: Polarity) -> dict[str, object]:
     # cannot assume anything about the flag they are about to set.
     value: object = True if polarity is Polarity.DISABLES else UNKNOWN
     return {flag: value for flag in feature.flags}
+
+
+def scoped(analysis: Analysis, wanted: Sequence[Finding]) -> Analysis:
+    """The analysis restricted to these findings (what a run reports), for the fixer."""
+    keys = {f.key for f in wanted}
+    failures = tuple(pair for pair in analysis.failures if pair[0].key in keys)
+    return dataclasses.replace(analysis, failures=failures, findings=tuple(f for f, _ in failures))

@@ -7,11 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gatecheck.audit import AuditedGate, AuditReport, CallSite
+from gatecheck.audit import AuditedGate, AuditReport, CallSite, KernelVerdict
 from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.paths import display_path
 
 _LINES = SourceLines()
+
+
+_BUILT = {KernelVerdict.BUILT: True, KernelVerdict.NOT_BUILT: False}
 
 
 def summary_dict(report: AuditReport) -> dict[str, Any]:
@@ -61,7 +64,9 @@ def _kernels(gate: AuditedGate, report: AuditReport) -> dict[str, Any] | None:
     if verdict is None:
         return None
     return {
-        "built_for_generation": {"✓": True, "✗": False}.get(verdict),
+        "built_for_generation": {KernelVerdict.BUILT: True, KernelVerdict.NOT_BUILT: False}.get(
+            verdict
+        ),
         "kernels": [
             {
                 "kernel": k.kernel,

@@ -65,12 +65,11 @@ def verdict(path: ActivationPath, generation: str, base: Path | None = None) -> 
 
 
 _LINES = SourceLines()
-GATE_KINDS = ("auto-enable", "auto-disable", "flag-value", "runtime", "gate-function", "guard")
 
 
 def _label(hop: Hop, generations: Sequence[str], registry: Registry, base: Path | None) -> Text:
     text = Text()
-    gated = hop.kind in GATE_KINDS
+    gated = hop.kind.is_gate
     if gated:
         for gen in generations:
             ok = gen in hop.admitted

@@ -57,7 +57,7 @@ def annotation(finding: Finding, root: Path, lines: SourceLines | None = None) -
 
 def importance(finding: Finding) -> tuple[int, int, str, int]:
     # Gate findings before findings about suppressions; more missing generations first.
-    rule_rank = 0 if finding.gate_kind != "suppression" else 1
+    rule_rank = 0 if finding.gate_kind is not None else 1
     return (rule_rank, -len(finding.missing), str(finding.path), finding.start.line)
 
 

@@ -51,8 +51,8 @@ def finding_to_dict(
         "admitted": registry.ordered(finding.admitted),
         "missing": registry.ordered(finding.missing),
         "gate": {
-            "kind": finding.gate_kind,
-            "polarity": finding.polarity,
+            "kind": finding.gate_kind or "suppression",
+            "polarity": finding.polarity or "",
             "qualname": finding.qualname,
             "condition": finding.condition,
             "culprit": finding.culprit,

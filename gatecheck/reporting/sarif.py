@@ -129,7 +129,7 @@ class _Builder:
                 "required": self.ordered(finding.required),
                 "admitted": self.ordered(finding.admitted),
                 "missing": self.ordered(finding.missing),
-                "gateKind": finding.gate_kind,
+                "gateKind": finding.gate_kind or "suppression",
                 "qualname": finding.qualname,
             },
         }

@@ -15,7 +15,7 @@ from pathlib import Path
 from astroid import nodes
 
 from gatecheck.config.model import Feature
-from gatecheck.findings import Hop
+from gatecheck.findings import Hop, HopKind
 from gatecheck.gates.model import GateKind, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.support import KernelSupport
@@ -66,7 +66,7 @@ def _flatten(node: PathNode) -> Iterator[Hop]:
         yield from _flatten(child)
 
 
-def _hop(node: nodes.NodeNG, kind: str, text: str, admitted: frozenset[str]) -> Hop:
+def _hop(node: nodes.NodeNG, kind: HopKind, text: str, admitted: frozenset[str]) -> Hop:
     root = node.root()
     path = Path(root.file) if isinstance(root, nodes.Module) and root.file else Path("?")
     return Hop(
@@ -95,7 +95,7 @@ def build_path(
             result.gate.path,
             result.gate.line,
             result.gate.qualname,
-            result.gate.kind.value,
+            HopKind.of(result.gate.kind),
             result.gate.condition.as_string(),
             result.feature_admits,
             int(result.gate.condition.col_offset or 0),
@@ -126,7 +126,7 @@ def _blocking(analysis: Analysis, result: GateResult) -> dict[str, Hop]:
             gate.path,
             int(node.lineno or gate.line),
             gate.qualname,
-            gate.kind.value,
+            HopKind.of(gate.kind),
             node.as_string(),
             result.feature_admits,
             int(node.col_offset or 0),
@@ -166,7 +166,7 @@ def _cli_options(module: nodes.Module, feature: Feature, every: frozenset[str]) 
         )
         for name in names:
             if name in dashed or (dest in feature.flags and name.startswith("--")):
-                yield _hop(call, "cli-option", name, every)
+                yield _hop(call, HopKind.CLI_OPTION, name, every)
                 break
 
 
@@ -184,7 +184,7 @@ def _settings_fields(
             text = (
                 f"{assign.parent.name}.{target.name}: {assign.annotation.as_string()} = {default}"
             )
-            yield _hop(assign, "settings-field", text, every)
+            yield _hop(assign, HopKind.SETTINGS_FIELD, text, every)
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -221,7 +221,7 @@ def _callers(
             f"{len(unresolved)} call(s) of `{name}` on receivers that cannot be resolved "
             f"statically (first: {_statement_text(first)})"
         )
-        out.append(PathNode(_hop(first, "unresolved-calls", text, every)))
+        out.append(PathNode(_hop(first, HopKind.UNRESOLVED_CALLS, text, every)))
     return out
 
 
@@ -278,13 +278,13 @@ def _call_site(
 ) -> PathNode:
     caller = call.scope()
     if isinstance(caller, nodes.Module):
-        kind = "module-constant" if _assigned(call) else "call-site"
+        kind = HopKind.MODULE_CONSTANT if _assigned(call) else HopKind.CALL_SITE
         return PathNode(_hop(call, kind, _statement_text(call), every))
-    node = PathNode(_hop(call, "call-site", _statement_text(call), every))
+    node = PathNode(_hop(call, HopKind.CALL_SITE, _statement_text(call), every))
     if isinstance(caller, nodes.FunctionDef):
         if id(caller) in seen:
             text = f"{caller.name} is already on the path (recursion)"
-            node.children.append(PathNode(_hop(caller, "cycle", text, every)))
+            node.children.append(PathNode(_hop(caller, HopKind.CYCLE, text, every)))
         elif depth < max_depth:
             node.children = _callers(
                 analysis, caller, every, depth + 1, seen | {id(caller)}, max_depth

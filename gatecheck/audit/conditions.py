@@ -1,0 +1,225 @@
+"""Architecture conditions without rules: every condition whose value depends on the GPU
+generation (the outermost condition only), with its role for a vendor: a gate that decides,
+a vendor check, or the body of a device predicate. (Telling hops apart from gates is
+audit/hops.py's job.)"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from astroid import nodes
+
+from gatecheck.audit.prefilter import is_predicate_name
+from gatecheck.gates.feature_gates import branch_disables
+from gatecheck.gates.model import Polarity, qualname_of
+from gatecheck.semantics.admitted import Admission, Semantics
+
+_SLOT_OWNERS = (
+    nodes.If,
+    nodes.While,
+    nodes.IfExp,
+    nodes.Assert,
+    nodes.Return,
+    nodes.Assign,
+    nodes.AnnAssign,
+    nodes.Comprehension,
+)
+
+
+class SlotKind(enum.Enum):
+    IF = "if"
+    WHILE = "while"
+    IFEXP = "ifexp"
+    ASSERT = "assert"
+    RETURN = "return"
+    ASSIGN = "assign"
+    COMPREHENSION = "comprehension"
+
+
+class Role(enum.Enum):
+    GATE = "gate"  # tells generations of the vendor apart: reported
+    HOP = "hop"  # only passes on a gate function's (or gate binding's) answer
+    VENDOR = "vendor"  # tells vendors apart, not generations of one vendor
+    PREDICATE = "predicate"  # inside a device predicate's definition
+
+
+@dataclass(frozen=True, eq=False)
+class ArchCondition:
+    condition: nodes.NodeNG
+    statement: nodes.NodeNG
+    kind: SlotKind
+    path: Path
+    module: str
+    qualname: str
+    admission: Admission
+    polarity: Polarity
+    # The feature's admitted set through this condition (polarity applied).
+    admits: frozenset[str]
+    role: Role
+    # Operands of the and/or/not structure that depend on the generation within the vendor.
+    arch_terms: tuple[nodes.NodeNG, ...] = ()
+    # Hops: what they pass on (qualnames of gate functions or gate bindings).
+    via: tuple[str, ...] = ()
+
+    @property
+    def line(self) -> int:
+        return int(self.condition.lineno or 1)
+
+
+def outermost_slots(module: nodes.Module) -> list[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]]:
+    slots = list(_slots(module))
+    conditions = {id(condition) for condition, _, _ in slots}
+    return [slot for slot in slots if not _nested_in(slot[0], conditions)]
+
+
+def _slots(module: nodes.Module) -> Iterator[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]]:
+    tests = {nodes.If: SlotKind.IF, nodes.While: SlotKind.WHILE, nodes.IfExp: SlotKind.IFEXP}
+    for node in module.nodes_of_class(_SLOT_OWNERS):
+        if isinstance(node, (nodes.If, nodes.While, nodes.IfExp)):
+            yield node.test, node, tests[type(node)]
+        elif isinstance(node, nodes.Assert):
+            yield node.test, node, SlotKind.ASSERT
+        elif isinstance(node, nodes.Comprehension):
+            for test in node.ifs:
+                yield test, node, SlotKind.COMPREHENSION
+        elif _is_bool_expression(node.value):
+            kind = SlotKind.RETURN if isinstance(node, nodes.Return) else SlotKind.ASSIGN
+            yield node.value, node, kind
+
+
+def _is_bool_expression(node: nodes.NodeNG | None) -> bool:
+    if isinstance(node, nodes.UnaryOp):
+        return node.op == "not"
+    return isinstance(node, (nodes.BoolOp, nodes.Compare))
+
+
+def _nested_in(condition: nodes.NodeNG, conditions: set[int]) -> bool:
+    parent = condition.parent
+    while parent is not None and not parent.is_statement:
+        if id(parent) in conditions:
+            return True
+        parent = parent.parent
+    return False
+
+
+def varies(admission: Admission, generations: frozenset[str]) -> bool:
+    """Whether the condition's (three-valued) truth differs between these generations."""
+    values = {(g in admission.can_be_true, g in admission.can_be_false) for g in generations}
+    return len(values) > 1
+
+
+def classify_condition(
+    semantics: Semantics,
+    module: nodes.Module,
+    condition: nodes.NodeNG,
+    statement: nodes.NodeNG,
+    kind: SlotKind,
+    vendor_gens: frozenset[str],
+) -> ArchCondition | None:
+    admission = semantics.admission(condition)
+    if not varies(admission, semantics.registry.all_names()):
+        return None
+    polarity, admits = feature_side(statement, kind, admission, vendor_gens)
+    if _in_predicate_definition(statement, kind):
+        role = Role.PREDICATE
+    elif varies(admission, vendor_gens):
+        role = Role.GATE
+    else:
+        role = Role.VENDOR
+    terms: tuple[nodes.NodeNG, ...] = ()
+    if role is Role.GATE:
+        terms = tuple(a for a in operands(condition) if varies(semantics.admission(a), vendor_gens))
+    path = Path(module.file) if module.file else Path(str(module.name))
+    return ArchCondition(
+        condition,
+        statement,
+        kind,
+        path,
+        str(module.name),
+        qualname_of(statement),
+        admission,
+        polarity,
+        admits,
+        role,
+        terms,
+    )
+
+
+def feature_side(
+    statement: nodes.NodeNG, kind: SlotKind, admission: Admission, vendor_gens: frozenset[str]
+) -> tuple[Polarity, frozenset[str]]:
+    """Which way the condition gates: the body (enables) unless the body only bails out
+    (`if cond: raise/return False`), or only the else side depends on the generation
+    (`if not is_sm100(): fallback()`): then the feature is where it can be false."""
+    true_side, false_side = admission.can_be_true, admission.can_be_false
+    if kind is SlotKind.IF and branch_disables(statement.body):
+        return Polarity.DISABLES, false_side
+    if _restricted(false_side, vendor_gens) and not _restricted(true_side, vendor_gens):
+        return Polarity.DISABLES, false_side
+    return Polarity.ENABLES, true_side
+
+
+def _restricted(generations: frozenset[str], vendor_gens: frozenset[str]) -> bool:
+    inside = generations & vendor_gens
+    return bool(inside) and inside != vendor_gens
+
+
+def operands(condition: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    """The leaves of the and/or/not structure (`a or (b and not c)` -> a, b, c)."""
+    if isinstance(condition, nodes.BoolOp):
+        for value in condition.values:
+            yield from operands(value)
+    elif isinstance(condition, nodes.UnaryOp) and condition.op == "not":
+        yield from operands(condition.operand)
+    else:
+        yield condition
+
+
+def negated(term: nodes.NodeNG, condition: nodes.NodeNG) -> bool:
+    """Whether `term` sits under an odd number of `not`s inside `condition`."""
+    count = 0
+    node: nodes.NodeNG | None = term.parent
+    while node is not None and node is not condition.parent:
+        if isinstance(node, nodes.UnaryOp) and node.op == "not":
+            count += 1
+        node = node.parent
+    return count % 2 == 1
+
+
+def _in_predicate_definition(statement: nodes.NodeNG, kind: SlotKind) -> bool:
+    if kind is SlotKind.ASSIGN:
+        targets = assigned_names(statement)
+        if targets and all(is_predicate_name(t) for t in targets):
+            return True
+    scope = function_scope(statement)
+    return isinstance(scope, nodes.FunctionDef) and is_predicate_name(str(scope.name))
+
+
+def assigned_names(statement: nodes.NodeNG) -> list[str]:
+    if isinstance(statement, nodes.Assign):
+        targets = list(statement.targets)
+    elif isinstance(statement, nodes.AnnAssign):
+        targets = [statement.target]
+    else:
+        return []
+    names: list[str] = []
+    for target in targets:
+        for node in target.nodes_of_class((nodes.AssignName, nodes.AssignAttr)):
+            names.append(str(node.name if isinstance(node, nodes.AssignName) else node.attrname))
+    return names
+
+
+def statement_of(node: nodes.NodeNG) -> nodes.NodeNG:
+    while node.parent is not None and not node.is_statement:
+        node = node.parent
+    return node
+
+
+def function_scope(node: nodes.NodeNG) -> nodes.NodeNG:
+    scope = node.scope()
+    while isinstance(scope, nodes.Lambda) and scope.parent is not None:
+        scope = scope.parent.scope()
+    return scope

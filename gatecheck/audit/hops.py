@@ -1,0 +1,152 @@
+"""Hops: a condition whose generation-dependent operands only pass on what a gate
+function or a gate binding decided. Names never decide what a gate admits (the semantics
+read bodies); they only decide where a decision is reported: a function named like a
+device predicate is vocabulary, so each call site is a gate; any other function holding a
+gate (`apply_flashinfer_allreduce_fusion`) is a gate function, so its call sites are hops."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from astroid import nodes
+
+from gatecheck.audit.conditions import ArchCondition, Role
+from gatecheck.audit.prefilter import is_predicate_name
+from gatecheck.gates.model import qualname_of
+from gatecheck.loading.project import Project, lookup
+from gatecheck.loading.resolve import absolute_import_name, imported_name
+from gatecheck.semantics.admitted import Semantics
+from gatecheck.semantics.values import FunctionRef, ModuleRef, PartialRef
+
+_MAX_IMPORT_HOPS = 8
+
+
+class HopSources:
+    """Where a generation-dependent operand gets its value from: a gate function (a
+    non-predicate function holding a gate or hop) or a gate binding (a name assigned a
+    gate condition or a gate function's result)."""
+
+    def __init__(
+        self,
+        project: Project,
+        semantics: Semantics,
+        vendor_gens: frozenset[str],
+        conditions: list[ArchCondition],
+    ) -> None:
+        self.project = project
+        self.evaluator = semantics.evaluator(min(vendor_gens))
+        deciding = [c for c in conditions if c.role in (Role.GATE, Role.HOP)]
+        self.functions: dict[int, str] = {}
+        for c in deciding:
+            scope = c.statement.scope()
+            if isinstance(scope, nodes.FunctionDef):
+                self.functions[id(scope)] = qualname_of(c.statement)
+        self.bound_conditions = {id(c.condition) for c in deciding}
+        self._following: set[int] = set()
+
+    def resolve(self, condition: ArchCondition) -> ArchCondition:
+        sources = [self.source(term) for term in condition.arch_terms]
+        if not sources or any(s is None for s in sources):
+            return condition
+        via = tuple(dict.fromkeys(s for s in sources if s is not None))
+        return replace(condition, role=Role.HOP, via=via)
+
+    def source(self, term: nodes.NodeNG) -> str | None:
+        if isinstance(term, nodes.Call):
+            return self._function_source(term.func)
+        if isinstance(term, (nodes.Name, nodes.Attribute)):
+            return self._binding_source(term)
+        return None
+
+    def _function_source(self, func: nodes.NodeNG) -> str | None:
+        if isinstance(func, (nodes.Name, nodes.Attribute)) and is_predicate_name(_term_name(func)):
+            return None  # `is_sm90 = partial(_major_in, [9])`: called as a predicate
+        value = self.evaluator.value(func)
+        while isinstance(value, PartialRef):
+            value = value.func
+        if isinstance(value, FunctionRef) and isinstance(value.node, nodes.FunctionDef):
+            return self.functions.get(id(value.node))
+        return None
+
+    def _binding_source(self, term: nodes.Name | nodes.Attribute) -> str | None:
+        for binding in self._bindings(term):
+            statement = binding.statement()
+            value = getattr(statement, "value", None)
+            if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)) or value is None:
+                continue
+            if (
+                id(value) in self.bound_conditions
+                or (isinstance(value, nodes.Call) and self._function_source(value.func))
+                or (isinstance(value, (nodes.Name, nodes.Attribute)) and self._alias_source(value))
+            ):
+                return f"{qualname_of(statement)}.{_term_name(term)}".lstrip(".")
+        return None
+
+    def _alias_source(self, value: nodes.Name | nodes.Attribute) -> str | None:
+        # `B = A` where A is a gate binding; the guard stops `A = A` style cycles.
+        if id(value) in self._following:
+            return None
+        self._following.add(id(value))
+        try:
+            return self._binding_source(value)
+        finally:
+            self._following.discard(id(value))
+
+    def _bindings(self, term: nodes.Name | nodes.Attribute) -> list[nodes.NodeNG]:
+        if isinstance(term, nodes.Name):
+            try:
+                _, found = lookup(term, term.name)
+            except Exception:  # astroid lookups can fail on odd scopes: no binding then
+                return []
+            if not found:
+                return self._module_bindings(str(term.root().name), term.name)
+            return self._follow_imports(list(found), term.name)
+        receiver = self.evaluator.value(term.expr)
+        if isinstance(receiver, ModuleRef):
+            return self._module_bindings(receiver.name, term.attrname)
+        klass = _enclosing_class(term)
+        if isinstance(term.expr, nodes.Name) and term.expr.name == "self" and klass is not None:
+            return list(klass.instance_attrs.get(term.attrname, [])) + list(
+                klass.locals.get(term.attrname, [])
+            )
+        return []
+
+    def _module_bindings(self, module_name: str, name: str, depth: int = 0) -> list[nodes.NodeNG]:
+        module = self.project.module(module_name)
+        if module is None or depth > _MAX_IMPORT_HOPS:
+            return []
+        if name in module.locals:
+            return self._follow_imports(list(module.locals[name]), name, depth)
+        for stmt in module.body:  # `from x import *` (the loader leaves it unexpanded)
+            if isinstance(stmt, nodes.ImportFrom) and stmt.names and stmt.names[0][0] == "*":
+                found = self._module_bindings(absolute_import_name(stmt), name, depth + 1)
+                if found:
+                    return found
+        return []
+
+    def _follow_imports(
+        self, found: list[nodes.NodeNG], name: str, depth: int = 0
+    ) -> list[nodes.NodeNG]:
+        out: list[nodes.NodeNG] = []
+        for binding in found:
+            if isinstance(binding, nodes.ImportFrom):
+                original = imported_name(binding, name)
+                if original:
+                    source = absolute_import_name(binding)
+                    out.extend(self._module_bindings(source, original, depth + 1))
+            else:
+                out.append(binding)
+        return out
+
+
+def _term_name(term: nodes.Name | nodes.Attribute) -> str:
+    return str(term.name if isinstance(term, nodes.Name) else term.attrname)
+
+
+def _enclosing_class(node: nodes.NodeNG) -> nodes.ClassDef | None:
+    scope = node.scope()
+    while scope is not None and not isinstance(scope, nodes.Module):
+        if isinstance(scope, nodes.ClassDef):
+            return scope
+        scope = scope.parent.scope() if scope.parent is not None else None
+    return None

@@ -1,0 +1,79 @@
+"""Which files and names speak of the GPU architecture at all: the audit's cheap text
+prefilter (only files that spell an arch idiom are searched for gates) and the names of
+device predicates (`is_sm100_supported`: vocabulary, decided at their call sites)."""
+
+from __future__ import annotations
+
+import re
+
+# Cheap text prefilter: only files that spell an arch idiom are searched for gates
+# (resolution still reads any module it needs). Bare "arch" would match model_arch,
+# architectures and search, so only its standalone and device spellings count.
+ARCH_IDIOM = re.compile(
+    r"capability|is_sm_?\d|sm_?\d{2,3}|hopper|blackwell|gfx9|get_device_properties"
+    r"|\barch\b|gcnArchName|gcn_arch|cuda_arch|arch_list|\bis_arch_|\bget_arch",
+    re.IGNORECASE,
+)
+# A device predicate asks about the device: is_/has_/supports_ plus an arch or vendor word.
+_PREDICATE_PREFIX = re.compile(r"^_*(is|has|supports?)_", re.IGNORECASE)
+_ARCH_WORD = re.compile(
+    r"^(sm_?\d+[a-z]?|sm|hopper|blackwell|ampere|ada|volta|turing|gfx\w*|mi\d+\w*|cdna\d*"
+    r"|capability|arch|cuda|hip|rocm|nvidia|amd)$",
+    re.IGNORECASE,
+)
+
+
+def is_predicate_name(name: str) -> bool:
+    if not _PREDICATE_PREFIX.match(name):
+        return False
+    return any(_ARCH_WORD.match(word) for word in name.split("_") if word)
+
+
+def mentions_arch(text: str) -> bool:
+    """ARCH_IDIOM.search(text), an order of magnitude faster: the alternation is scanned
+    as literals over the lowercased text (re tries every alternative at every position).
+    Exact: lowercasing only differs from re.IGNORECASE on four characters, left to re."""
+    if not text.isascii() and _CASE_SPECIALS.intersection(text):
+        return ARCH_IDIOM.search(text) is not None
+    lowered = text.lower()
+    if any(literal in lowered for literal in _ARCH_LITERALS):
+        return True
+    if _SM_NUMBER.search(lowered) or _IS_SM.search(lowered):
+        return True
+    for match in _ARCH.finditer(lowered):
+        start, end = match.span()
+        word_before = start > 0 and _is_word(lowered[start - 1])
+        if not word_before and not (end < len(lowered) and _is_word(lowered[end])):
+            return True  # \barch\b
+        for prefix in ("is_", "get_"):
+            head = start - len(prefix)
+            if head >= 0 and lowered.startswith(prefix, head):
+                if head > 0 and _is_word(lowered[head - 1]):
+                    continue
+                if prefix == "get_" or lowered.startswith("_", end):
+                    return True  # \bget_arch, \bis_arch_
+    return False
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"  # re's \w on str
+
+
+# The alternatives of ARCH_IDIOM, lowercased; those without a boundary are plain literals.
+_ARCH_LITERALS = (
+    "capability",
+    "hopper",
+    "blackwell",
+    "gfx9",
+    "get_device_properties",
+    "gcnarchname",
+    "gcn_arch",
+    "cuda_arch",
+    "arch_list",
+)
+_SM_NUMBER = re.compile(r"sm_?\d\d")  # sm_?\d{2,3}: two digits are enough to match
+_IS_SM = re.compile(r"is_sm_?\d")
+_ARCH = re.compile("arch")
+# Non-ASCII characters that re.IGNORECASE matches with ASCII letters (or that lower()
+# turns into two characters): K (Kelvin), long s, dotted and dotless i.
+_CASE_SPECIALS = frozenset("\u0130\u0131\u017f\u212a")

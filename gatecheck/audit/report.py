@@ -1,0 +1,182 @@
+"""The audit's answer as plain data (no trees), so that a report can be cached and read
+back unchanged: each gate's class for the generation, its feature, its reasons; likely
+gaps first."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gatecheck.audit.conditions import ArchCondition, SlotKind
+from gatecheck.config.model import Registry
+from gatecheck.findings import Position
+from gatecheck.gates.model import Polarity
+from gatecheck.kernels.support import KernelSupport
+from gatecheck.loading.project import FileDiagnostic
+from gatecheck.semantics.admitted import Admission
+
+
+class GateClass(enum.Enum):
+    LIKELY_GAP = "likely-gap"
+    DELIBERATE = "probably-deliberate"
+    DECIDED = "decided"
+    ADMITS = "admits"
+
+    @property
+    def rank(self) -> int:
+        return list(GateClass).index(self)
+
+    @property
+    def label(self) -> str:
+        return self.value.replace("-", " ")
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A hop: a condition that only passes a gate function's (or gate binding's) answer on."""
+
+    path: Path
+    line: int
+    column: int
+    qualname: str
+    condition: str
+
+
+@dataclass(frozen=True)
+class GateSite:
+    """A gate's condition as the reports need it: plain data (no trees), so a report can
+    be cached and read back unchanged."""
+
+    path: Path
+    module: str
+    qualname: str
+    line: int
+    kind: SlotKind
+    polarity: Polarity
+    # The condition's own admitted set, and the feature's side of it (polarity applied).
+    admission: Admission
+    admits: frozenset[str]
+    condition: str  # its source, whitespace collapsed
+
+    @classmethod
+    def of(cls, found: ArchCondition) -> GateSite:
+        text = " ".join(found.condition.as_string().split())
+        return cls(
+            found.path,
+            found.module,
+            found.qualname,
+            found.line,
+            found.kind,
+            found.polarity,
+            found.admission,
+            found.admits,
+            text,
+        )
+
+
+class FeatureSource(enum.StrEnum):
+    """How an audited gate's feature was named."""
+
+    RULE = "rule"  # a rule feature whose flags or gate functions the gate touches
+    ASSIGNED = "assigned"  # the name the gate assigns (or its branch switches on)
+    READ = "read"  # a flag its condition reads
+    FUNCTION = "function"  # its function
+    MODULE = "module"  # its module
+
+
+class KernelVerdict(enum.Enum):
+    """Whether the kernels a gate's rule names are built for the audited generation."""
+
+    BUILT = "built"
+    NOT_BUILT = "not-built"
+    UNKNOWN = "unknown"  # some library's build targets could not be read
+
+
+@dataclass(frozen=True)
+class AuditedGate:
+    found: GateSite
+    gate_class: GateClass
+    feature: str
+    feature_source: FeatureSource
+    reasons: tuple[str, ...]
+    # The sub-expression that carries the decision (what shuts the generation out).
+    start: Position
+    end: Position
+    call_sites: tuple[CallSite, ...] = ()
+
+    @property
+    def path(self) -> Path:
+        return self.found.path
+
+    @property
+    def admits(self) -> frozenset[str]:
+        return self.found.admits
+
+    @property
+    def condition(self) -> str:
+        return self.found.condition
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    generation: str
+    vendor: str
+    columns: tuple[str, ...]
+    registry: Registry
+    gates: Sequence[AuditedGate] = ()
+    hops: Sequence[CallSite] = ()
+    vendor_gates: int = 0
+    predicate_definitions: int = 0
+    files: int = 0
+    scanned: int = 0
+    diagnostics: Sequence[FileDiagnostic] = ()
+    # Rule feature id -> what its kernels are built for (kernel-aware marker).
+    kernels: Mapping[str, Sequence[KernelSupport]] = dataclasses.field(default_factory=dict)
+    # Files built into trees (a cached report stays valid while none of them changes).
+    parsed: tuple[Path, ...] = ()
+
+    def kernel_verdict(self, gate: AuditedGate) -> KernelVerdict | None:
+        """For the audited generation, when the gate's rule names kernels."""
+        rule = gate.feature_source is FeatureSource.RULE
+        supports = self.kernels.get(gate.feature) if rule else None
+        if not supports:
+            return None
+        if any(s.generations is None for s in supports):
+            return KernelVerdict.UNKNOWN
+        built = all(self.generation in (s.generations or ()) for s in supports)
+        return KernelVerdict.BUILT if built else KernelVerdict.NOT_BUILT
+
+    def counts(self) -> dict[GateClass, int]:
+        return {c: sum(1 for g in self.gates if g.gate_class is c) for c in GateClass}
+
+    def groups(self) -> list[tuple[str, list[AuditedGate]]]:
+        """Gates by feature, in report order (a feature's place is its first gate's)."""
+        grouped: dict[str, list[AuditedGate]] = {}
+        for gate in self.gates:
+            grouped.setdefault(gate.feature, []).append(gate)
+        return list(grouped.items())
+
+
+def default_columns(registry: Registry, generation: str) -> tuple[str, ...]:
+    """The generation's vendor; for NVIDIA from sm80 (Ampere) up."""
+    vendor = registry.get(generation).vendor
+    floor = (8, 0) if vendor == "nvidia" else (0, 0)
+    return tuple(
+        g.name for g in registry.generations if g.vendor == vendor and g.capability >= floor
+    )
+
+
+def order_gates(gates: Sequence[AuditedGate]) -> list[AuditedGate]:
+    """Likely gaps first; a feature's gates stay together, placed by its strongest gate."""
+
+    def key(g: AuditedGate) -> tuple[int, int, str, int]:
+        return (g.gate_class.rank, -len(g.reasons), str(g.path), g.start.line)
+
+    by_gate = sorted(gates, key=key)
+    place: dict[str, int] = {}
+    for index, gate in enumerate(by_gate):
+        place.setdefault(gate.feature, index)
+    return sorted(by_gate, key=lambda g: (place[g.feature], key(g)))

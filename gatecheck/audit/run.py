@@ -1,0 +1,244 @@
+"""The audit for a new generation: read the files that spell an arch idiom, find their
+architecture conditions, tell hops from gates, classify each gate and order the report.
+No click, no rich: reporters render an AuditReport."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from pathlib import Path
+
+from astroid import nodes
+
+from gatecheck import progress
+from gatecheck.audit.classify import Classifier
+from gatecheck.audit.conditions import (
+    ArchCondition,
+    Role,
+    assigned_names,
+    classify_condition,
+    outermost_slots,
+)
+from gatecheck.audit.hops import HopSources
+from gatecheck.audit.prefilter import mentions_arch
+from gatecheck.audit.report import (
+    AuditedGate,
+    AuditReport,
+    CallSite,
+    KernelVerdict,
+    default_columns,
+    order_gates,
+)
+from gatecheck.config.model import RuleSet
+from gatecheck.containment import Containment
+from gatecheck.engine import open_project
+from gatecheck.kernels.checks import KernelCatalog
+from gatecheck.loading.project import Project, bulk_allocation, read_source
+from gatecheck.semantics.admitted import Semantics
+
+
+def discover(
+    project: Project,
+    semantics: Semantics,
+    modules: Iterable[nodes.Module],
+    vendor: str,
+    on_module: Callable[[], None] | None = None,
+    contain: Containment | None = None,
+) -> list[ArchCondition]:
+    """Every generation-dependent condition of the modules, with its role for `vendor`.
+    A condition whose evaluation fails is diagnosed (through `contain`) and left out."""
+    contain = contain or Containment(project.diagnostics)
+    vendor_gens = semantics.registry.vendor_names(vendor)
+    conditions: list[ArchCondition] = []
+    for module in modules:
+        path = Path(module.file) if module.file else Path(str(module.name))
+        for condition, statement, kind in outermost_slots(module):
+            found = contain.run(
+                path,
+                int(condition.lineno or 1),
+                int(condition.col_offset or 0),
+                partial(
+                    classify_condition, semantics, module, condition, statement, kind, vendor_gens
+                ),
+            )
+            if found is not None:
+                conditions.append(found)
+        if on_module is not None:
+            on_module()
+    holders = HopSources(project, semantics, vendor_gens, conditions)
+
+    def resolved(c: ArchCondition) -> ArchCondition:
+        if c.role is not Role.GATE:
+            return c
+        # A gate whose hop sources cannot be read stays a gate (and is diagnosed).
+        return contain.run(*_where(c), partial(holders.resolve, c)) or c
+
+    return [resolved(c) for c in conditions]
+
+
+def _where(condition: ArchCondition) -> tuple[Path, int, int]:
+    return condition.path, condition.line, int(condition.condition.col_offset or 0)
+
+
+def run_audit(
+    paths: Sequence[Path],
+    ruleset: RuleSet,
+    generation: str,
+    *,
+    columns: Sequence[str] | None = None,
+    excludes: Sequence[str] = (),
+    kernel_sources: Sequence[Path] = (),
+    shortcuts: bool = True,
+    debug: bool = False,
+) -> AuditReport:
+    """`shortcuts=False` evaluates every generation in full (see Semantics): the same
+    report, slower; for tests. `debug` re-raises an unexpected exception in one condition
+    instead of diagnosing it."""
+    with bulk_allocation():
+        return _run_audit(
+            paths, ruleset, generation, columns, excludes, kernel_sources, shortcuts, debug
+        )
+
+
+def _run_audit(
+    paths: Sequence[Path],
+    ruleset: RuleSet,
+    generation: str,
+    columns: Sequence[str] | None,
+    excludes: Sequence[str],
+    kernel_sources: Sequence[Path],
+    shortcuts: bool,
+    debug: bool,
+) -> AuditReport:
+    project, _ = open_project(paths, excludes)
+    contain = Containment(project.diagnostics, debug)
+    registry = ruleset.registry
+    vendor = registry.get(generation).vendor
+    modules = _arch_modules(project)
+    semantics = Semantics(project, registry, ruleset.vocabulary, shortcuts=shortcuts)
+    progress.stage("evaluating conditions", len(modules))
+    conditions = discover(project, semantics, modules, vendor, progress.advance, contain)
+    progress.stage("classifying gates", None)
+    hops = [c for c in conditions if c.role is Role.HOP]
+    sites = _call_sites_by_gate(conditions)
+    classifier = Classifier(project, semantics, ruleset, generation, conditions, modules)
+    gates = [
+        gate
+        for c in conditions
+        if c.role is Role.GATE
+        and (
+            gate := contain.run(
+                *_where(c),
+                partial(classifier.classify, c, tuple(_call_site(h) for h in sites.get(c, ()))),
+            )
+        )
+        is not None
+    ]
+    catalog = KernelCatalog(registry, kernel_sources, project.roots)
+    kernels = {
+        feature.id: [catalog.support(k) for k in feature.kernels]
+        for feature in ruleset.features
+        if feature.kernels and any(g.feature == feature.id for g in gates)
+    }
+    report = AuditReport(
+        generation,
+        vendor,
+        tuple(columns) if columns else default_columns(registry, generation),
+        registry,
+        hops=tuple(_call_site(h) for h in hops),
+        vendor_gates=sum(1 for c in conditions if c.role is Role.VENDOR),
+        predicate_definitions=sum(1 for c in conditions if c.role is Role.PREDICATE),
+        files=len(project.files),
+        scanned=len(modules),
+        kernels=kernels,
+    )
+    return dataclasses.replace(
+        report,
+        gates=tuple(order_gates([_with_kernel_reason(g, report) for g in gates])),
+        diagnostics=tuple(project.diagnostics),
+        parsed=tuple(sorted({Path(m.file) for m in project.loaded_modules() if m.file})),
+    )
+
+
+def _with_kernel_reason(gate: AuditedGate, report: AuditReport) -> AuditedGate:
+    verdict = report.kernel_verdict(gate)
+    if verdict is None:
+        return gate
+    built = "; ".join(f"{s.label} is built for {s.built_for}" for s in report.kernels[gate.feature])
+    if verdict is KernelVerdict.NOT_BUILT:
+        reason = f"kernels are not built for {report.generation}: {built}"
+    elif verdict is KernelVerdict.BUILT:
+        reason = f"kernels are built for {report.generation}: {built}"
+    else:
+        reason = f"kernel support unknown: {built}"
+    return dataclasses.replace(gate, reasons=(*gate.reasons, reason))
+
+
+def _arch_modules(project: Project) -> list[nodes.Module]:
+    progress.stage("reading files", len(project.files))
+    paths: list[Path] = []
+    for path in project.files:
+        progress.advance()
+        try:
+            text = read_source(path, project.overrides.get(path)).text
+        except (OSError, ValueError, SyntaxError, LookupError):
+            project.module_at(path)  # records the diagnostic
+            continue
+        if mentions_arch(text):
+            paths.append(path)
+    progress.stage("building trees", len(paths))
+    modules: list[nodes.Module] = []
+    for path in paths:
+        if (module := project.module_at(path)) is not None:
+            modules.append(module)
+        progress.advance()
+    return modules
+
+
+def _call_site(condition: ArchCondition) -> CallSite:
+    return CallSite(
+        condition.path,
+        condition.line,
+        int(condition.condition.col_offset or 0),
+        condition.qualname,
+        " ".join(condition.condition.as_string().split()),
+    )
+
+
+def _call_sites_by_gate(
+    conditions: Sequence[ArchCondition],
+) -> dict[ArchCondition, list[ArchCondition]]:
+    """Each hop under the gates it finally passes on (through hops of hops)."""
+    providers: dict[str, list[ArchCondition]] = {}
+    for c in conditions:
+        if c.role in (Role.GATE, Role.HOP):
+            for key in _provided_keys(c):
+                providers.setdefault(key, []).append(c)
+    # Conditions compare by identity (eq=False): one key per condition found.
+    sites: dict[ArchCondition, list[ArchCondition]] = {}
+    for hop in (c for c in conditions if c.role is Role.HOP):
+        for root in _roots(hop, providers):
+            sites.setdefault(root, []).append(hop)
+    return sites
+
+
+def _provided_keys(condition: ArchCondition) -> list[str]:
+    keys = [condition.qualname]
+    names = assigned_names(condition.statement)
+    return keys + [f"{condition.qualname}.{name}".lstrip(".") for name in names]
+
+
+def _roots(hop: ArchCondition, providers: dict[str, list[ArchCondition]]) -> list[ArchCondition]:
+    roots: list[ArchCondition] = []
+    seen: set[ArchCondition] = {hop}
+    pending = [hop]
+    while pending:
+        current = pending.pop()
+        for key in current.via:
+            for provider in providers.get(key, []):
+                if provider in seen:
+                    continue
+                seen.add(provider)
+                (roots if provider.role is Role.GATE else pending).append(provider)
+    return roots

@@ -4,6 +4,7 @@ over generations lives here and only here (`Semantics.per_generation`)."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -156,12 +157,16 @@ _RESULT = "__gatecheck_result__"
 
 
 def in_memory_project(modules: Mapping[str, str]) -> Project:
-    """A project of in-memory modules, by dotted name ('pkg.utils'; 'pkg' is the
-    package's __init__). Nothing is read from or written to disk."""
+    """A project of in-memory modules, by dotted name ('pkg.utils') or by relative path
+    ('pkg/platforms/__init__.py'); missing package __init__ files are empty. Nothing is
+    read from or written to disk."""
     files: dict[Path, bytes] = {}
     for name, source in modules.items():
-        parts = PurePosixPath(*name.split("."))
-        files[_MEMORY_ROOT / parts.with_suffix(".py")] = source.encode("utf-8")
+        if name.endswith(".py"):
+            relative = PurePosixPath(name)
+        else:
+            relative = PurePosixPath(*name.split(".")).with_suffix(".py")
+        files[_MEMORY_ROOT / relative] = textwrap.dedent(source).encode("utf-8")
     for path in list(files):
         for folder in path.relative_to(_MEMORY_ROOT).parents:
             if str(folder) != ".":

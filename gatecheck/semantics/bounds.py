@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from astroid import nodes
+
 from gatecheck.semantics.values import UNKNOWN
 
 # Largest integer a constant operation may make, in bits (arch arithmetic needs ~10).
@@ -18,9 +20,10 @@ MAX_INT_BITS = 4_096
 MAX_LENGTH = 100_000
 # Nested predicate calls followed before giving up.
 MAX_CALL_DEPTH = 24
-# Levels of nesting a condition may have: each name in it costs astroid a walk up to its
-# scope, so a chain of 1,000 conditional expressions costs a million steps per name.
-MAX_NESTING = 200
+# Each name in a condition costs astroid a walk up to its scope: a condition's lookup work
+# is the sum of its names' depths in it. A chain of 1,000 conditional expressions is a
+# million (24 s); 1,000 levels of `not` around one name is 1,000 (and is evaluated).
+MAX_LOOKUP_WORK = 100_000
 # Expression nodes evaluated for one condition (each predicate body is evaluated once
 # per run and memoized, so a real condition costs far less).
 MAX_STEPS = 2_000_000
@@ -31,7 +34,7 @@ CONSTANT_TOO_LARGE = (
 LITERAL_TOO_LONG = f"a literal has more than {MAX_LENGTH:,} items"
 CALL_DEPTH = f"predicate calls nested deeper than {MAX_CALL_DEPTH}"
 TOO_DEEP = "too deeply nested to evaluate (Python's recursion limit)"
-TOO_NESTED = f"a condition nested more than {MAX_NESTING} levels deep"
+TOO_NESTED = f"a condition too large to evaluate (names x nesting over {MAX_LOOKUP_WORK:,})"
 TOO_MUCH_WORK = f"more than {MAX_STEPS:,} evaluation steps for one condition"
 
 
@@ -39,14 +42,17 @@ class WorkExceeded(Exception):
     """Raised past MAX_STEPS and caught by the evaluator's entry point."""
 
 
-def nested_deeper_than(node: Any, limit: int) -> bool:
-    """Whether the tree below `node` is more than `limit` levels deep (iterative: the
-    tree may be deeper than Python's stack)."""
+def lookup_work_over(node: Any, limit: int) -> bool:
+    """Whether the names below `node`, weighted by their depth, sum to over `limit`
+    (iterative: the tree may be deeper than Python's stack)."""
+    total = 0
     stack = [(node, 0)]
     while stack:
         current, depth = stack.pop()
-        if depth > limit:
-            return True
+        if isinstance(current, nodes.Name):
+            total += depth
+            if total > limit:
+                return True
         stack.extend((child, depth + 1) for child in current.get_children())
     return False
 

@@ -73,7 +73,7 @@ class Evaluator:
         key = ("too-nested", id(node))
         found = self.facts.get(key)
         if found is None:
-            found = self.facts[key] = bounds.nested_deeper_than(node, bounds.MAX_NESTING)
+            found = self.facts[key] = bounds.lookup_work_over(node, bounds.MAX_LOOKUP_WORK)
         return bool(found)
 
     def truth(self, node: nodes.NodeNG, env: Env | None = None) -> Any:

@@ -18,6 +18,7 @@ from gatecheck.semantics.env import Env
 from gatecheck.semantics.evaluator import Evaluator
 from gatecheck.semantics.oracle import IdiomRegistry, default_idioms
 from gatecheck.semantics.reads import Memo, Reads
+from gatecheck.semantics.values import Tri
 
 T = TypeVar("T")
 
@@ -120,7 +121,7 @@ class Semantics:
         flags: Mapping[str, Any] | None = None,
         env_for: Mapping[str, Env] | None = None,
     ) -> Admission:
-        def truth(gen: str, evaluator: Evaluator) -> Any:
+        def truth(gen: str, evaluator: Evaluator) -> Tri:
             return evaluator.truth(node, None if env_for is None else dict(env_for[gen]))
 
         can_true: set[str] = set()

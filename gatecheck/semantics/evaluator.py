@@ -30,7 +30,7 @@ from gatecheck.semantics import (
 from gatecheck.semantics.env import Env
 from gatecheck.semantics.oracle import IdiomRegistry, default_idioms
 from gatecheck.semantics.reads import Memo, Reads
-from gatecheck.semantics.values import UNKNOWN, FunctionRef, truth
+from gatecheck.semantics.values import UNKNOWN, FunctionRef, Tri, truth
 
 __all__ = ["Env", "Evaluator", "Memo"]
 MAX_CALL_DEPTH = bounds.MAX_CALL_DEPTH
@@ -76,7 +76,7 @@ class Evaluator:
             found = self.facts[key] = bounds.lookup_work_over(node, bounds.MAX_LOOKUP_WORK)
         return bool(found)
 
-    def truth(self, node: nodes.NodeNG, env: Env | None = None) -> Any:
+    def truth(self, node: nodes.NodeNG, env: Env | None = None) -> Tri:
         return truth(self.value(node, env))
 
     def can_complete(self, func: FunctionRef) -> bool:

@@ -115,13 +115,13 @@ def _blocking(analysis: Analysis, result: GateResult) -> dict[str, Hop]:
     gate = result.gate
     needs = gate.polarity is Polarity.ENABLES
     out: dict[str, Hop] = {}
-    for generation in analysis.semantics.registry.names:
-        if generation in result.feature_admits:
-            continue
-        evaluator = analysis.semantics.evaluator(
-            generation, flag_assumptions(result.feature, gate.polarity)
-        )
-        node = culprit(gate.condition, evaluator, needs)
+    shut_out = analysis.semantics.registry.all_names() - result.feature_admits
+    culprits = analysis.semantics.per_generation(
+        lambda _gen, evaluator: culprit(gate.condition, evaluator, needs),
+        flag_assumptions(result.feature, gate.polarity),
+        shut_out,
+    )
+    for generation, node in culprits.items():
         out[generation] = Hop(
             gate.path,
             int(node.lineno or gate.line),

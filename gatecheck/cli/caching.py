@@ -13,7 +13,7 @@ from gatecheck.audit.prefilter import mentions_arch
 from gatecheck.cache import RunCache, cache_key, content_digest, from_data, to_data
 from gatecheck.config.model import RuleSet
 from gatecheck.discovery import Discovery, discover
-from gatecheck.findings import Finding
+from gatecheck.findings import Finding, Hop
 from gatecheck.gates.feature_gates import mentions
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.checks import KNOWN_KERNEL_LIBRARIES
@@ -240,6 +240,7 @@ def _payload(analysis: Analysis) -> dict[str, Any]:
         "parsed": sorted(str(p) for p in analysis.parsed_paths()),
         "diagnostics": [to_data(d) for d in analysis.diagnostics],
         "needles": sorted(analysis.project.searched_needles()),
+        "paths": {k: [to_data(h) for h in v] for k, v in analysis.paths.items()},
     }
 
 
@@ -253,7 +254,8 @@ def _restored_analysis(
     parsed = frozenset(Path(p) for p in payload["parsed"])
     restored = Restored(int(payload["gate_count"]), parsed, lines, marked)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
-    return Analysis(project, semantics, found, findings=findings, restored=restored)
+    paths = {k: tuple(from_data(Hop, h) for h in v) for k, v in payload["paths"].items()}
+    return Analysis(project, semantics, found, findings=findings, paths=paths, restored=restored)
 
 
 # -- audit: the whole report but the registry (which comes with the rules) ---------------------

@@ -15,6 +15,15 @@ from scripts.corpus import CorpusUnavailable, fetch
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
 
+# The one-feature rule file most mini projects in these tests check against.
+FAST_THING_RULE = """\
+features:
+  - id: fast-thing
+    description: the fast thing
+    flags: [enable_fast_thing]
+    require: [sm90, sm100, sm120]
+"""
+
 
 @pytest.fixture(scope="session")
 def ruleset() -> RuleSet:

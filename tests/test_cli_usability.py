@@ -16,18 +16,12 @@ from click.testing import CliRunner
 
 from gatecheck.cli import cli
 from gatecheck.reporting.github import escape_property
-from tests.conftest import FIXTURES, REPO, corpus_package, write_tree
+from tests.conftest import FAST_THING_RULE, FIXTURES, REPO, corpus_package, write_tree
 
 SEED = FIXTURES / "seed_alias"
 ESC = "\x1b"
 
-RULES = """\
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULES = FAST_THING_RULE
 # A gate that excludes sm120, with hostile text in its condition.
 GATE = (
     "import torch\n"

@@ -14,16 +14,11 @@ from click.testing import CliRunner
 from gatecheck.cli import cli
 from gatecheck.containment import TOO_DEEP, Containment, is_internal_error
 from gatecheck.semantics.admitted import Semantics
+from tests.conftest import FAST_THING_RULE
 
 MakeTree = Callable[[Mapping[str, str]], Path]
 
-RULE = """\
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULE = FAST_THING_RULE
 
 # Two gates that forget sm120, in two files; the injected failure hits only `boom.py`'s.
 GATE = """\

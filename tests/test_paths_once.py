@@ -12,16 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from gatecheck.cli import cli
+from tests.conftest import FAST_THING_RULE
 
 MakeTree = Callable[[Mapping[str, str]], Path]
 
-RULE = """\
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULE = FAST_THING_RULE
 
 
 def gates(count: int) -> str:

@@ -19,15 +19,10 @@ from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
 from gatecheck.engine import Analysis, analyse
 from gatecheck.fixing.fixer import plan_fixes, write_changes
+from tests.conftest import FAST_THING_RULE
 from tests.unprivileged import gatecheck_as_nobody, give_to_nobody, world_folder
 
-RULE = """\
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULE = FAST_THING_RULE
 
 # A gate that forgets sm120: one finding, fixable (`major in (9, 10)` -> `(9, 10, 12)`).
 GATE = (

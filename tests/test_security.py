@@ -13,15 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from gatecheck.cli import cli
-from tests.conftest import REPO
+from tests.conftest import FAST_THING_RULE, REPO
 
-RULE = """\
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULE = FAST_THING_RULE
 
 GATE = """\
 import torch

@@ -1,0 +1,184 @@
+"""benchmarks/accuracy: the labels are well-formed and the matching of labels to audit rows
+is what the README says (pure functions; nothing is downloaded or audited here)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+RUN = Path(__file__).resolve().parent.parent / "benchmarks" / "accuracy" / "run.py"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("accuracy_run", RUN)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["accuracy_run"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+run = _load()
+NAMES = run.registry_names()
+
+
+def _label(**fields: object) -> object:
+    entry: dict[str, object] = {
+        "corpus": "pkg==1.0",
+        "path": "pkg/mod.py",
+        "line": 10,
+        "condition": "is_sm100_supported()",
+        "admitted": ["sm100", "sm103"],
+        "kind": "gate",
+        "reason": "read it",
+    }
+    entry.update(fields)
+    return run._label(entry, "t#1", set(NAMES))
+
+
+def _row(first: int, last: int, condition: str, path: str = "pkg/mod.py", **kw: object) -> object:
+    values: dict[str, object] = {
+        "gate_class": "likely-gap",
+        "admitted": frozenset({"sm100", "sm103"}),
+        "rank": 0,
+        "sites": (),
+    }
+    values.update(kw)
+    return run.Row(path=path, first=first, last=last, condition=condition, **values)
+
+
+def test_the_shipped_labels_load() -> None:
+    labels = run.load_labels(run.LABELS, NAMES)
+    assert {lab.kind for lab in labels} == set(run.KINDS)
+    places = [(lab.corpus, lab.path, lab.line) for lab in labels]
+    assert len(places) == len(set(places)), "a place is labelled twice"
+    for lab in labels:
+        assert lab.line <= lab.end_line, lab.where
+        assert not Path(lab.path).is_absolute() and ".." not in Path(lab.path).parts, lab.where
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        pytest.param({"kind": "bug"}, "kind 'bug' is not one of", id="unknown-kind"),
+        pytest.param(
+            {"admitted": ["sm999"]}, "not in rules/generations.yaml: sm999", id="unknown-gen"
+        ),
+        pytest.param({"generation": "sm130"}, "sm130", id="unknown-audit-gen"),
+        pytest.param({"corpus": "pkg"}, "is not name==version", id="no-version"),
+        pytest.param(
+            {"kind": "gap"}, "names the release and place that widened it", id="gap-no-fix"
+        ),
+    ],
+)
+def test_bad_labels_are_refused_with_their_reason(fields: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _label(**fields)
+
+
+def test_a_missing_field_is_named() -> None:
+    entry = {"corpus": "pkg==1.0", "path": "p.py", "line": 1}
+    with pytest.raises(KeyError, match="condition, admitted, kind, reason"):
+        run._label(entry, "t#1", set(NAMES))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("a and (b or c)", "aandborc", id="parens-spaces"),
+        pytest.param('x in ["90", "100",]', "xin['90','100']", id="quotes-trailing-comma"),
+        pytest.param("f(\n    1,\n)", "f1", id="layout"),
+    ],
+)
+def test_normalise(text: str, expected: str) -> None:
+    assert run.normalise(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("label", "rows", "via", "row_first"),
+    [
+        pytest.param(_label(), [_row(10, 10, "is_sm100_supported()")], "span", 10, id="same-line"),
+        pytest.param(
+            _label(line=12, end_line=14),
+            [_row(11, 12, "x")],
+            "span",
+            11,
+            id="spans-overlap",
+        ),
+        pytest.param(
+            _label(),
+            [_row(40, 40, "is_sm100_supported()")],
+            "text",
+            40,
+            id="moved-same-text",
+        ),
+        pytest.param(
+            _label(),
+            [_row(400, 400, "is_sm100_supported()")],
+            "",
+            None,
+            id="same-text-far-away-is-another-gate",
+        ),
+        pytest.param(
+            _label(),
+            [_row(50, 50, "is_sm100_supported()"), _row(30, 30, "is_sm100_supported()")],
+            "text",
+            30,
+            id="nearest-same-text",
+        ),
+        pytest.param(
+            _label(),
+            [_row(10, 10, "is_sm100_supported()", path="pkg/other.py")],
+            "",
+            None,
+            id="other-file",
+        ),
+        pytest.param(
+            _label(),
+            [_row(3, 3, "x", sites=(("pkg/mod.py", 10, "f(y)"),))],
+            "call site",
+            3,
+            id="call-site-of-a-row",
+        ),
+        pytest.param(
+            _label(),
+            [_row(9, 11, "other"), _row(10, 10, "is_sm100_supported()", rank=5)],
+            "span",
+            10,
+            id="same-text-wins-among-overlaps",
+        ),
+    ],
+)
+def test_match(label: object, rows: list[object], via: str, row_first: int | None) -> None:
+    outcome = run.match(label, rows)
+    assert outcome.via == via
+    assert (outcome.row.first if outcome.row else None) == row_first
+
+
+@pytest.mark.parametrize(
+    ("admitted", "exact"),
+    [
+        pytest.param({"sm100", "sm103"}, True, id="equal"),
+        pytest.param({"sm100"}, False, id="smaller"),
+        pytest.param({"sm100", "sm103", "gfx90a"}, True, id="alternative-reading"),
+    ],
+)
+def test_exact_admitted_set(admitted: set[str], exact: bool) -> None:
+    label = _label(alt_admitted=["sm100", "sm103", "gfx90a"])
+    row = _row(10, 10, "is_sm100_supported()", admitted=frozenset(admitted))
+    assert run.Outcome(label, row, "span").exact is exact
+
+
+def test_figures_and_top_gaps() -> None:
+    gap = _label(kind="gap", fixed_in="pkg==2.0 pkg/mod.py:12")
+    deliberate = _label(kind="deliberate", line=30)
+    rows = [_row(10, 10, "is_sm100_supported()"), _row(30, 30, "y", gate_class="admits", rank=1)]
+    outcomes = [run.match(gap, rows), run.match(deliberate, rows)]
+    numbers = run.figures(outcomes)
+    assert (numbers["gaps"], numbers["gaps_listed"], numbers["gaps_likely_gap"]) == (1, 1, 1)
+    assert (numbers["deliberate"], numbers["deliberate_likely_gap"]) == (1, 0)
+    assert [t["label"] for t in run.top_likely_gaps(rows, outcomes)] == ["gap"]

@@ -110,12 +110,43 @@ CLASSIFY_CASES = [
     ),
     # Gates that single out the audited generation itself are about it, not a gap.
     pytest.param(
+        "def pick():\n"
+        "    if torch.cuda.get_device_capability() != (12, 0):\n"
+        "        return 'generic'\n"
+        "    return 'mma_sm120'\n",
+        [(4, "probably-deliberate")],
+        id="singles-out-the-generation",
+    ),
+    # A reason returned by a `*_reason` / `unsupported*` helper disables: the feature is
+    # where the condition is false, here sm120 only.
+    pytest.param(
         "def unsupported():\n"
         "    if torch.cuda.get_device_capability() != (12, 0):\n"
         "        return 'device is not SM120'\n"
         "    return None\n",
+        [(4, "admits")],
+        id="reason-helper-for-the-generation-admits-it",
+    ),
+    # Polarity of bodies that switch off without raise/return False (issue 17 item 4).
+    pytest.param(
+        "use_fa = True\nif torch.cuda.get_device_capability() == (12, 0):\n    use_fa = False\n",
         [(4, "probably-deliberate")],
-        id="singles-out-the-generation",
+        id="flag-set-false-disables",
+    ),
+    pytest.param(
+        "def test_x():\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        pytest.skip('needs SM90 or SM100')\n",
+        [(4, "likely-gap")],
+        id="pytest-skip-disables",
+    ),
+    pytest.param(
+        "def check_support():\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        return False, 'needs SM90 or SM100'\n"
+        "    return True, ''\n",
+        [(4, "likely-gap")],
+        id="return-false-reason-disables",
     ),
     pytest.param(
         "if torch.cuda.get_device_capability()[0] != 12:\n    kernel = 'generic'\n",

@@ -486,3 +486,31 @@ _CASE_SPECIALS = st.sampled_from([" ", ".", "\u212a", "\u017f", "\u0130", "\u013
 @given(st.lists(_IDIOM_PIECES | _CASE_SPECIALS, max_size=8).map("".join))
 def test_file_prefilter_is_the_idiom_regex(text: str) -> None:
     assert mentions_arch(text) is (ARCH_IDIOM.search(text) is not None)
+
+
+def test_predicate_named_attribute_is_a_row_and_its_readers_are_hops(make_tree: MakeTree) -> None:
+    # Issue 17 item 6: one decision and its N readers are one row with N hops.
+    report = audit(
+        make_tree,
+        """\
+        class Runner:
+            def __init__(self):
+                self.is_hopper_or_sm100 = is_sm90_supported() or is_sm100_supported()
+
+            def forward(self):
+                if self.is_hopper_or_sm100:
+                    return 1
+
+            def backward(self):
+                if self.is_hopper_or_sm100:
+                    return 2
+        """,
+    )
+    assert verdicts(report) == [(5, "likely-gap")]
+    (gate,) = report.gates
+    assert sorted(s.line for s in gate.call_sites) == [8, 12]
+
+
+def test_module_level_predicate_alias_stays_vocabulary(make_tree: MakeTree) -> None:
+    report = audit(make_tree, "_is_sm9x = is_sm90_supported()\nif _is_sm9x:\n    x = 1\n")
+    assert verdicts(report) == [(4, "probably-deliberate")]

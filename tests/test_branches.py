@@ -162,6 +162,7 @@ def branches_of(statement: nodes.If) -> list[list[nodes.NodeNG]]:
         pytest.param("if c:\n    warnings.warn('slow')\n    pass\n", True, id="warn"),
         pytest.param("if c:\n    logger.info('x')\n    use_fa = True\n", False, id="and-a-switch"),
         pytest.param("if c:\n    pass\n", False, id="nothing-at-all"),
+        pytest.param("if c:\n    kernel = 'cutlass'\n", False, id="a-kernel-is-not-a-message"),
     ],
 )
 def test_only_reports(source: str, expected: bool) -> None:

@@ -29,6 +29,8 @@ LOG_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
     | {"warning_once", "info_once", "warn_once", "debug_once", "print"}
 )
+# Names that hold a message rather than a choice.
+_MESSAGE_NAME = re.compile(r"msg|message|reason|hint|warn|text|err|desc|note|explanation", re.I)
 # Names that switch a feature off when set True (`disable_cuda_graph = True`).
 _OFF_FLAG = re.compile(r"^_*(disable|skip|no|avoid)_", re.IGNORECASE)
 
@@ -195,12 +197,19 @@ def only_reports(branches: Sequence[Sequence[nodes.NodeNG]]) -> bool:
             elif isinstance(stmt, nodes.Pass):
                 continue
             elif isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) and stmt.value is not None:
-                if not _is_message(stmt.value):
+                if not (_is_message(stmt.value) and _names_a_message(stmt)):
                     return False
                 reported = True
             else:
                 return False
     return reported
+
+
+def _names_a_message(assign: nodes.Assign | nodes.AnnAssign) -> bool:
+    """`msg = ...`, `self.reason = ...`: a message, not a kernel or backend picked by name."""
+    targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
+    names = [_target_name(t) or "" for t in targets]
+    return bool(names) and all(_MESSAGE_NAME.search(n) for n in names)
 
 
 def tunes_numbers(branches: Sequence[Sequence[nodes.NodeNG]], has_fallback: bool) -> bool:

@@ -50,7 +50,7 @@ CASES = [
         id="not-yet-is-a-todo-not-a-decision",
     ),
     pytest.param(
-        "# a workaround for a known issue in the SM90 kernel\n"
+        "# a workaround for a known issue in the fused kernel\n"
         "if is_sm90_supported() or is_sm100_supported():\n"
         "    kernel = 'fused'\n",
         "sm120",
@@ -157,6 +157,14 @@ NOOPS = [
         "    raise RuntimeError('only supported on SM90 and SM100')\n",
         [(3, "likely-gap")],
         id="restating-message",
+    ),
+    # Another generation's trouble says nothing about this one.
+    pytest.param(
+        "# NOTE: a performance regression on sm100 for this fusion\n"
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    kernel = 'fused'\n",
+        [(4, "likely-gap")],
+        id="workaround-for-another-generation",
     ),
     # A TODO about something else is not a gap's TODO.
     pytest.param(

@@ -61,6 +61,7 @@ DISABLING = [
     pytest.param(
         "if c:\n    logger.info('no FA')\n    raise ValueError('no')\n", id="log-then-raise"
     ),
+    pytest.param("if c:\n    unsupported.append('needs SM80')\n", id="records-a-problem"),
 ]
 
 
@@ -79,6 +80,7 @@ ENABLING = [
     pytest.param("def pick():\n    if c:\n        return FlashAttention()\n", id="fast-backend"),
     pytest.param("if c:\n    kernel = 'cutlass'\n", id="kernel-pick"),
     pytest.param("if c:\n    fast_path(x)\n", id="call"),
+    pytest.param("if c:\n    kernels.append(fast)\n", id="collects-a-kernel"),
     pytest.param("if c:\n    logger.info('using FA3')\n", id="only-logs"),
     pytest.param("if c:\n    use_fa = True\n    use_x = False\n", id="first-switch-decides"),
     pytest.param(

@@ -97,7 +97,10 @@ class Classifier:
         inside = found.admits & reach & self.vendor_gens
         admitted_text = ", ".join(self.registry.ordered(inside))
         structural = self._structural_deliberate(found, inside, reach)
-        evidence_found = worded_gap + self._gap_evidence(found, inside)
+        # A gate about this generation alone enumerates nothing it forgot.
+        about_itself = structural is not None and structural.startswith("shuts out only")
+        shape = [] if about_itself else self._gap_evidence(found, inside)
+        evidence_found = worded_gap + shape
         notes: list[str] = []
         at_hand = self._generation_predicate(found)
         if at_hand is not None:
@@ -110,7 +113,8 @@ class Classifier:
         todo = [r for r in worded_gap if r.startswith("a gap with a TODO")]
         if todo:
             # "not supported yet", "TODO: enable": documented, and meant to be widened.
-            return GateClass.LIKELY_GAP, tuple(dict.fromkeys(todo + evidence_found + documented))
+            known = todo + evidence_found + documented + ([structural] if structural else [])
+            return GateClass.LIKELY_GAP, tuple(dict.fromkeys(known))
         if documented:
             return GateClass.DELIBERATE, tuple(documented + _but(evidence_found) + notes)
         asked = [r for r in worded_gap if r.startswith("its words ask")]
@@ -144,7 +148,8 @@ class Classifier:
                 f"{side}-hardware branch: it admits only {admitted_text}; "
                 f"{gen} takes the other branch"
             )
-        hole = self._hole(found)
+        # For a disabling gate the allowlist is the condition's false side: no hole there.
+        hole = self._hole(found) if found.polarity is Polarity.ENABLES else None
         if hole is not None:
             return hole
         return None

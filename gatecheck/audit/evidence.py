@@ -64,6 +64,7 @@ _TODO = re.compile(
     r"|\bonce\b.*\bsupport",
     re.IGNORECASE,
 )
+_ANY_SM = re.compile(r"\bsm[_ ]?\d{2,3}[a-z]?\b|\bsm[_ ]?\d{1,2}\.?x\b", re.IGNORECASE)
 _ABOUT_SUPPORT = re.compile(r"support|enable|extend|add|\bsm_?\d|arch|gpu|blackwell", re.I)
 # "requires SM90+", "SM100 or newer", ">= sm_80", "compute capability >= 9.0".
 _AT_LEAST = re.compile(
@@ -113,7 +114,10 @@ def names_missing_hardware(words: Words, generation: Generation) -> str | None:
 
 
 def calls_it_a_workaround(words: Words, generation: Generation) -> str | None:
-    if _WORKAROUND.search(words.text):
+    """'a workaround for a known issue'; not 'a regression on sm100' (another
+    generation's trouble says nothing about this one)."""
+    others = [m for m in _ANY_SM.findall(words.text) if not generation_mention(generation).match(m)]
+    if _WORKAROUND.search(words.text) and not others:
         return f"a workaround: {words.quoted()}"
     return None
 

@@ -29,6 +29,9 @@ LOG_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
     | {"warning_once", "info_once", "warn_once", "debug_once", "print"}
 )
+# Collections of what is wrong (`unsupported.append(reason)`).
+_COLLECT = frozenset({"append", "add", "extend", "insert"})
+_PROBLEM_NAME = re.compile(r"unsupported|error|problem|issue|reason|missing|failure|skip", re.I)
 # Names that hold a message rather than a choice.
 _MESSAGE_NAME = re.compile(r"msg|message|reason|hint|warn|text|err|desc|note|explanation", re.I)
 # Names that switch a feature off when set True (`disable_cuda_graph = True`).
@@ -42,6 +45,16 @@ def call_name(node: nodes.NodeNG) -> str:
     if isinstance(func, nodes.Name):
         return str(func.name)
     return ""
+
+
+def records_problem(stmt: nodes.NodeNG) -> bool:
+    """`unsupported.append(...)`, `self.errors.add(...)`: the branch records why not."""
+    if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call)):
+        return False
+    func = stmt.value.func
+    if not (isinstance(func, nodes.Attribute) and func.attrname in _COLLECT):
+        return False
+    return bool(_PROBLEM_NAME.search(call_name(func.expr)))
 
 
 def exits(stmt: nodes.NodeNG) -> bool:
@@ -172,6 +185,8 @@ def branch_disables(body: Sequence[nodes.NodeNG], flags: set[str] | None = None)
     warned = False
     for stmt in body:
         if exits(stmt):
+            return True
+        if flags is None and records_problem(stmt):
             return True
         if flags is None and says_disabled(stmt):
             warned = True

@@ -514,3 +514,20 @@ def test_predicate_named_attribute_is_a_row_and_its_readers_are_hops(make_tree: 
 def test_module_level_predicate_alias_stays_vocabulary(make_tree: MakeTree) -> None:
     report = audit(make_tree, "_is_sm9x = is_sm90_supported()\nif _is_sm9x:\n    x = 1\n")
     assert verdicts(report) == [(4, "probably-deliberate")]
+
+
+def test_predicate_named_allowlist_is_one_row_with_its_readers_as_hops(
+    make_tree: MakeTree,
+) -> None:
+    report = audit(
+        make_tree,
+        """\
+        _is_sm9x_or_10x = torch.cuda.get_device_capability()[0] in (9, 10)
+        if _is_sm9x_or_10x:
+            kernel = 'wgmma'
+        if _is_sm9x_or_10x:
+            other = 'tma'
+        """,
+    )
+    assert verdicts(report) == [(3, "likely-gap")]
+    assert sorted(s.line for s in report.gates[0].call_sites) == [4, 6]

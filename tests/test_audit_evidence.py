@@ -232,3 +232,14 @@ def test_asks_for_more(text: str, expected: bool) -> None:
 def test_comments_are_read_with_their_lines() -> None:
     found = evidence.comments("x = 1  # one\n# two\ns = '# not a comment'\n")
     assert [(w.line, w.text) for w in found] == [(1, "one"), (2, "two")]
+
+
+def test_the_allowlist_read_through_a_name_is_shown(make_tree: MakeTree) -> None:
+    source = (
+        "SUPPORTED = [9, 10]\n"
+        "if torch.cuda.get_device_capability()[0] not in SUPPORTED:\n"
+        "    raise RuntimeError('unsupported GPU')\n"
+    )
+    (gate,) = [g for g in audit(make_tree, source).gates if g.path.name == "mod.py"]
+    assert gate.gate_class.value == "likely-gap"
+    assert "the allowlist is 'SUPPORTED' at line 3: [9, 10]" in gate.reasons

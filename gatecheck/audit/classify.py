@@ -63,6 +63,8 @@ class Classifier:
             feature, source = feature_name(found)
         gate_class, reasons = self._verdict(found, rule_feature)
         anchor = self._anchor(found, gate_class)
+        if gate_class is not GateClass.ADMITS and (listed := allowlist_of(anchor)) is not None:
+            reasons = (*reasons, listed)
         return AuditedGate(
             GateSite.of(found),
             gate_class,
@@ -413,3 +415,29 @@ def _constant(node: nodes.NodeNG) -> bool:
     if isinstance(node, nodes.Const):
         return True
     return isinstance(node, nodes.Tuple) and all(isinstance(e, nodes.Const) for e in node.elts)
+
+
+_LITERALS = (nodes.List, nodes.Tuple, nodes.Set, nodes.Dict)
+
+
+def allowlist_of(anchor: nodes.NodeNG) -> str | None:
+    """Where the list that shuts the generation out is written, when the condition only
+    reads a name holding it (`cap in SUPPORTED`, SUPPORTED = [...] above)."""
+    if not isinstance(anchor, nodes.Compare) or len(anchor.ops) != 1:
+        return None
+    op, holder = anchor.ops[0]
+    if op not in ("in", "not in") or not isinstance(holder, nodes.Name):
+        return None
+    try:
+        _, bindings = holder.lookup(holder.name)
+    except Exception:  # astroid lookups can fail on odd scopes: no allowlist then
+        return None
+    for binding in bindings:
+        statement = binding.statement()
+        value = getattr(statement, "value", None)
+        if isinstance(statement, (nodes.Assign, nodes.AnnAssign)) and isinstance(value, _LITERALS):
+            text = " ".join(value.as_string().split())
+            if len(text) > 80:
+                text = text[:77] + "..."
+            return f"the allowlist is '{holder.name}' at line {statement.lineno}: {text}"
+    return None

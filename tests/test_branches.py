@@ -81,6 +81,7 @@ ENABLING = [
     pytest.param("if c:\n    kernel = 'cutlass'\n", id="kernel-pick"),
     pytest.param("if c:\n    fast_path(x)\n", id="call"),
     pytest.param("if c:\n    kernels.append(fast)\n", id="collects-a-kernel"),
+    pytest.param("if c:\n    m_block = 64\n    swap_ab = False\n", id="tuning-knobs"),
     pytest.param("if c:\n    logger.info('using FA3')\n", id="only-logs"),
     pytest.param("if c:\n    use_fa = True\n    use_x = False\n", id="first-switch-decides"),
     pytest.param(

@@ -182,6 +182,8 @@ def branch_disables(body: Sequence[nodes.NodeNG], flags: set[str] | None = None)
     `flags` (check's rule flags), only those flags count as switches."""
     if not body:
         return False
+    if flags is None and _tunes(body):
+        return False  # `m_block = 64; swap_ab = False`: numbers picked, nothing lost
     warned = False
     for stmt in body:
         if exits(stmt):
@@ -199,6 +201,15 @@ def branch_disables(body: Sequence[nodes.NodeNG], flags: set[str] | None = None)
         if switched is not None and (switched or flags is None):
             return switched or warned
     return False
+
+
+def _tunes(body: Sequence[nodes.NodeNG]) -> bool:
+    return any(
+        isinstance(stmt, (nodes.Assign, nodes.AnnAssign))
+        and stmt.value is not None
+        and is_numeric(stmt.value)
+        for stmt in body
+    )
 
 
 def only_reports(branches: Sequence[Sequence[nodes.NodeNG]]) -> bool:

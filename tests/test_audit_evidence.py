@@ -75,6 +75,16 @@ CASES = [
         id="message-asks-for-more-than-the-gate",
     ),
     pytest.param(
+        "# SM100 (Blackwell) -> trtllm-gen path.\n"
+        "# SM90 (Hopper) -> cutlass path.\n"
+        "if is_sm90_supported() and not is_sm100_supported():\n"
+        "    kernel = 'cutlass'\n",
+        "sm120",
+        [(5, "likely-gap")],
+        "its words enumerate sm9x, sm10x, not sm120",
+        id="comment-maps-other-generations",
+    ),
+    pytest.param(
         "major, minor = torch.cuda.get_device_capability()\n"
         "if major == 10 and minor == 0:\n"
         "    kernel = 'trtllm'\n",
@@ -231,7 +241,7 @@ def test_asks_for_more(text: str, expected: bool) -> None:
 
 def test_comments_are_read_with_their_lines() -> None:
     found = evidence.comments("x = 1  # one\n# two\ns = '# not a comment'\n")
-    assert [(w.line, w.text) for w in found] == [(1, "one"), (2, "two")]
+    assert [(w.line, w.text) for w in found] == [(1, "one\ntwo")]  # one note, two lines
 
 
 def test_the_allowlist_read_through_a_name_is_shown(make_tree: MakeTree) -> None:

@@ -29,6 +29,7 @@ class Words:
     line: int
     kind: str  # "comment", "message" or "docstring"
     text: str
+    end: int = 0  # last line of a comment block
 
     def quoted(self) -> str:
         text = " ".join(self.text.split())
@@ -153,20 +154,38 @@ def asks_for_more(words: Words, generation: Generation) -> str | None:
     return None
 
 
+_SM_NUMBER = re.compile(r"\bsm[_ ]?(\d{2,3})[a-z]?\b", re.IGNORECASE)
+
+
+def enumerates_others(words: Words, generation: Generation) -> str | None:
+    """'SM100 (Blackwell) -> trtllm-gen; SM90 (Hopper) -> cutlass': the words map two or
+    more majors to their paths and this generation's major is not among them."""
+    majors = {int(n) // 10 for n in _SM_NUMBER.findall(words.text)}
+    if len(majors) >= 2 and generation.major not in majors:
+        shown = ", ".join(f"sm{m}x" for m in sorted(majors))
+        return f"its words enumerate {shown}, not {generation.name}: {words.quoted()}"
+    return None
+
+
 DELIBERATE_RULES: tuple[Rule, ...] = (
     says_unsupported_here,
     names_missing_hardware,
     calls_it_a_workaround,
     says_validated_only,
 )
-GAP_RULES: tuple[Rule, ...] = (has_todo, asks_for_more)
+GAP_RULES: tuple[Rule, ...] = (has_todo, asks_for_more, enumerates_others)
+
+
+# Rules that read a whole note (a mapping over several lines), not one sentence.
+WHOLE_TEXT_RULES: tuple[Rule, ...] = (enumerates_others,)
 
 
 def apply(rules: tuple[Rule, ...], texts: list[Words], generation: Generation) -> list[str]:
     found: list[str] = []
     for words in texts:
-        for sentence in sentences(words):
-            for rule in rules:
+        for rule in rules:
+            pieces = [words] if rule in WHOLE_TEXT_RULES else list(sentences(words))
+            for sentence in pieces:
                 reason = rule(sentence, generation)
                 if reason is not None and reason not in found:
                     found.append(reason)
@@ -216,8 +235,15 @@ def comments(source: str) -> list[Words]:
     out: list[Words] = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type == tokenize.COMMENT:
-                out.append(Words(token.start[0], "comment", token.string.lstrip("#").strip()))
+            if token.type != tokenize.COMMENT:
+                continue
+            text = token.string.lstrip("#").strip()
+            line = token.start[0]
+            if out and out[-1].end == line - 1:  # a note over consecutive lines is one
+                previous = out[-1]
+                out[-1] = Words(previous.line, "comment", f"{previous.text}\n{text}", line)
+            else:
+                out.append(Words(line, "comment", text, line))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         pass  # the comments read until then are what there is
     return out

@@ -85,6 +85,17 @@ CASES = [
         id="comment-maps-other-generations",
     ),
     pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major == 9:\n"
+        "    run_hopper()\n"
+        "elif major == 10:\n"
+        "    run_blackwell()\n",
+        "sm120",
+        [(4, "likely-gap"), (6, "likely-gap")],
+        "the if/elif chain at line 4 handles sm90, sm100, sm103 but not sm120",
+        id="if-elif-chain-enumerates-majors",
+    ),
+    pytest.param(
         "major, minor = torch.cuda.get_device_capability()\n"
         "if major == 10 and minor == 0:\n"
         "    kernel = 'trtllm'\n",
@@ -182,15 +193,26 @@ NOOPS = [
         [(4, "probably-deliberate")],
         id="unrelated-todo",
     ),
-    # A ladder without a generic fallback leaves the other generations without numbers.
+    # A default set before the ladder is its generic fallback.
     pytest.param(
         "major = torch.cuda.get_device_capability()[0]\n"
+        "BLOCK = 64\n"
         "if major == 9:\n"
         "    BLOCK = 128\n"
         "elif major == 10:\n"
         "    BLOCK = 256\n",
+        [(5, "probably-deliberate"), (7, "probably-deliberate")],
+        id="ladder-with-a-default-before-it",
+    ),
+    # A chain of one-major tests for a generation alone is not an enumeration.
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major == 9:\n"
+        "    run_hopper()\n"
+        "elif major == 9 and x:\n"
+        "    run_other()\n",
         [(4, "probably-deliberate"), (6, "probably-deliberate")],
-        id="ladder-without-fallback-is-single-generation-gates",
+        id="chain-of-one-major",
     ),
     # Exact minor for the generation audited: sm120's own test admits it.
     pytest.param(

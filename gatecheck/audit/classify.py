@@ -176,7 +176,40 @@ class Classifier:
         named = self._family_named(found)
         if named is not None:
             reasons.append(named)
+        chained = self._chain_enumerates(found) if len(majors) < 2 else None
+        if chained is not None:
+            reasons.append(chained)
         return reasons
+
+    def _chain_enumerates(self, found: ArchCondition) -> str | None:
+        """`if is_device_capability(90): ... elif family(100): ...`: each test admits one
+        major, the chain enumerates two or more, and this generation is in none."""
+        statement = found.statement
+        if found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
+            return None
+        head = statement
+        while isinstance(head.parent, nodes.If) and head.parent.orelse == [head]:
+            head = head.parent
+        tests: list[nodes.NodeNG] = []
+        node: nodes.NodeNG = head
+        while isinstance(node, nodes.If):
+            tests.append(node.test)
+            node = node.orelse[0] if len(node.orelse) == 1 else None
+        if len(tests) < 2:
+            return None
+        admitted: set[str] = set()
+        for test in tests:
+            admitted |= self.semantics.admission(test).can_be_true & self.vendor_gens
+        if self.generation.name in admitted or admitted == set(self.vendor_gens):
+            return None
+        majors = sorted({self.registry.get(g).major for g in admitted})
+        if len(majors) < 2:
+            return None
+        shown = ", ".join(self.registry.ordered(frozenset(admitted)))
+        return (
+            f"the if/elif chain at line {head.lineno} handles {shown} "
+            f"but not {self.generation.name}"
+        )
 
     def _reach(self, found: ArchCondition) -> tuple[frozenset[str], int]:
         """Generations that can get to the gate through its enclosing if/elif/else tests
@@ -263,7 +296,7 @@ class Classifier:
         chain, has_else = _if_chain(statement)
         if only_reports(chain):
             return f"its branches only log or pick a message: {gen} loses no feature"
-        fallback = has_else or _next_is_numeric_return(statement)
+        fallback = has_else or _next_is_numeric_return(statement) or _numbers_set_before(chain)
         if tunes_numbers(chain, fallback):
             return f"per-GPU tuning with a generic fallback: {gen} gets the fallback numbers"
         return None
@@ -441,3 +474,27 @@ def allowlist_of(anchor: nodes.NodeNG) -> str | None:
                 text = text[:77] + "..."
             return f"the allowlist is '{holder.name}' at line {statement.lineno}: {text}"
     return None
+
+
+def _numbers_set_before(chain: list[list[nodes.NodeNG]]) -> bool:
+    """`BLOCK = 64` before `if major == 9: BLOCK = 128`: the default is the fallback."""
+    if not chain or not chain[0]:
+        return False
+    first = chain[0][0]
+    names = set(assigned_names(first))
+    head = first.parent
+    while isinstance(head, nodes.If) and isinstance(head.parent, nodes.If):
+        if head.parent.orelse != [head]:
+            break
+        head = head.parent
+    previous = head.previous_sibling() if head is not None else None
+    while previous is not None:
+        if (
+            isinstance(previous, (nodes.Assign, nodes.AnnAssign))
+            and previous.value is not None
+            and names & set(assigned_names(previous))
+            and is_numeric(previous.value)
+        ):
+            return True
+        previous = previous.previous_sibling()
+    return False

@@ -186,6 +186,7 @@ def test_only_reports(source: str, expected: bool) -> None:
             id="table",
         ),
         pytest.param("if c:\n    BLOCK = 128\n", False, id="no-fallback-noop"),
+        pytest.param("if c:\n    x = 1\nelse:\n    x = 0\n", False, id="one-or-zero-is-an-answer"),
         pytest.param(
             "if c:\n    BLOCK = 128\nelse:\n    BLOCK = None\n", False, id="none-is-not-a-number"
         ),

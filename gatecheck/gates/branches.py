@@ -243,6 +243,7 @@ def tunes_numbers(branches: Sequence[Sequence[nodes.NodeNG]], has_fallback: bool
     counts, tables of them), and a generic fallback exists for the other generations."""
     if not has_fallback or not branches:
         return False
+    values: list[nodes.NodeNG] = []
     for body in branches:
         if not body:
             return False
@@ -250,9 +251,11 @@ def tunes_numbers(branches: Sequence[Sequence[nodes.NodeNG]], has_fallback: bool
             if isinstance(stmt, (nodes.Assign, nodes.AnnAssign, nodes.Return)):
                 if stmt.value is None or not is_numeric(stmt.value):
                     return False
+                values.append(stmt.value)
             elif not isinstance(stmt, nodes.Pass):
                 return False
-    return True
+    # `return 1` / `return 0` is an answer (on/off), not a tuned number.
+    return not all(isinstance(v, nodes.Const) and v.value in (0, 1) for v in values)
 
 
 def is_numeric(node: nodes.NodeNG) -> bool:

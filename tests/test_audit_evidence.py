@@ -187,6 +187,14 @@ NOOPS = [
         [(4, "likely-gap")],
         id="workaround-for-another-generation",
     ),
+    # A message listing the parts of the family the gate admits restates it.
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major != 10:\n"
+        "    raise RuntimeError('requires the SM100 family (SM100, SM103, SM110)')\n",
+        [(4, "probably-deliberate")],
+        id="message-listing-the-family-restates",
+    ),
     # A TODO about something else is not a gap's TODO.
     pytest.param(
         "# TODO: clean this up\nif is_sm100_supported():\n    kernel = 'trtllm'\n",

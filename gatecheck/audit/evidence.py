@@ -142,6 +142,8 @@ def has_todo(words: Words, generation: Generation) -> str | None:
 
 def asks_for_more(words: Words, generation: Generation) -> str | None:
     """'requires SM90+' on a gate that leaves out sm120: the words admit it."""
+    if words.kind == "docstring":
+        return None  # a docstring speaks of the whole function, often of other options
     here = generation.capability[0] * 10 + generation.capability[1]
     for match in _AT_LEAST.finditer(words.text):
         if match.group("d"):
@@ -160,6 +162,8 @@ _SM_NUMBER = re.compile(r"\bsm[_ ]?(\d{2,3})[a-z]?\b", re.IGNORECASE)
 def enumerates_others(words: Words, generation: Generation) -> str | None:
     """'SM100 (Blackwell) -> trtllm-gen; SM90 (Hopper) -> cutlass': the words map two or
     more majors to their paths and this generation's major is not among them."""
+    if words.kind != "comment":
+        return None  # a message or docstring restates the requirement ("SM100, SM103, SM110")
     majors = {int(n) // 10 for n in _SM_NUMBER.findall(words.text)}
     if len(majors) >= 2 and generation.major not in majors:
         shown = ", ".join(f"sm{m}x" for m in sorted(majors))

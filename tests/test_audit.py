@@ -110,12 +110,43 @@ CLASSIFY_CASES = [
     ),
     # Gates that single out the audited generation itself are about it, not a gap.
     pytest.param(
+        "def pick():\n"
+        "    if torch.cuda.get_device_capability() != (12, 0):\n"
+        "        return 'generic'\n"
+        "    return 'mma_sm120'\n",
+        [(4, "probably-deliberate")],
+        id="singles-out-the-generation",
+    ),
+    # A reason returned by a `*_reason` / `unsupported*` helper disables: the feature is
+    # where the condition is false, here sm120 only.
+    pytest.param(
         "def unsupported():\n"
         "    if torch.cuda.get_device_capability() != (12, 0):\n"
         "        return 'device is not SM120'\n"
         "    return None\n",
+        [(4, "admits")],
+        id="reason-helper-for-the-generation-admits-it",
+    ),
+    # Polarity of bodies that switch off without raise/return False (issue 17 item 4).
+    pytest.param(
+        "use_fa = True\nif torch.cuda.get_device_capability() == (12, 0):\n    use_fa = False\n",
         [(4, "probably-deliberate")],
-        id="singles-out-the-generation",
+        id="flag-set-false-disables",
+    ),
+    pytest.param(
+        "def test_x():\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        pytest.skip('needs SM90 or SM100')\n",
+        [(4, "likely-gap")],
+        id="pytest-skip-disables",
+    ),
+    pytest.param(
+        "def check_support():\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        return False, 'needs SM90 or SM100'\n"
+        "    return True, ''\n",
+        [(4, "likely-gap")],
+        id="return-false-reason-disables",
     ),
     pytest.param(
         "if torch.cuda.get_device_capability()[0] != 12:\n    kernel = 'generic'\n",
@@ -455,3 +486,48 @@ _CASE_SPECIALS = st.sampled_from([" ", ".", "\u212a", "\u017f", "\u0130", "\u013
 @given(st.lists(_IDIOM_PIECES | _CASE_SPECIALS, max_size=8).map("".join))
 def test_file_prefilter_is_the_idiom_regex(text: str) -> None:
     assert mentions_arch(text) is (ARCH_IDIOM.search(text) is not None)
+
+
+def test_predicate_named_attribute_is_a_row_and_its_readers_are_hops(make_tree: MakeTree) -> None:
+    # Issue 17 item 6: one decision and its N readers are one row with N hops.
+    report = audit(
+        make_tree,
+        """\
+        class Runner:
+            def __init__(self):
+                self.is_hopper_or_sm100 = is_sm90_supported() or is_sm100_supported()
+
+            def forward(self):
+                if self.is_hopper_or_sm100:
+                    return 1
+
+            def backward(self):
+                if self.is_hopper_or_sm100:
+                    return 2
+        """,
+    )
+    assert verdicts(report) == [(5, "likely-gap")]
+    (gate,) = report.gates
+    assert sorted(s.line for s in gate.call_sites) == [8, 12]
+
+
+def test_module_level_predicate_alias_stays_vocabulary(make_tree: MakeTree) -> None:
+    report = audit(make_tree, "_is_sm9x = is_sm90_supported()\nif _is_sm9x:\n    x = 1\n")
+    assert verdicts(report) == [(4, "probably-deliberate")]
+
+
+def test_predicate_named_allowlist_is_one_row_with_its_readers_as_hops(
+    make_tree: MakeTree,
+) -> None:
+    report = audit(
+        make_tree,
+        """\
+        _is_sm9x_or_10x = torch.cuda.get_device_capability()[0] in (9, 10)
+        if _is_sm9x_or_10x:
+            kernel = 'wgmma'
+        if _is_sm9x_or_10x:
+            other = 'tma'
+        """,
+    )
+    assert verdicts(report) == [(3, "likely-gap")]
+    assert sorted(s.line for s in report.gates[0].call_sites) == [4, 6]

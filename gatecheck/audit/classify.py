@@ -9,11 +9,19 @@ from pathlib import Path
 
 from astroid import nodes
 
-from gatecheck.audit.conditions import ArchCondition, SlotKind, negated
+from gatecheck.audit import evidence
+from gatecheck.audit.conditions import (
+    ArchCondition,
+    SlotKind,
+    assigned_names,
+    negated,
+    operands,
+)
 from gatecheck.audit.naming import feature_name, rule_feature_matches, rule_feature_of
 from gatecheck.audit.report import AuditedGate, CallSite, FeatureSource, GateClass, GateSite
 from gatecheck.config.model import RuleSet
 from gatecheck.findings import Position
+from gatecheck.gates.branches import is_numeric, only_reports, tunes_numbers
 from gatecheck.gates.model import Polarity
 from gatecheck.loading.project import Project
 from gatecheck.semantics.admitted import Semantics
@@ -43,6 +51,7 @@ class Classifier:
         self._suppressions: dict[Path, list[Suppression]] = {}
         self._predicates: dict[str, list[ScopePredicate]] = {}
         self._names: dict[str, set[str]] = {}
+        self._comments: dict[Path, list[evidence.Words]] = {}
 
     def classify(self, found: ArchCondition, call_sites: tuple[CallSite, ...]) -> AuditedGate:
         rule_feature = self.rule_matches.get(id(found.condition)) or rule_feature_of(
@@ -54,6 +63,8 @@ class Classifier:
             feature, source = feature_name(found)
         gate_class, reasons = self._verdict(found, rule_feature)
         anchor = self._anchor(found, gate_class)
+        if gate_class is not GateClass.ADMITS and (listed := allowlist_of(anchor)) is not None:
+            reasons = (*reasons, listed)
         return AuditedGate(
             GateSite.of(found),
             gate_class,
@@ -80,29 +91,18 @@ class Classifier:
             return GateClass.DELIBERATE, (
                 f"only reached on {shown}, inside the gate at line {outer}, which excludes {gen}",
             )
+        if (no_loss := self._no_feature_loss(found)) is not None:
+            return GateClass.DELIBERATE, (no_loss,)
+        texts = self._texts(found)
+        documented = evidence.apply(evidence.DELIBERATE_RULES, texts, self.generation)
+        worded_gap = evidence.apply(evidence.GAP_RULES, texts, self.generation)
         inside = found.admits & reach & self.vendor_gens
         admitted_text = ", ".join(self.registry.ordered(inside))
-        shut_out = (reach & self.vendor_gens) - found.admits
-        if shut_out and all(self.registry.get(g).major == self.generation.major for g in shut_out):
-            # `if cap != (12, 0): return "not SM120"`: a gate about this generation
-            # itself (its own kernel or its own fallback), not one that forgot it.
-            shown = ", ".join(self.registry.ordered(shut_out))
-            return GateClass.DELIBERATE, (
-                f"shuts out only {shown}: a gate about {gen} itself; {gen} takes the other branch",
-            )
-        if self._threshold(inside):
-            side = "an older" if self._older(inside) else "a newer"
-            return GateClass.DELIBERATE, (
-                f"{side}-hardware branch: it admits only {admitted_text}; "
-                f"{gen} takes the other branch",
-            )
-        evidence: list[str] = []
-        majors = sorted({self.registry.get(g).major for g in inside})
-        if len(majors) >= 2:
-            evidence.append(f"enumerates {len(majors)} majors ({admitted_text}) but not {gen}")
-        terms = [t for t in found.arch_terms if _is_predicate_term(t, found.condition)]
-        if len(terms) >= 2:
-            evidence.append(f"{len(terms)} generation predicates, none admitting {gen}")
+        structural = self._structural_deliberate(found, inside, reach)
+        # A gate about this generation alone enumerates nothing it forgot.
+        about_itself = structural is not None and structural.startswith("shuts out only")
+        shape = [] if about_itself else self._gap_evidence(found, inside)
+        evidence_found = worded_gap + shape
         notes: list[str] = []
         at_hand = self._generation_predicate(found)
         if at_hand is not None:
@@ -111,11 +111,105 @@ class Classifier:
             if used:
                 notes.append(f"{where} and is used elsewhere in this module, not here")
             else:
-                evidence.append(f"{where} and is at hand in this module, but never used")
-        if evidence:
-            return GateClass.LIKELY_GAP, tuple(evidence + notes)
+                evidence_found.append(f"{where} and is at hand in this module, but never used")
+        todo = [r for r in worded_gap if r.startswith("a gap with a TODO")]
+        if todo:
+            # "not supported yet", "TODO: enable": documented, and meant to be widened.
+            known = todo + evidence_found + documented + ([structural] if structural else [])
+            return GateClass.LIKELY_GAP, tuple(dict.fromkeys(known))
+        if documented:
+            return GateClass.DELIBERATE, tuple(documented + _but(evidence_found) + notes)
+        asked = [r for r in worded_gap if r.startswith("its words ask")]
+        if asked:
+            return GateClass.LIKELY_GAP, tuple(dict.fromkeys(asked + evidence_found + notes))
+        if structural is not None:
+            return GateClass.DELIBERATE, (structural, *_but(evidence_found), *notes)
+        if evidence_found:
+            return GateClass.LIKELY_GAP, tuple(evidence_found + notes)
         single = f"a single-generation gate: admits only {admitted_text}"
         return GateClass.DELIBERATE, (single, *notes)
+
+    def _structural_deliberate(
+        self, found: ArchCondition, inside: frozenset[str], reach: frozenset[str]
+    ) -> str | None:
+        """Shapes that leave the generation out on purpose: a gate about it alone, a
+        cut-off, a hole written out around it, an exclusion that names it."""
+        gen = self.generation.name
+        admitted_text = ", ".join(self.registry.ordered(inside))
+        shut_out = (reach & self.vendor_gens) - found.admits
+        if shut_out and all(self.registry.get(g).major == self.generation.major for g in shut_out):
+            # `if cap != (12, 0): return "generic"`: a gate about this generation
+            # itself (its own kernel or its own fallback), not one that forgot it.
+            shown = ", ".join(self.registry.ordered(shut_out))
+            return (
+                f"shuts out only {shown}: a gate about {gen} itself; {gen} takes the other branch"
+            )
+        if self._threshold(inside):
+            side = "an older" if self._older(inside) else "a newer"
+            return (
+                f"{side}-hardware branch: it admits only {admitted_text}; "
+                f"{gen} takes the other branch"
+            )
+        # For a disabling gate the allowlist is the condition's false side: no hole there.
+        hole = self._hole(found) if found.polarity is Polarity.ENABLES else None
+        if hole is not None:
+            return hole
+        return None
+
+    def _gap_evidence(self, found: ArchCondition, inside: frozenset[str]) -> list[str]:
+        gen = self.generation.name
+        admitted_text = ", ".join(self.registry.ordered(inside))
+        reasons: list[str] = []
+        siblings = [g for g in inside if self.registry.get(g).major == self.generation.major]
+        if siblings:
+            shown = ", ".join(self.registry.ordered(frozenset(siblings)))
+            reasons.append(
+                f"admits {shown} but not {gen}, of the same major {self.generation.major}: "
+                "an exact-minor test (the commonest gap in history)"
+            )
+        majors = sorted({self.registry.get(g).major for g in inside})
+        if len(majors) >= 2:
+            reasons.append(f"enumerates {len(majors)} majors ({admitted_text}) but not {gen}")
+        terms = [t for t in found.arch_terms if _is_predicate_term(t, found.condition)]
+        if len(terms) >= 2:
+            reasons.append(f"{len(terms)} generation predicates, none admitting {gen}")
+        named = self._family_named(found)
+        if named is not None:
+            reasons.append(named)
+        chained = self._chain_enumerates(found) if len(majors) < 2 else None
+        if chained is not None:
+            reasons.append(chained)
+        return reasons
+
+    def _chain_enumerates(self, found: ArchCondition) -> str | None:
+        """`if is_device_capability(90): ... elif family(100): ...`: each test admits one
+        major, the chain enumerates two or more, and this generation is in none."""
+        statement = found.statement
+        if found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
+            return None
+        head = statement
+        while isinstance(head.parent, nodes.If) and head.parent.orelse == [head]:
+            head = head.parent
+        tests: list[nodes.NodeNG] = []
+        node: nodes.NodeNG = head
+        while isinstance(node, nodes.If):
+            tests.append(node.test)
+            node = node.orelse[0] if len(node.orelse) == 1 else None
+        if len(tests) < 2:
+            return None
+        admitted: set[str] = set()
+        for test in tests:
+            admitted |= self.semantics.admission(test).can_be_true & self.vendor_gens
+        if self.generation.name in admitted or admitted == set(self.vendor_gens):
+            return None
+        majors = sorted({self.registry.get(g).major for g in admitted})
+        if len(majors) < 2:
+            return None
+        shown = ", ".join(self.registry.ordered(frozenset(admitted)))
+        return (
+            f"the if/elif chain at line {head.lineno} handles {shown} "
+            f"but not {self.generation.name}"
+        )
 
     def _reach(self, found: ArchCondition) -> tuple[frozenset[str], int]:
         """Generations that can get to the gate through its enclosing if/elif/else tests
@@ -185,6 +279,81 @@ class Classifier:
         same_major = all(self.registry.get(g).major == self.generation.major for g in inside)
         return self.generation.name in predicate.admits and same_major
 
+    def _no_feature_loss(self, found: ArchCondition) -> str | None:
+        """A gate whose branches only log or pick a message, or tune numbers with a
+        generic fallback: the generation loses no feature either way."""
+        gen = self.generation.name
+        statement = found.statement
+        if isinstance(statement, nodes.IfExp) and found.kind is SlotKind.IFEXP:
+            sides = [[statement.body], [statement.orelse]]
+            if all(_message_or_number(side[0]) == "message" for side in sides):
+                return f"only picks a message: {gen} loses no feature"
+            if all(_message_or_number(side[0]) == "number" for side in sides):
+                return f"per-GPU tuning with a generic fallback: {gen} gets the fallback numbers"
+            return None
+        if not (isinstance(statement, nodes.If) and found.kind is SlotKind.IF):
+            return None
+        chain, has_else = _if_chain(statement)
+        if only_reports(chain):
+            return f"its branches only log or pick a message: {gen} loses no feature"
+        fallback = has_else or _next_is_numeric_return(statement) or _numbers_set_before(chain)
+        if tunes_numbers(chain, fallback):
+            return f"per-GPU tuning with a generic fallback: {gen} gets the fallback numbers"
+        return None
+
+    def _texts(self, found: ArchCondition) -> list[evidence.Words]:
+        path = found.path
+        if path not in self._comments:
+            text = self.project.text_of(path)
+            self._comments[path] = evidence.comments(text) if text else []
+        return evidence.texts_near(found.statement, found.condition, self._comments[path])
+
+    def _hole(self, found: ArchCondition) -> str | None:
+        """`(10, 0) <= cap < (12, 0) or cap >= (13, 0)`: an alternative that starts above
+        the generation, next to ones below it; or `major != 12`: an exclusion by name."""
+        gen = self.generation
+        terms = list(operands(found.condition))
+        above = below = None
+        for term in terms:
+            if not isinstance(term, nodes.Compare) or negated(term, found.condition):
+                continue
+            ops = [op for op, _ in term.ops]
+            admits = self.semantics.admission(term).can_be_true & self.vendor_gens
+            if ops and all(op in ("!=", "not in") for op in ops) and gen.name not in admits:
+                return f"excludes {gen.name} by name: '{term.as_string()}'"
+            if _lower_bound(term) and all(
+                self.registry.get(g).capability > gen.capability for g in admits
+            ):
+                above = term
+            elif admits and all(self.registry.get(g).capability < gen.capability for g in admits):
+                below = term
+        if above is not None and below is not None and isinstance(found.condition, nodes.BoolOp):
+            return (
+                f"a hole written out around {gen.name}: '{below.as_string()}' stops below it "
+                f"and '{above.as_string()}' starts above it"
+            )
+        return None
+
+    def _family_named(self, found: ArchCondition) -> str | None:
+        """`is_blackwell` that leaves sm120 (a Blackwell) out while admitting another
+        Blackwell: the name promises the family, the body tests one part of it."""
+        family = self.generation.family.lower()
+        if not family:
+            return None
+        same_family = {g for g in self.vendor_gens if self.registry.get(g).family.lower() == family}
+        named = [(_term_name(t), self.semantics.admission(t).can_be_true) for t in found.arch_terms]
+        if found.kind is SlotKind.ASSIGN:
+            named += [(n, found.admission.can_be_true) for n in assigned_names(found.statement)]
+        for name, admits in named:
+            if family not in name.lower():
+                continue
+            if self.generation.name not in admits and admits & same_family:
+                return (
+                    f"'{name}' is named for {self.generation.family} but leaves out "
+                    f"{self.generation.name}, a {self.generation.family} generation"
+                )
+        return None
+
     def _suppressions_of(self, path: Path) -> list[Suppression]:
         # Read as `check` reads them (scan_files), once per file.
         if path not in self._suppressions:
@@ -214,3 +383,118 @@ def _is_predicate_term(term: nodes.NodeNG, condition: nodes.NodeNG) -> bool:
 def _loaded_names(module: nodes.Module) -> set[str]:
     names = {str(n.name) for n in module.nodes_of_class(nodes.Name)}
     return names | {str(n.attrname) for n in module.nodes_of_class(nodes.Attribute)}
+
+
+def _but(reasons: list[str]) -> list[str]:
+    return [f"but: {r}" for r in reasons]
+
+
+def _term_name(term: nodes.NodeNG) -> str:
+    node = term.func if isinstance(term, nodes.Call) else term
+    if isinstance(node, nodes.Attribute):
+        return str(node.attrname)
+    if isinstance(node, nodes.Name):
+        return str(node.name)
+    return ""
+
+
+def _message_or_number(node: nodes.NodeNG) -> str:
+    if is_numeric(node):
+        return "number"
+    if isinstance(node, nodes.JoinedStr) or (
+        isinstance(node, nodes.Const) and isinstance(node.value, str)
+    ):
+        return "message"
+    return ""
+
+
+def _if_chain(statement: nodes.If) -> tuple[list[list[nodes.NodeNG]], bool]:
+    """The branches of an if/elif/else chain from `statement` on, and whether it ends
+    with an else."""
+    branches: list[list[nodes.NodeNG]] = []
+    node: nodes.NodeNG = statement
+    while isinstance(node, nodes.If):
+        branches.append(list(node.body))
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], nodes.If):
+            node = node.orelse[0]
+            continue
+        if node.orelse:
+            branches.append(list(node.orelse))
+            return branches, True
+        break
+    return branches, False
+
+
+def _next_is_numeric_return(statement: nodes.If) -> bool:
+    following = statement.next_sibling()
+    return (
+        isinstance(following, nodes.Return)
+        and following.value is not None
+        and is_numeric(following.value)
+    )
+
+
+def _lower_bound(term: nodes.Compare) -> bool:
+    """`cap >= (13, 0)` / `13 <= major`: the device side is bounded from below."""
+    op, right = term.ops[0]
+    if len(term.ops) != 1:
+        return False
+    if _constant(right) and op in (">", ">="):
+        return True
+    return _constant(term.left) and op in ("<", "<=")
+
+
+def _constant(node: nodes.NodeNG) -> bool:
+    if isinstance(node, nodes.Const):
+        return True
+    return isinstance(node, nodes.Tuple) and all(isinstance(e, nodes.Const) for e in node.elts)
+
+
+_LITERALS = (nodes.List, nodes.Tuple, nodes.Set, nodes.Dict)
+
+
+def allowlist_of(anchor: nodes.NodeNG) -> str | None:
+    """Where the list that shuts the generation out is written, when the condition only
+    reads a name holding it (`cap in SUPPORTED`, SUPPORTED = [...] above)."""
+    if not isinstance(anchor, nodes.Compare) or len(anchor.ops) != 1:
+        return None
+    op, holder = anchor.ops[0]
+    if op not in ("in", "not in") or not isinstance(holder, nodes.Name):
+        return None
+    try:
+        _, bindings = holder.lookup(holder.name)
+    except Exception:  # astroid lookups can fail on odd scopes: no allowlist then
+        return None
+    for binding in bindings:
+        statement = binding.statement()
+        value = getattr(statement, "value", None)
+        if isinstance(statement, (nodes.Assign, nodes.AnnAssign)) and isinstance(value, _LITERALS):
+            text = " ".join(value.as_string().split())
+            if len(text) > 80:
+                text = text[:77] + "..."
+            return f"the allowlist is '{holder.name}' at line {statement.lineno}: {text}"
+    return None
+
+
+def _numbers_set_before(chain: list[list[nodes.NodeNG]]) -> bool:
+    """`BLOCK = 64` before `if major == 9: BLOCK = 128`: the default is the fallback."""
+    if not chain or not chain[0]:
+        return False
+    first = chain[0][0]
+    names = set(assigned_names(first))
+    head = first.parent
+    while isinstance(head, nodes.If) and isinstance(head.parent, nodes.If):
+        if head.parent.orelse != [head]:
+            break
+        head = head.parent
+    previous = head.previous_sibling() if head is not None else None
+    while previous is not None:
+        if (
+            isinstance(previous, (nodes.Assign, nodes.AnnAssign))
+            and previous.value is not None
+            and names & set(assigned_names(previous))
+            and is_numeric(previous.value)
+        ):
+            return True
+        previous = previous.previous_sibling()
+    return False

@@ -16,9 +16,12 @@ from gatecheck.audit.classify import Classifier
 from gatecheck.audit.conditions import (
     ArchCondition,
     Role,
+    SlotKind,
     assigned_names,
     classify_condition,
+    operands,
     outermost_slots,
+    varies,
 )
 from gatecheck.audit.hops import HopSources
 from gatecheck.audit.prefilter import mentions_arch
@@ -66,6 +69,7 @@ def discover(
                 conditions.append(found)
         if on_module is not None:
             on_module()
+    conditions = [_recorded_decision_as_gate(c, semantics, vendor_gens) for c in conditions]
     holders = HopSources(project, semantics, vendor_gens, conditions)
 
     def resolved(c: ArchCondition) -> ArchCondition:
@@ -75,6 +79,30 @@ def discover(
         return contain.run(*_where(c), partial(holders.resolve, c)) or c
 
     return [resolved(c) for c in conditions]
+
+
+def _recorded_decision_as_gate(
+    condition: ArchCondition, semantics: Semantics, vendor_gens: frozenset[str]
+) -> ArchCondition:
+    """A predicate-named binding that records a decision is a row (its readers become
+    its hops: one decision, one row): `self.is_blackwell = major == 10` (state kept on
+    an object) or `_is_sm10x = major == 10` (an allowlist written out). Aliases that
+    only combine predicates (`_is_sm100 = _is_cuda and is_sm100_supported()`) stay
+    vocabulary: the decision is at each use."""
+    statement = condition.statement
+    if condition.role is not Role.PREDICATE or condition.kind is not SlotKind.ASSIGN:
+        return condition
+    if not varies(condition.admission, vendor_gens):
+        return condition
+    terms = tuple(
+        a for a in operands(condition.condition) if varies(semantics.admission(a), vendor_gens)
+    )
+    targets = statement.targets if isinstance(statement, nodes.Assign) else []
+    on_object = any(isinstance(t, nodes.AssignAttr) for t in targets)
+    written_out = any(isinstance(t, nodes.Compare) for t in terms)
+    if not (on_object or written_out):
+        return condition
+    return dataclasses.replace(condition, role=Role.GATE, arch_terms=terms)
 
 
 def _where(condition: ArchCondition) -> tuple[Path, int, int]:

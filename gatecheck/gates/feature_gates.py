@@ -10,8 +10,20 @@ from pathlib import Path
 from astroid import nodes
 
 from gatecheck.config.model import Feature
+from gatecheck.gates.branches import branch_disables, branch_exits
 from gatecheck.gates.model import Gate, GateKind, Polarity, qualname_of
 from gatecheck.loading.project import Project
+
+__all__ = [
+    "branch_disables",
+    "condition_slot",
+    "find_feature_gates",
+    "gate_function_gates",
+    "guard_gates",
+    "mentions",
+    "resolve_dotted_function",
+    "unresolved_gate_functions",
+]
 
 # Statement slots whose expression is a condition.
 _CONDITION_SLOTS = (nodes.If, nodes.While, nodes.Assert, nodes.Return, nodes.IfExp)
@@ -174,28 +186,6 @@ def condition_slot(node: nodes.NodeNG) -> tuple[nodes.NodeNG, nodes.NodeNG] | No
     return None
 
 
-def branch_disables(body: list[nodes.NodeNG], flags: set[str] | None = None) -> bool:
-    """A branch that only bails out: raise, return False/None, or switches a flag off."""
-    if not body:
-        return False
-    for stmt in body:
-        if isinstance(stmt, nodes.Raise):
-            return True
-        if isinstance(stmt, nodes.Return):
-            value = stmt.value
-            return value is None or (isinstance(value, nodes.Const) and not value.value)
-        if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)):
-            targets = stmt.targets if isinstance(stmt, nodes.Assign) else [stmt.target]
-            if (
-                flags
-                and any(_is_flag_target(t, flags) for t in targets)
-                and isinstance(stmt.value, nodes.Const)
-                and stmt.value.value is False
-            ):
-                return True
-    return False
-
-
 def guard_gates(node: nodes.NodeNG, kind: GateKind, polarity: Polarity) -> Iterator[Gate]:
     """Conditions between `node` and its function: enclosing if/elif/else tests, and
     earlier early exits (`if not cond: return`) in the blocks leading to it."""
@@ -223,7 +213,7 @@ def _early_exits(
         if not isinstance(block, list) or child not in block:
             continue
         for stmt in block[: block.index(child)]:
-            if isinstance(stmt, nodes.If) and branch_disables(stmt.body) and not stmt.orelse:
+            if isinstance(stmt, nodes.If) and branch_exits(stmt.body) and not stmt.orelse:
                 yield _make(GateKind.GUARD, _flip(polarity), stmt.test, stmt)
 
 

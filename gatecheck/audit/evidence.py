@@ -1,0 +1,253 @@
+"""What the words next to a gate say about it: comments around the condition and in its
+branch, the strings of the branch (raise and log messages, returned reasons) and the
+enclosing function's docstring. Each rule reads one sentence and gives a reason or None:
+the exclusion is documented (not supported there, the hardware lacks it, a workaround, a
+path validated or measured on one generation), it is a gap with a TODO, or the message
+asks for more than the gate admits ("requires SM90+")."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from astroid import nodes
+
+from gatecheck.config.model import Generation
+
+_COMMENT_LINES_BEFORE = 3  # comments just above the condition speak of it
+_BODY_LINES = 6  # and those in the first lines of its branch
+_SNIPPET = 90
+
+
+@dataclass(frozen=True)
+class Words:
+    """One sentence next to a gate, and where it is."""
+
+    line: int
+    kind: str  # "comment", "message" or "docstring"
+    text: str
+    end: int = 0  # last line of a comment block
+
+    def quoted(self) -> str:
+        text = " ".join(self.text.split())
+        short = text if len(text) <= _SNIPPET else text[: _SNIPPET - 3] + "..."
+        return f"the {self.kind} at line {self.line}: '{short}'"
+
+
+_NEGATIVE = re.compile(
+    r"not supported|unsupported|n[o']t (yet )?support|does not|doesn'?t|do not|don'?t|cannot"
+    r"|can'?t|\black|\blacks\b|lacking|no support|not available|unavailable|not work"
+    r"|incompatible|not compatible|without|disabled?\b|exclude|isn'?t|is not|are not|aren'?t"
+    r"|\bfails?\b|broken|missing|\bnor\b|\bno\b",
+    re.IGNORECASE,
+)
+# Hardware a kernel needs that only some generations have: naming it is the reason.
+_HARDWARE = re.compile(
+    r"tcgen05|\btmem\b|wgmma|\bumma\b|cvt\.rs|tma multicast|\b2-?cta\b|dsmem|mma\.sp",
+    re.IGNORECASE,
+)
+_WORKAROUND = re.compile(
+    r"work[- ]?around|known issue|\bbugs?\b|\bhangs?\b|deadlock|\bcrash|illegal memory"
+    r"|numerical(ly)? (issue|error|instab)|accuracy (issue|drop|problem|loss)|regression",
+    re.IGNORECASE,
+)
+_VALIDATED = re.compile(
+    r"\bvalidated\b|\bverified\b|\bmeasured\b|\bbenchmarked\b|\btested (only )?(on|with)\b"
+    r"|\bonly tested\b|\btuned (for|on)\b",
+    re.IGNORECASE,
+)
+_TODO = re.compile(
+    r"\bTODO\b|\bFIXME\b|\bXXX\b|not yet|\byet\b|will (be )?support|coming soon|in the future"
+    r"|to be (added|enabled|supported)|needs? (a |an )?(fix|update|upgrade)|\bpending\b"
+    r"|\bonce\b.*\bsupport",
+    re.IGNORECASE,
+)
+_ANY_SM = re.compile(r"\bsm[_ ]?\d{2,3}[a-z]?\b|\bsm[_ ]?\d{1,2}\.?x\b", re.IGNORECASE)
+_ABOUT_SUPPORT = re.compile(r"support|enable|extend|add|\bsm_?\d|arch|gpu|blackwell", re.I)
+# "requires SM90+", "SM100 or newer", ">= sm_80", "compute capability >= 9.0".
+_AT_LEAST = re.compile(
+    r"\bsm[_ ]?(?P<a>\d{2,3})[a-z]?\s*\+"
+    r"|\bsm[_ ]?(?P<b>\d{2,3})[a-z]?\s+(?:or|and)\s+(?:newer|later|above|higher)"
+    r"|>=\s*sm[_ ]?(?P<c>\d{2,3})"
+    r"|capability\s*>=?\s*(?P<d>\d{1,2})\.(?P<dm>\d)",
+    re.IGNORECASE,
+)
+
+
+def generation_mention(generation: Generation) -> re.Pattern[str]:
+    """sm120, sm_120, SM120a, sm12x, SM12.x, sm_12 (not sm_120 for sm121), its products."""
+    major, minor = generation.capability
+    spellings = [
+        rf"\bsm[_ ]?{major}{minor}[a-z]?\b",
+        rf"\bsm[_ ]?{major}\.?x\b",
+        rf"\bsm[_ ]?{major}\b",
+        rf"\bsm[_ ]?{major}\.{minor}\b",
+    ]
+    spellings += [re.escape(p) for p in generation.products if len(p) > 3]
+    return re.compile("|".join(spellings), re.IGNORECASE)
+
+
+def sentences(words: Words) -> Iterator[Words]:
+    for part in re.split(r"(?<=[.;!?])\s+|\n\s*\n", words.text):
+        if part.strip():
+            yield Words(words.line, words.kind, part)
+
+
+# Rules: (sentence, audited generation) -> a reason, or None.
+Rule = Callable[[Words, Generation], "str | None"]
+
+
+def says_unsupported_here(words: Words, generation: Generation) -> str | None:
+    """'SM120 does not support it', 'not supported on the SM12x family'."""
+    if generation_mention(generation).search(words.text) and _NEGATIVE.search(words.text):
+        return f"documented: {words.quoted()}"
+    return None
+
+
+def names_missing_hardware(words: Words, generation: Generation) -> str | None:
+    """'PrimsTS emits TCGEN05 instructions', 'needs TMA multicast'."""
+    if _HARDWARE.search(words.text):
+        return f"a hardware requirement: {words.quoted()}"
+    return None
+
+
+def calls_it_a_workaround(words: Words, generation: Generation) -> str | None:
+    """'a workaround for a known issue'; not 'a regression on sm100' (another
+    generation's trouble says nothing about this one)."""
+    others = [m for m in _ANY_SM.findall(words.text) if not generation_mention(generation).match(m)]
+    if _WORKAROUND.search(words.text) and not others:
+        return f"a workaround: {words.quoted()}"
+    return None
+
+
+def says_validated_only(words: Words, generation: Generation) -> str | None:
+    if _VALIDATED.search(words.text):
+        return f"validated or tuned where it is enabled: {words.quoted()}"
+    return None
+
+
+def has_todo(words: Words, generation: Generation) -> str | None:
+    """'TODO: enable on SM120', 'not supported yet', 'needs a triton fix'."""
+    if words.kind == "message":
+        return None  # a user-facing message is not a note to the maintainers
+    if _TODO.search(words.text) and (
+        generation_mention(generation).search(words.text) or _ABOUT_SUPPORT.search(words.text)
+    ):
+        return f"a gap with a TODO: {words.quoted()}"
+    return None
+
+
+def asks_for_more(words: Words, generation: Generation) -> str | None:
+    """'requires SM90+' on a gate that leaves out sm120: the words admit it."""
+    if words.kind == "docstring":
+        return None  # a docstring speaks of the whole function, often of other options
+    here = generation.capability[0] * 10 + generation.capability[1]
+    for match in _AT_LEAST.finditer(words.text):
+        if match.group("d"):
+            floor = int(match.group("d")) * 10 + int(match.group("dm"))
+        else:
+            floor = int(match.group("a") or match.group("b") or match.group("c"))
+        if floor <= here:
+            asked = match.group(0).strip()
+            return f"its words ask for {asked}, which {generation.name} is: {words.quoted()}"
+    return None
+
+
+_SM_NUMBER = re.compile(r"\bsm[_ ]?(\d{2,3})[a-z]?\b", re.IGNORECASE)
+
+
+def enumerates_others(words: Words, generation: Generation) -> str | None:
+    """'SM100 (Blackwell) -> trtllm-gen; SM90 (Hopper) -> cutlass': the words map two or
+    more majors to their paths and this generation's major is not among them."""
+    if words.kind != "comment":
+        return None  # a message or docstring restates the requirement ("SM100, SM103, SM110")
+    majors = {int(n) // 10 for n in _SM_NUMBER.findall(words.text)}
+    if len(majors) >= 2 and generation.major not in majors:
+        shown = ", ".join(f"sm{m}x" for m in sorted(majors))
+        return f"its words enumerate {shown}, not {generation.name}: {words.quoted()}"
+    return None
+
+
+DELIBERATE_RULES: tuple[Rule, ...] = (
+    says_unsupported_here,
+    names_missing_hardware,
+    calls_it_a_workaround,
+    says_validated_only,
+)
+GAP_RULES: tuple[Rule, ...] = (has_todo, asks_for_more, enumerates_others)
+
+
+# Rules that read a whole note (a mapping over several lines), not one sentence.
+WHOLE_TEXT_RULES: tuple[Rule, ...] = (enumerates_others,)
+
+
+def apply(rules: tuple[Rule, ...], texts: list[Words], generation: Generation) -> list[str]:
+    found: list[str] = []
+    for words in texts:
+        for rule in rules:
+            pieces = [words] if rule in WHOLE_TEXT_RULES else list(sentences(words))
+            for sentence in pieces:
+                reason = rule(sentence, generation)
+                if reason is not None and reason not in found:
+                    found.append(reason)
+    return found[:3]  # the first few are enough to decide and to read
+
+
+def texts_near(
+    statement: nodes.NodeNG, condition: nodes.NodeNG, file_comments: list[Words]
+) -> list[Words]:
+    """Comments from a few lines above the condition to the first lines of its branch,
+    the branch's strings (not those of nested definitions or elif branches) and the
+    enclosing function's docstring."""
+    first = int(condition.lineno or 1)
+    last = int(condition.end_lineno or first)
+    body = getattr(statement, "body", None)
+    body_end = last
+    if isinstance(body, list) and body:
+        body_end = max(last, min(int(body[-1].end_lineno or last), last + _BODY_LINES))
+    found = [w for w in file_comments if first - _COMMENT_LINES_BEFORE <= w.line <= body_end]
+    found += branch_strings(statement)
+    scope = statement.scope()
+    if isinstance(scope, nodes.FunctionDef) and scope.doc_node is not None:
+        found.append(Words(int(scope.doc_node.lineno or 1), "docstring", str(scope.doc_node.value)))
+    return found
+
+
+def branch_strings(statement: nodes.NodeNG) -> list[Words]:
+    statements: list[nodes.NodeNG] = []
+    if isinstance(statement, nodes.If):
+        statements = list(statement.body)
+        if not (len(statement.orelse) == 1 and isinstance(statement.orelse[0], nodes.If)):
+            statements += list(statement.orelse)
+    elif isinstance(statement, (nodes.Assert, nodes.Return)):
+        statements = [statement]
+    out: list[Words] = []
+    for stmt in statements:
+        if isinstance(stmt, (nodes.FunctionDef, nodes.ClassDef, nodes.If)):
+            continue
+        for const in stmt.nodes_of_class(nodes.Const):
+            # Sentences only: 'tcgen05' or 'cutlass' picked as a value is a name, not a word.
+            if isinstance(const.value, str) and " " in const.value.strip():
+                out.append(Words(int(const.lineno or stmt.lineno or 1), "message", const.value))
+    return out
+
+
+def comments(source: str) -> list[Words]:
+    out: list[Words] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type != tokenize.COMMENT:
+                continue
+            text = token.string.lstrip("#").strip()
+            line = token.start[0]
+            if out and out[-1].end == line - 1:  # a note over consecutive lines is one
+                previous = out[-1]
+                out[-1] = Words(previous.line, "comment", f"{previous.text}\n{text}", line)
+            else:
+                out.append(Words(line, "comment", text, line))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass  # the comments read until then are what there is
+    return out

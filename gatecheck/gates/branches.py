@@ -1,0 +1,273 @@
+"""What a branch does to the feature it sits under: leaves without it (raise, `return False`,
+`return False, "reason"`, `sys.exit`, `pytest.skip`, `self.log_and_exit(...)`), switches it off
+(a flag set to False/None, a fallback chosen, a reason string returned from a `*_reason` /
+`check_*` helper, a warning then anything), or nothing a feature needs (it only logs or
+picks a message, or it tunes numbers with a generic fallback). Each idiom is one small
+function; `branch_disables` is their sum."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from astroid import nodes
+
+# Calls that end the run, the process or the test: the feature is not reached after them.
+EXIT_CALLS = frozenset({"exit", "_exit", "abort", "skip", "skipTest", "xfail", "fail"})
+_EXIT_SUFFIX = "_and_exit"  # self.log_and_exit(...), print_and_exit(...)
+# A helper whose answer is a reason (a string) when the feature cannot be used.
+REASON_HELPER = re.compile(
+    r"(^_*(check|validate|verify|why)_|_reasons?$|^_*unsupported|_unsupported$)", re.IGNORECASE
+)
+# Words that name a fallback rather than the feature (`backend = "torch_sdpa"`, `NAIVE`).
+FALLBACK_WORDS = frozenset({"fallback", "sdpa", "naive", "native", "eager", "reference", "unfused"})
+# A warning that says the feature is off here (then whatever follows is the fallback).
+DISABLE_MESSAGE = re.compile(
+    r"fall(ing|s)?[ _-]?back|not supported|unsupported|not available|disabl", re.IGNORECASE
+)
+LOG_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+    | {"warning_once", "info_once", "warn_once", "debug_once", "print"}
+)
+# Collections of what is wrong (`unsupported.append(reason)`).
+_COLLECT = frozenset({"append", "add", "extend", "insert"})
+_PROBLEM_NAME = re.compile(r"unsupported|error|problem|issue|reason|missing|failure|skip", re.I)
+# Names that hold a message rather than a choice.
+_MESSAGE_NAME = re.compile(r"msg|message|reason|hint|warn|text|err|desc|note|explanation", re.I)
+# Names that switch a feature off when set True (`disable_cuda_graph = True`).
+_OFF_FLAG = re.compile(r"^_*(disable|skip|no|avoid)_", re.IGNORECASE)
+
+
+def call_name(node: nodes.NodeNG) -> str:
+    func = node.func if isinstance(node, nodes.Call) else node
+    if isinstance(func, nodes.Attribute):
+        return str(func.attrname)
+    if isinstance(func, nodes.Name):
+        return str(func.name)
+    return ""
+
+
+def records_problem(stmt: nodes.NodeNG) -> bool:
+    """`unsupported.append(...)`, `self.errors.add(...)`: the branch records why not."""
+    if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call)):
+        return False
+    func = stmt.value.func
+    if not (isinstance(func, nodes.Attribute) and func.attrname in _COLLECT):
+        return False
+    return bool(_PROBLEM_NAME.search(call_name(func.expr)))
+
+
+def exits(stmt: nodes.NodeNG) -> bool:
+    """`raise`, or a call that ends the process/test: `sys.exit(1)`, `pytest.skip(...)`,
+    `self.log_and_exit(...)`."""
+    if isinstance(stmt, nodes.Raise):
+        return True
+    if isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call):
+        name = call_name(stmt.value)
+        return name in EXIT_CALLS or name.endswith(_EXIT_SUFFIX)
+    return False
+
+
+def is_log_call(stmt: nodes.NodeNG) -> bool:
+    """`logger.warning(...)`, `warnings.warn(...)`, `print(...)`: reports, changes nothing."""
+    if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call)):
+        return False
+    return call_name(stmt.value) in LOG_METHODS
+
+
+def says_disabled(stmt: nodes.NodeNG) -> bool:
+    """A log call whose message says the feature is off or replaced here."""
+    return is_log_call(stmt) and any(
+        DISABLE_MESSAGE.search(text) for text in strings_in(stmt.value)
+    )
+
+
+def strings_in(node: nodes.NodeNG) -> list[str]:
+    """String constants in an expression (f-string pieces included)."""
+    return [str(c.value) for c in node.nodes_of_class(nodes.Const) if isinstance(c.value, str)]
+
+
+def _falsy_constant(node: nodes.NodeNG | None) -> bool:
+    return node is None or (isinstance(node, nodes.Const) and not node.value)
+
+
+def _is_message(node: nodes.NodeNG) -> bool:
+    """A non-empty string: a constant, an f-string, `"..." % x` or `"...".format(x)`."""
+    if isinstance(node, nodes.Const):
+        return isinstance(node.value, str) and bool(node.value)
+    if isinstance(node, nodes.JoinedStr):
+        return True
+    if isinstance(node, nodes.BinOp) and node.op == "%":
+        return _is_message(node.left)
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute):
+        return node.func.attrname == "format" and _is_message(node.func.expr)
+    return False
+
+
+def names_fallback(node: nodes.NodeNG) -> bool:
+    """A value named like a fallback: `"torch_sdpa"`, `Backend.NAIVE`, `FallbackImpl()`."""
+    if isinstance(node, nodes.Call):
+        node = node.func
+    if isinstance(node, nodes.Const) and isinstance(node.value, str):
+        text = node.value
+    elif isinstance(node, (nodes.Name, nodes.Attribute)):
+        text = call_name(node)
+    else:
+        return False
+    words = {w.lower() for w in re.split(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])", text) if w}
+    return bool(words & FALLBACK_WORDS)
+
+
+def in_reason_helper(stmt: nodes.NodeNG) -> bool:
+    scope = stmt.scope()
+    return isinstance(scope, nodes.FunctionDef) and bool(REASON_HELPER.search(str(scope.name)))
+
+
+def returns_off(ret: nodes.Return) -> bool:
+    """`return`, `return None/False/0`, `return False, "reason"`, a reason string from a
+    `*_reason`/`check_*` helper, or a value named like a fallback."""
+    value = ret.value
+    if _falsy_constant(value):
+        return True
+    assert value is not None
+    if isinstance(value, nodes.Tuple) and value.elts and _falsy_constant(value.elts[0]):
+        return True
+    if _is_message(value) and in_reason_helper(ret):
+        return True
+    return names_fallback(value)
+
+
+def switches_off(assign: nodes.NodeNG, flags: set[str] | None) -> bool | None:
+    """For the audit (no flags): any name set to False/None or to a fallback, or a
+    `disable_x`/`skip_x` set True, switches something off (True); a name set True switches
+    it on (False). For `check` (the rule's flags): only one of its flags set to False."""
+    if not isinstance(assign, (nodes.Assign, nodes.AnnAssign)) or assign.value is None:
+        return None
+    targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
+    names = [_target_name(t) for t in targets]
+    value = assign.value
+    if flags is not None:
+        off = isinstance(value, nodes.Const) and value.value is False
+        return True if off and any(n in flags for n in names if n) else None
+    if isinstance(value, nodes.Const) and value.value is True:
+        return any(n and _OFF_FLAG.match(n) for n in names)
+    if isinstance(value, nodes.Const) and value.value in (False, None):
+        return any(names)
+    if names_fallback(value) and any(names):
+        return True
+    return None
+
+
+def _target_name(target: nodes.NodeNG) -> str | None:
+    if isinstance(target, nodes.AssignAttr):
+        return str(target.attrname)
+    if isinstance(target, nodes.AssignName):
+        return str(target.name)
+    return None
+
+
+def branch_exits(body: Sequence[nodes.NodeNG]) -> bool:
+    """A branch that leaves without the feature (an early exit): its first statement that
+    is not a log call raises, exits, or returns an off value."""
+    for stmt in body:
+        if exits(stmt):
+            return True
+        if isinstance(stmt, nodes.Return):
+            return returns_off(stmt)
+    return False
+
+
+def branch_disables(body: Sequence[nodes.NodeNG], flags: set[str] | None = None) -> bool:
+    """A branch that bails out or switches the feature off (see the module docstring). With
+    `flags` (check's rule flags), only those flags count as switches."""
+    if not body:
+        return False
+    if flags is None and _tunes(body):
+        return False  # `m_block = 64; swap_ab = False`: numbers picked, nothing lost
+    warned = False
+    for stmt in body:
+        if exits(stmt):
+            return True
+        if flags is None and records_problem(stmt):
+            return True
+        if flags is None and says_disabled(stmt):
+            warned = True
+            continue
+        if isinstance(stmt, nodes.Return):
+            if flags is not None:  # check: as it always read returns
+                return _falsy_constant(stmt.value)
+            return warned or returns_off(stmt)
+        switched = switches_off(stmt, flags)
+        if switched is not None and (switched or flags is None):
+            return switched or warned
+    return False
+
+
+def _tunes(body: Sequence[nodes.NodeNG]) -> bool:
+    return any(
+        isinstance(stmt, (nodes.Assign, nodes.AnnAssign))
+        and stmt.value is not None
+        and is_numeric(stmt.value)
+        for stmt in body
+    )
+
+
+def only_reports(branches: Sequence[Sequence[nodes.NodeNG]]) -> bool:
+    """Every branch only logs, passes, or picks a message (`msg = "..."`): whichever way
+    the condition goes, no feature is gained or lost."""
+    reported = False
+    for body in branches:
+        for stmt in body:
+            if is_log_call(stmt):
+                reported = True
+            elif isinstance(stmt, nodes.Pass):
+                continue
+            elif isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) and stmt.value is not None:
+                if not (_is_message(stmt.value) and _names_a_message(stmt)):
+                    return False
+                reported = True
+            else:
+                return False
+    return reported
+
+
+def _names_a_message(assign: nodes.Assign | nodes.AnnAssign) -> bool:
+    """`msg = ...`, `self.reason = ...`: a message, not a kernel or backend picked by name."""
+    targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
+    names = [_target_name(t) or "" for t in targets]
+    return bool(names) and all(_MESSAGE_NAME.search(n) for n in names)
+
+
+def tunes_numbers(branches: Sequence[Sequence[nodes.NodeNG]], has_fallback: bool) -> bool:
+    """Per-GPU tuning: every branch only sets or returns numbers (block sizes, split
+    counts, tables of them), and a generic fallback exists for the other generations."""
+    if not has_fallback or not branches:
+        return False
+    values: list[nodes.NodeNG] = []
+    for body in branches:
+        if not body:
+            return False
+        for stmt in body:
+            if isinstance(stmt, (nodes.Assign, nodes.AnnAssign, nodes.Return)):
+                if stmt.value is None or not is_numeric(stmt.value):
+                    return False
+                values.append(stmt.value)
+            elif not isinstance(stmt, nodes.Pass):
+                return False
+    # `return 1` / `return 0` is an answer (on/off), not a tuned number.
+    return not all(isinstance(v, nodes.Const) and v.value in (0, 1) for v in values)
+
+
+def is_numeric(node: nodes.NodeNG) -> bool:
+    """A number, or a tuple/list/dict of numbers, or arithmetic on them (`64 * 1024`)."""
+    if isinstance(node, nodes.Const):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, nodes.UnaryOp):
+        return is_numeric(node.operand)
+    if isinstance(node, nodes.BinOp):
+        return is_numeric(node.left) and is_numeric(node.right)
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return bool(node.elts) and all(is_numeric(e) for e in node.elts)
+    if isinstance(node, nodes.Dict):
+        return bool(node.items) and all(is_numeric(v) for _, v in node.items)
+    return False

@@ -1,0 +1,285 @@
+"""Classification with evidence (issue 17 item 7): each rule as `(source, expected class)`
+examples on a mini project, with the reason it must show, and noops."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatecheck.audit import evidence
+from gatecheck.config.loader import load_ruleset
+from tests.test_audit import MakeTree, audit, verdicts
+
+REGISTRY = load_ruleset([]).registry
+SM120 = REGISTRY.get("sm120")
+
+# (snippet of mod.py, generation, expected (line, class) list, a piece of the first reason)
+CASES = [
+    pytest.param(
+        "# SM120 does not support tcgen05, so the fused MoE stays on Hopper and SM100.\n"
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    kernel = 'fused'\n",
+        "sm120",
+        [(4, "probably-deliberate")],
+        "documented: the comment at line 3",
+        id="comment-says-unsupported-on-the-generation",
+    ),
+    pytest.param(
+        "if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "    raise RuntimeError('not supported on the SM12x family')\n",
+        "sm120",
+        [(3, "probably-deliberate")],
+        "documented: the message at line 4",
+        id="message-names-the-family",
+    ),
+    pytest.param(
+        "# TODO: enable on SM120 once the kernel supports it\n"
+        "if is_sm100_supported():\n"
+        "    kernel = 'trtllm'\n",
+        "sm120",
+        [(4, "likely-gap")],
+        "a gap with a TODO",
+        id="todo-makes-a-single-generation-gate-a-gap",
+    ),
+    pytest.param(
+        "# SM120 is not supported yet\n"
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    kernel = 'fused'\n",
+        "sm120",
+        [(4, "likely-gap")],
+        "a gap with a TODO",
+        id="not-yet-is-a-todo-not-a-decision",
+    ),
+    pytest.param(
+        "# a workaround for a known issue in the fused kernel\n"
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    kernel = 'fused'\n",
+        "sm120",
+        [(4, "probably-deliberate")],
+        "a workaround",
+        id="workaround",
+    ),
+    pytest.param(
+        "def fast():\n"
+        '    """Only validated end to end on Hopper and SM100."""\n'
+        "    return is_sm90_supported() or is_sm100_supported()\n",
+        "sm120",
+        [(5, "probably-deliberate")],
+        "validated or tuned",
+        id="docstring-says-validated",
+    ),
+    pytest.param(
+        "if not is_sm100_supported():\n    raise RuntimeError('MXFP8 requires Blackwell (SM100+)')\n",
+        "sm120",
+        [(3, "likely-gap")],
+        "its words ask for SM100+",
+        id="message-asks-for-more-than-the-gate",
+    ),
+    pytest.param(
+        "# SM100 (Blackwell) -> trtllm-gen path.\n"
+        "# SM90 (Hopper) -> cutlass path.\n"
+        "if is_sm90_supported() and not is_sm100_supported():\n"
+        "    kernel = 'cutlass'\n",
+        "sm120",
+        [(5, "likely-gap")],
+        "its words enumerate sm9x, sm10x, not sm120",
+        id="comment-maps-other-generations",
+    ),
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major == 9:\n"
+        "    run_hopper()\n"
+        "elif major == 10:\n"
+        "    run_blackwell()\n",
+        "sm120",
+        [(4, "likely-gap"), (6, "likely-gap")],
+        "the if/elif chain at line 4 handles sm90, sm100, sm103 but not sm120",
+        id="if-elif-chain-enumerates-majors",
+    ),
+    pytest.param(
+        "major, minor = torch.cuda.get_device_capability()\n"
+        "if major == 10 and minor == 0:\n"
+        "    kernel = 'trtllm'\n",
+        "sm103",
+        [(4, "likely-gap")],
+        "admits sm100 but not sm103, of the same major 10",
+        id="exact-minor-leaves-out-a-sibling",
+    ),
+    pytest.param(
+        "cap = torch.cuda.get_device_capability()\n"
+        "if (10, 0) <= cap < (12, 0) or cap >= (13, 0):\n"
+        "    kernel = 'tcgen'\n",
+        "sm120",
+        [(4, "probably-deliberate")],
+        "a hole written out around sm120",
+        id="hole-written-out",
+    ),
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major >= 9 and major != 12:\n"
+        "    kernel = 'wgmma'\n",
+        "sm120",
+        [(4, "probably-deliberate")],
+        "excludes sm120 by name",
+        id="exclusion-by-name",
+    ),
+    pytest.param(
+        "if is_sm90_supported() or is_sm100_supported():\n    logger.info('using the fast path')\n",
+        "sm120",
+        [(3, "probably-deliberate")],
+        "only log or pick a message",
+        id="branch-only-logs",
+    ),
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major == 9:\n"
+        "    BLOCK = 128\n"
+        "elif major == 10:\n"
+        "    BLOCK = 256\n"
+        "else:\n"
+        "    BLOCK = 64\n",
+        "sm120",
+        [(4, "probably-deliberate"), (6, "probably-deliberate")],
+        "per-GPU tuning with a generic fallback",
+        id="tuning-ladder",
+    ),
+    pytest.param(
+        "class Platform:\n"
+        "    def setup(self):\n"
+        "        major = torch.cuda.get_device_capability()[0]\n"
+        "        self.is_blackwell = major == 10\n",
+        "sm120",
+        [(6, "likely-gap")],
+        "'is_blackwell' is named for Blackwell but leaves out sm120",
+        id="family-name-promises-more",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "generation", "expected", "reason"), CASES)
+def test_classified_with_evidence(
+    make_tree: MakeTree, source: str, generation: str, expected: list[tuple[int, str]], reason: str
+) -> None:
+    report = audit(make_tree, source, generation)
+    assert verdicts(report) == expected
+    first = min((g for g in report.gates if g.path.name == "mod.py"), key=lambda g: g.found.line)
+    assert any(reason in r for r in first.reasons), first.reasons
+
+
+NOOPS = [
+    # Words that name a value, not a reason: 'tcgen05' picked as a kernel is not evidence.
+    pytest.param(
+        "if is_sm90_supported() or is_sm100_supported():\n    kernel = 'tcgen05'\n",
+        [(3, "likely-gap")],
+        id="a-value-is-not-a-sentence",
+    ),
+    # A message without the generation or a reason only restates the gate.
+    pytest.param(
+        "if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "    raise RuntimeError('only supported on SM90 and SM100')\n",
+        [(3, "likely-gap")],
+        id="restating-message",
+    ),
+    # Another generation's trouble says nothing about this one.
+    pytest.param(
+        "# NOTE: a performance regression on sm100 for this fusion\n"
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    kernel = 'fused'\n",
+        [(4, "likely-gap")],
+        id="workaround-for-another-generation",
+    ),
+    # A message listing the parts of the family the gate admits restates it.
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major != 10:\n"
+        "    raise RuntimeError('requires the SM100 family (SM100, SM103, SM110)')\n",
+        [(4, "probably-deliberate")],
+        id="message-listing-the-family-restates",
+    ),
+    # A TODO about something else is not a gap's TODO.
+    pytest.param(
+        "# TODO: clean this up\nif is_sm100_supported():\n    kernel = 'trtllm'\n",
+        [(4, "probably-deliberate")],
+        id="unrelated-todo",
+    ),
+    # A default set before the ladder is its generic fallback.
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "BLOCK = 64\n"
+        "if major == 9:\n"
+        "    BLOCK = 128\n"
+        "elif major == 10:\n"
+        "    BLOCK = 256\n",
+        [(5, "probably-deliberate"), (7, "probably-deliberate")],
+        id="ladder-with-a-default-before-it",
+    ),
+    # A chain of one-major tests for a generation alone is not an enumeration.
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major == 9:\n"
+        "    run_hopper()\n"
+        "elif major == 9 and x:\n"
+        "    run_other()\n",
+        [(4, "probably-deliberate"), (6, "probably-deliberate")],
+        id="chain-of-one-major",
+    ),
+    # Exact minor for the generation audited: sm120's own test admits it.
+    pytest.param(
+        "if torch.cuda.get_device_capability() == (12, 0):\n    kernel = 'mma_sm120'\n",
+        [(3, "admits")],
+        id="own-exact-minor",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), NOOPS)
+def test_evidence_noops(make_tree: MakeTree, source: str, expected: list[tuple[int, str]]) -> None:
+    assert verdicts(audit(make_tree, source)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("SM120 does NOT support it", True),
+        ("not supported on the SM12x family", True),
+        ("sm_120 (consumer Blackwell) and earlier are not supported", True),
+        ("FlashAttention is not supported on SM12.x in this build", True),
+        ("every SM10x part has them", False),  # no sm120, and no negative
+        ("supported on SM120", False),
+        ("not supported on SM121", False),  # another minor of the major is another device
+    ],
+)
+def test_says_unsupported_here(text: str, expected: bool) -> None:
+    words = evidence.Words(1, "comment", text)
+    assert (evidence.says_unsupported_here(words, SM120) is not None) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("requires SM90+", True),
+        ("MXFP8 requires Blackwell (SM100+)", True),
+        ("needs sm_80 or newer", True),
+        ("compute capability >= 9.0", True),
+        ("requires SM121+", False),
+        ("SM90 only", False),
+    ],
+)
+def test_asks_for_more(text: str, expected: bool) -> None:
+    words = evidence.Words(1, "message", text)
+    assert (evidence.asks_for_more(words, SM120) is not None) is expected
+
+
+def test_comments_are_read_with_their_lines() -> None:
+    found = evidence.comments("x = 1  # one\n# two\ns = '# not a comment'\n")
+    assert [(w.line, w.text) for w in found] == [(1, "one\ntwo")]  # one note, two lines
+
+
+def test_the_allowlist_read_through_a_name_is_shown(make_tree: MakeTree) -> None:
+    source = (
+        "SUPPORTED = [9, 10]\n"
+        "if torch.cuda.get_device_capability()[0] not in SUPPORTED:\n"
+        "    raise RuntimeError('unsupported GPU')\n"
+    )
+    (gate,) = [g for g in audit(make_tree, source).gates if g.path.name == "mod.py"]
+    assert gate.gate_class.value == "likely-gap"
+    assert "the allowlist is 'SUPPORTED' at line 3: [9, 10]" in gate.reasons

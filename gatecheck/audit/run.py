@@ -20,6 +20,7 @@ from gatecheck.audit.conditions import (
     classify_condition,
     outermost_slots,
 )
+from gatecheck.audit.declarations import declared_conditions
 from gatecheck.audit.hops import HopSources
 from gatecheck.audit.prefilter import mentions_arch
 from gatecheck.audit.report import (
@@ -64,6 +65,10 @@ def discover(
             )
             if found is not None:
                 conditions.append(found)
+        declared = contain.run(
+            path, 1, 0, partial(declared_conditions, semantics, module, vendor_gens)
+        )
+        conditions.extend(declared or ())
         if on_module is not None:
             on_module()
     holders = HopSources(project, semantics, vendor_gens, conditions)

@@ -6,15 +6,30 @@ library's maintainer sees "not built for sm120" next to the gates."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from astroid import nodes
 
-from gatecheck.audit.conditions import ArchCondition, Role, SlotKind, statement_of, varies
+from gatecheck.audit.conditions import (
+    ArchCondition,
+    Role,
+    SlotKind,
+    feature_side,
+    operands,
+    outermost_slots,
+    statement_of,
+    varies,
+)
 from gatecheck.config.model import Registry
 from gatecheck.gates.model import Polarity, qualname_of
-from gatecheck.kernels.support import Declaration, build_declarations, decorator_declarations
+from gatecheck.kernels.support import (
+    Declaration,
+    build_declarations,
+    decorator_declarations,
+    gens_for_arch,
+)
 from gatecheck.semantics.admitted import Admission, Semantics
 from gatecheck.semantics.evaluator import Evaluator
 
@@ -48,7 +63,7 @@ def declared_conditions(
                 (declared.node,),
             )
         )
-    return found
+    return found + build_flag_conditions(semantics, module, vendor_gens)
 
 
 def _declarations(
@@ -60,3 +75,80 @@ def _declarations(
     for call in module.nodes_of_class(nodes.Call):
         for declared in build_declarations(call, evaluator, registry):
             yield declared, SlotKind.BUILD
+
+
+# An AOT build flag named for the arch it targets (`has_sm100`, `has_sm100f`): true when
+# the arch list being compiled holds that arch, whatever the device.
+_BUILD_FLAG = re.compile(r"^_?has_sm_?(\d{2,3}[af]?)$")
+
+
+def build_flag_conditions(
+    semantics: Semantics, module: nodes.Module, vendor_gens: frozenset[str]
+) -> list[ArchCondition]:
+    """`if has_sm100:` / `if has_sm120 or has_sm121:` in an AOT builder: the kernels under
+    it are built for the generations the flags name. Only conditions made of such flags
+    alone (and/or/not), and only where the semantics does not read them off the device (a
+    flag that is a device predicate's result is an ordinary gate)."""
+    registry = semantics.registry
+    every = registry.all_names()
+    found: list[ArchCondition] = []
+    for condition, statement, kind in outermost_slots(module):
+        flags = [_flag_arch(term) for term in operands(condition)]
+        if not flags or any(arch is None for arch in flags):
+            continue
+        if varies(semantics.admission(condition), every):
+            continue  # device-derived: discover() reports it as a gate
+        can_true, can_false = _flag_sets(condition, registry)
+        names = sorted({str(getattr(t, "name", "")) for t in operands(condition)})
+        assumed = frozenset(
+            f"{n}: a build flag, true when the build targets its arch" for n in names
+        )
+        admission = Admission(can_true, can_false, assumed)
+        if not varies(admission, vendor_gens):
+            continue
+        polarity, admits = feature_side(statement, kind, admission, vendor_gens, condition)
+        found.append(
+            ArchCondition(
+                condition,
+                statement,
+                SlotKind.BUILD,
+                Path(module.file) if module.file else Path(str(module.name)),
+                str(module.name),
+                qualname_of(statement),
+                admission,
+                polarity,
+                admits,
+                Role.GATE,
+                tuple(operands(condition)),
+            )
+        )
+    return found
+
+
+def _flag_arch(term: nodes.NodeNG) -> str | None:
+    if not isinstance(term, nodes.Name):
+        return None
+    match = _BUILD_FLAG.match(str(term.name))
+    return match.group(1) if match else None
+
+
+def _flag_sets(
+    condition: nodes.NodeNG, registry: Registry
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Where the condition of build flags is true / false (each flag true exactly on the
+    generations of its arch)."""
+    every = registry.all_names()
+    if isinstance(condition, nodes.BoolOp):
+        parts = [_flag_sets(value, registry) for value in condition.values]
+        if condition.op == "or":
+            return frozenset().union(*(t for t, _ in parts)), frozenset(every).intersection(
+                *(f for _, f in parts)
+            )
+        return frozenset(every).intersection(*(t for t, _ in parts)), frozenset().union(
+            *(f for _, f in parts)
+        )
+    if isinstance(condition, nodes.UnaryOp):
+        true_side, false_side = _flag_sets(condition.operand, registry)
+        return false_side, true_side
+    gens = gens_for_arch(registry, _flag_arch(condition) or "")
+    return gens, every - gens

@@ -49,7 +49,7 @@ def _gens_for_majors(registry: Registry, majors: set[int]) -> frozenset[str]:
     )
 
 
-def _gens_for_arch(registry: Registry, entry: Any) -> frozenset[str]:
+def gens_for_arch(registry: Registry, entry: Any) -> frozenset[str]:
     """'90a', 'sm_100a', '12.0', 120, (9, 0) -> generations."""
     nvidia = [g for g in registry.generations if g.vendor == "nvidia"]
     if isinstance(entry, tuple) and len(entry) == 2:
@@ -133,10 +133,10 @@ def arch_list(
             gens |= (
                 _gens_for_majors(registry, {entry})
                 if entry < 20
-                else _gens_for_arch(registry, str(entry))
+                else gens_for_arch(registry, str(entry))
             )
         else:
-            gens |= _gens_for_arch(registry, entry)
+            gens |= gens_for_arch(registry, entry)
     return frozenset(gens)
 
 

@@ -17,6 +17,7 @@ from gatecheck.reporting.audit_json import render_audit_json
 from gatecheck.reporting.audit_markdown import render_audit_markdown
 
 MakeTree = Callable[[Mapping[str, str]], Path]
+OLDER_THAN_SM100 = ("sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90")
 
 UTILS = """\
 import torch
@@ -140,8 +141,7 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
                 (
                     "argument",
                     "get_compute_capability()[0] < 10",
-                    ["sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90"]
-                    + ["gfx90a", "gfx942", "gfx950"],
+                    [*OLDER_THAN_SM100, "gfx90a", "gfx942", "gfx950"],
                 )
             ],
             id="pytest-skipif-argument",

@@ -29,7 +29,7 @@ from gatecheck.loading.project import Project, bulk_allocation
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
-from gatecheck.tracing.paths import build_path
+from gatecheck.tracing.paths import ActivationPath, build_path
 
 __all__ = ["Analysis", "GateResult", "analyse", "flag_assumptions", "open_project"]
 
@@ -109,14 +109,27 @@ def _analyse(
                 or ()
             )
     evaluated = dataclasses.replace(base, gate_results=tuple(gate_results), kernels=kernels)
-    paths_of = _activation_paths(evaluated, selected, {f.feature for f, _ in failures}, contain)
+    failing = {f.feature for f, _ in failures}
+    feature_paths = {
+        feature.id: path
+        for feature in selected
+        if feature.id in failing
+        and (path := _activation_path(evaluated, feature, contain)) is not None
+    }
+    # Each finding carries its own route (options, fields, its gate and its callers); the
+    # feature's whole path is stored once, in the analysis' `paths`.
     failures = [
-        (dataclasses.replace(f, hops=paths_of[f.feature]), r) if f.feature in paths_of else (f, r)
+        (dataclasses.replace(f, hops=tuple(feature_paths[f.feature].route(r))), r)
+        if f.feature in feature_paths
+        else (f, r)
         for f, r in failures
     ]
     failures.sort(key=lambda pair: (str(pair[0].path), pair[0].start, pair[0].feature))
     return dataclasses.replace(
-        evaluated, failures=tuple(failures), findings=tuple(f for f, _ in failures)
+        evaluated,
+        failures=tuple(failures),
+        findings=tuple(f for f, _ in failures),
+        paths={feature: tuple(path.hops()) for feature, path in feature_paths.items()},
     )
 
 
@@ -166,26 +179,22 @@ def _prefilter_texts(project: Project, features: Sequence[Feature]) -> dict[Path
     return texts
 
 
-def _activation_paths(
-    analysis: Analysis, features: Sequence[Feature], failing: set[str], contain: Containment
-) -> dict[str, tuple[Hop, ...]]:
-    """Each failing feature's activation path (option, field, gates and the gate
-    functions' direct callers), for SARIF codeFlows and the JSON report. A feature whose
-    path cannot be built keeps, in each finding, the finding's own hop."""
-    paths: dict[str, tuple[Hop, ...]] = {}
-    for feature in features:
-        if feature.id not in failing:
-            continue
-        try:
-            paths[feature.id] = tuple(build_path(analysis, feature, caller_depth=1).hops())
-        except RecursionError:  # a gate too deeply nested to render
-            continue
-        except Exception as err:  # contained: the feature's findings are still reported
-            if contain.debug:
-                raise
-            first = next(f for f in analysis.gate_results if f.feature.id == feature.id)
-            contain.diagnostics.append(internal_error(*_where(first.gate), err))
-    return paths
+def _activation_path(
+    analysis: Analysis, feature: Feature, contain: Containment
+) -> ActivationPath | None:
+    """The feature's activation path (option, field, gates and the gate functions' direct
+    callers), for SARIF codeFlows and the JSON report. None when it cannot be built: the
+    feature's findings keep their own hop."""
+    try:
+        return build_path(analysis, feature, caller_depth=1)
+    except RecursionError:  # a gate too deeply nested to render
+        return None
+    except Exception as err:  # contained: the feature's findings are still reported
+        if contain.debug:
+            raise
+        first = next(r for r in analysis.gate_results if r.feature.id == feature.id)
+        contain.diagnostics.append(internal_error(*_where(first.gate), err))
+        return None
 
 
 def evaluate_gate(

@@ -171,9 +171,16 @@ def test_findings_carry_the_path(project: Path) -> None:
         cli, ["check", str(project), "--rules", str(project / "rules.yaml"), "--format", "json"]
     )
     data = json.loads(result.output)
-    hops = data["findings"][0]["path_hops"]
+    # The feature's whole path once; each finding names it and carries its own route.
+    (feature,) = data["activation_paths"]
+    hops = data["activation_paths"][feature]
     assert [h["kind"] for h in hops][:3] == ["cli-option", "settings-field", "auto-enable"]
     assert any(h["kind"] == "call-site" for h in hops)
+    for finding in data["findings"]:
+        assert finding["activation_path"] == feature
+        route = [h["kind"] for h in finding["path_hops"]]
+        assert route[:2] == ["cli-option", "settings-field"]
+        assert all(h in hops for h in finding["path_hops"])
 
 
 def test_seed_fixture_explain() -> None:

@@ -6,7 +6,7 @@ lookup fails, so the evaluator does the same: for an instance whose classes are 
 after the class attributes and the instance attributes (`self.x = ...`, and
 `object.__setattr__(self, "x", ...)` / `setattr(self, "x", ...)` in a method).
 `object.__getattribute__(self, "x")` is the normal lookup without that fallback. The
-mini-project is written here, modelled on that layout."""
+mini-project is modelled on that layout, kept in memory."""
 
 from __future__ import annotations
 
@@ -17,9 +17,8 @@ from astroid import nodes
 
 from gatecheck.audit import GateClass, run_audit
 from gatecheck.config.model import RuleSet
-from gatecheck.discovery import discover
 from gatecheck.loading.project import Project
-from gatecheck.semantics.admitted import Admission, Semantics
+from gatecheck.semantics.admitted import Admission, Semantics, in_memory_project
 from tests.conftest import write_tree
 
 COMMON = """
@@ -95,19 +94,18 @@ NV |= {"sm120", "sm121"}
 ALL = NV | {"gfx90a", "gfx942", "gfx950"}
 
 
-def _tree(tmp_path: Path, expr: str, facts: str = FACTS, overrides: str = "") -> Project:
-    write_tree(
-        tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/utils/__init__.py": "",
-            "pkg/utils/common.py": COMMON,
-            "pkg/facts.py": facts.replace("__OVERRIDES__", overrides),
-            "pkg/gate.py": GATE.format(expr=expr),
-        },
-    )
-    found = discover([tmp_path])
-    return Project(found.files, found.roots)
+def _files(expr: str, facts: str = FACTS, overrides: str = "") -> dict[str, str]:
+    return {
+        "pkg/__init__.py": "",
+        "pkg/utils/__init__.py": "",
+        "pkg/utils/common.py": COMMON,
+        "pkg/facts.py": facts.replace("__OVERRIDES__", overrides),
+        "pkg/gate.py": GATE.format(expr=expr),
+    }
+
+
+def _tree(expr: str, facts: str = FACTS, overrides: str = "") -> Project:
+    return in_memory_project(_files(expr, facts, overrides))
 
 
 def _admission(project: Project, ruleset: RuleSet) -> Admission:
@@ -129,15 +127,15 @@ CASES = [
 
 
 @pytest.mark.parametrize(("expr", "expected"), CASES)
-def test_facts_object(tmp_path: Path, ruleset: RuleSet, expr: str, expected: set[str]) -> None:
-    admission = _admission(_tree(tmp_path, expr), ruleset)
+def test_facts_object(ruleset: RuleSet, expr: str, expected: set[str]) -> None:
+    admission = _admission(_tree(expr), ruleset)
     assert set(admission.can_be_true) == expected
 
 
-def test_an_override_set_in_init_answers_first(tmp_path: Path, ruleset: RuleSet) -> None:
+def test_an_override_set_in_init_answers_first(ruleset: RuleSet) -> None:
     # `object.__setattr__(self, "_overrides", {...})` is an instance attribute: with the
     # fact overridden to True, __getattr__ answers True on every generation.
-    project = _tree(tmp_path, "machine().is_sm90", overrides='"is_sm90": True')
+    project = _tree("machine().is_sm90", overrides='"is_sm90": True')
     admission = _admission(project, ruleset)
     assert set(admission.can_be_true) == ALL
     assert set(admission.can_be_false) == set()
@@ -163,11 +161,11 @@ FALLBACK_UNKNOWN = [
 
 @pytest.mark.parametrize(("old", "new"), FALLBACK_UNKNOWN)
 def test_no_fallback_when_the_lookup_is_not_known_to_fail(
-    tmp_path: Path, ruleset: RuleSet, old: str, new: str
+    ruleset: RuleSet, old: str, new: str
 ) -> None:
     facts = FACTS.replace("__OVERRIDES__", "").replace(old, new)
     assert facts != FACTS.replace("__OVERRIDES__", "")
-    admission = _admission(_tree(tmp_path, "machine().is_sm90", facts=facts), ruleset)
+    admission = _admission(_tree("machine().is_sm90", facts=facts), ruleset)
     assert set(admission.can_be_true) == ALL
     assert set(admission.can_be_false) == ALL
 
@@ -184,9 +182,8 @@ def fusion_overrides(tp_size: int) -> dict:
 
 
 def test_audit_finds_the_facts_gate(tmp_path: Path, ruleset: RuleSet) -> None:
-    project_root = tmp_path
-    _tree(project_root, "True")
-    write_tree(project_root, {"pkg/overrides.py": AUTO_ENABLE})
+    project_root = tmp_path  # the audit reads a tree on disk
+    write_tree(project_root, {**_files("True"), "pkg/overrides.py": AUTO_ENABLE})
     report = run_audit([project_root / "pkg"], ruleset, "sm120")
     gates = [g for g in report.gates if g.path.name == "overrides.py"]
     assert len(gates) == 1, [(g.path.name, g.found.line) for g in report.gates]

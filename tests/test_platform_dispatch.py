@@ -3,20 +3,15 @@ declared only by its type (`current_platform: Platform`) and made at runtime by 
 `__getattr__` that probes the driver is, for a generation, an instance of the one most
 general subclass named for its vendor (CudaPlatformBase on NVIDIA, RocmPlatform on AMD),
 made without arguments; the answers that use it are marked assumed. Enum members compare
-as members. The mini-project below is written here, modelled on that layout."""
+as members. The mini-project below is modelled on that layout, and kept in memory."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 from astroid import nodes
 
 from gatecheck.config.model import RuleSet
-from gatecheck.discovery import discover
-from gatecheck.loading.project import Project
-from gatecheck.semantics.admitted import Admission, Semantics
-from tests.conftest import write_tree
+from gatecheck.semantics.admitted import Admission, Semantics, in_memory_project
 
 INTERFACE = """
 import enum
@@ -137,7 +132,7 @@ NV |= {"sm120", "sm121"}
 AMD = {"gfx90a", "gfx942", "gfx950"}
 
 
-def _admission(tmp_path: Path, ruleset: RuleSet, expr: str, files: dict[str, str]) -> Admission:
+def _admission(ruleset: RuleSet, expr: str, files: dict[str, str]) -> Admission:
     tree = {
         "pkg/__init__.py": "",
         "pkg/platforms/__init__.py": INIT,
@@ -148,9 +143,7 @@ def _admission(tmp_path: Path, ruleset: RuleSet, expr: str, files: dict[str, str
         "pkg/gate.py": GATE.format(expr=expr),
         **files,
     }
-    write_tree(tmp_path, tree)
-    found = discover([tmp_path])
-    project = Project(found.files, found.roots)
+    project = in_memory_project(tree)  # no disk: the layout is all that matters
     module = project.module("pkg.gate")
     assert module is not None
     returned = next(module.nodes_of_class(nodes.Return)).value
@@ -184,13 +177,13 @@ CASES = [
 
 
 @pytest.mark.parametrize(("expr", "expected"), CASES)
-def test_dispatch(tmp_path: Path, ruleset: RuleSet, expr: str, expected: set[str]) -> None:
-    admission = _admission(tmp_path, ruleset, expr, {})
+def test_dispatch(ruleset: RuleSet, expr: str, expected: set[str]) -> None:
+    admission = _admission(ruleset, expr, {})
     assert set(admission.can_be_true) == expected
 
 
-def test_dispatch_is_marked_assumed(tmp_path: Path, ruleset: RuleSet) -> None:
-    admission = _admission(tmp_path, ruleset, "current_platform.is_rocm()", {})
+def test_dispatch_is_marked_assumed(ruleset: RuleSet) -> None:
+    admission = _admission(ruleset, "current_platform.is_rocm()", {})
     assert any("runtime platform dispatch" in a for a in admission.assumed), admission.assumed
 
 
@@ -222,7 +215,6 @@ EXTRA_CLASSES = [
 
 @pytest.mark.parametrize(("path", "source", "expr", "can_true", "can_false"), EXTRA_CLASSES)
 def test_which_classes_count(
-    tmp_path: Path,
     ruleset: RuleSet,
     path: str,
     source: str,
@@ -230,7 +222,7 @@ def test_which_classes_count(
     can_true: set[str],
     can_false: set[str],
 ) -> None:
-    admission = _admission(tmp_path, ruleset, expr, {path: source})
+    admission = _admission(ruleset, expr, {path: source})
     assert set(admission.can_be_true) == can_true
     assert set(admission.can_be_false) == can_false
 
@@ -250,6 +242,6 @@ def test_which_classes_count(
     ],
 )
 def test_class_named_for_a_vendor(name: str, vendor: str | None) -> None:
-    from gatecheck.semantics.oracle import serves_vendor
+    from gatecheck.semantics.dispatch import serves_vendor
 
     assert [v for v in ("nvidia", "amd") if serves_vendor(name, v)] == ([vendor] if vendor else [])

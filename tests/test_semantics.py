@@ -1,21 +1,17 @@
 """Expression -> admitted generations, one case per idiom (SEMANTICS.md).
 
-Each case is a mini project: `files` (module sources) and a condition evaluated in
-`gate.py`'s scope after its imports. Expected sets are hand-labelled."""
+Each case is a condition evaluated at the end of an in-memory module that imports a mini
+package (`pkg.utils`, `pkg.platform`), through the pure entry point: no disk. Expected
+sets are hand-labelled. Each idiom's own examples are in its module (tests/test_idioms.py)."""
 
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
-from astroid import nodes
 
 from gatecheck.config.model import RuleSet
-from gatecheck.discovery import discover
-from gatecheck.loading.project import Project
-from gatecheck.semantics.admitted import Admission, Semantics
-from tests.conftest import write_tree
+from gatecheck.semantics.admitted import Admission, admission_of, admitted
 
 NV = [
     "sm70",
@@ -337,38 +333,35 @@ def sm_or_none_merged():
 """
 
 
-def _admitted(tmp_path: Path, ruleset: RuleSet, expr: str) -> set[str]:
-    admission = _admission(tmp_path, ruleset, expr)
+MODULES = {"pkg.utils": UTILS, "pkg.platform": PLATFORM}
+
+
+def _admission(ruleset: RuleSet, expr: str) -> Admission:
+    source = textwrap.dedent(HEADER) + textwrap.dedent(GATE_BODY)
+    return admission_of(source, expr, ruleset.registry, modules=MODULES)
+
+
+def _admitted(ruleset: RuleSet, expr: str) -> set[str]:
+    admission = _admission(ruleset, expr)
     # Every case here has readable bodies: nothing may come from naming conventions.
     assert not admission.assumed, admission.assumed
     return set(admission.can_be_true)
 
 
-def _admission(tmp_path: Path, ruleset: RuleSet, expr: str) -> Admission:
-    source = textwrap.dedent(HEADER) + textwrap.dedent(GATE_BODY) + f"\nRESULT = ({expr})\n"
-    write_tree(
-        tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/utils.py": UTILS,
-            "pkg/platform.py": PLATFORM,
-            "pkg/gate.py": source,
-        },
-    )
-    found = discover([tmp_path])
-    project = Project(found.files, found.roots)
-    semantics = Semantics(project, ruleset.registry)
-    module = project.module("pkg.gate")
-    assert module is not None
-    assign = module.locals["RESULT"][0].parent
-    assert isinstance(assign, nodes.Assign)
-    return semantics.admission(assign.value)
-
-
 @pytest.mark.parametrize(("expr", "expected"), CASES)
-def test_admitted(tmp_path: Path, ruleset: RuleSet, expr: str, expected: set[str]) -> None:
-    assert _admitted(tmp_path, ruleset, expr) == expected
+def test_admitted(ruleset: RuleSet, expr: str, expected: set[str]) -> None:
+    assert _admitted(ruleset, expr) == expected
 
 
-def test_unknown_everywhere_is_not_a_gate(tmp_path: Path, ruleset: RuleSet) -> None:
-    assert _admitted(tmp_path, ruleset, "FLAG and len('x') == 1") == set(ALL)
+def test_unknown_everywhere_is_not_a_gate(ruleset: RuleSet) -> None:
+    assert _admitted(ruleset, "FLAG and len('x') == 1") == set(ALL)
+
+
+def test_admitted_is_pure(ruleset: RuleSet) -> None:
+    """The scripting entry point: a source and an expression, no files."""
+    assert admitted("import torch", "torch.cuda.get_device_capability()[0] == 9") == {
+        "sm90",
+        "gfx90a",
+        "gfx942",
+        "gfx950",
+    }

@@ -14,8 +14,8 @@ from gatecheck.audit.conditions import ArchCondition, Role
 from gatecheck.audit.prefilter import is_predicate_name
 from gatecheck.gates.model import qualname_of
 from gatecheck.loading.project import Project, lookup
-from gatecheck.loading.resolve import absolute_import_name, imported_name
 from gatecheck.semantics.admitted import Semantics
+from gatecheck.semantics.resolve import follow_imports, module_definitions
 from gatecheck.semantics.values import FunctionRef, ModuleRef, PartialRef
 
 _MAX_IMPORT_HOPS = 8
@@ -111,32 +111,11 @@ class HopSources:
             )
         return []
 
-    def _module_bindings(self, module_name: str, name: str, depth: int = 0) -> list[nodes.NodeNG]:
-        module = self.project.module(module_name)
-        if module is None or depth > _MAX_IMPORT_HOPS:
-            return []
-        if name in module.locals:
-            return self._follow_imports(list(module.locals[name]), name, depth)
-        for stmt in module.body:  # `from x import *` (the loader leaves it unexpanded)
-            if isinstance(stmt, nodes.ImportFrom) and stmt.names and stmt.names[0][0] == "*":
-                found = self._module_bindings(absolute_import_name(stmt), name, depth + 1)
-                if found:
-                    return found
-        return []
+    def _module_bindings(self, module_name: str, name: str) -> list[nodes.NodeNG]:
+        return module_definitions(self.project, module_name, name, _MAX_IMPORT_HOPS)
 
-    def _follow_imports(
-        self, found: list[nodes.NodeNG], name: str, depth: int = 0
-    ) -> list[nodes.NodeNG]:
-        out: list[nodes.NodeNG] = []
-        for binding in found:
-            if isinstance(binding, nodes.ImportFrom):
-                original = imported_name(binding, name)
-                if original:
-                    source = absolute_import_name(binding)
-                    out.extend(self._module_bindings(source, original, depth + 1))
-            else:
-                out.append(binding)
-        return out
+    def _follow_imports(self, found: list[nodes.NodeNG], name: str) -> list[nodes.NodeNG]:
+        return follow_imports(self.project, found, name, _MAX_IMPORT_HOPS)
 
 
 def _term_name(term: nodes.Name | nodes.Attribute) -> str:

@@ -22,7 +22,7 @@ from gatecheck.cache import (
 )
 from gatecheck.config.model import RuleSet
 from gatecheck.discovery import Discovery, discover
-from gatecheck.findings import Finding
+from gatecheck.findings import Finding, Hop
 from gatecheck.gates.feature_gates import mentions
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.checks import KNOWN_KERNEL_LIBRARIES
@@ -258,6 +258,7 @@ def _payload(analysis: Analysis) -> dict[str, Any]:
         "parsed": sorted(str(p) for p in analysis.parsed_paths()),
         "diagnostics": [to_data(d) for d in analysis.diagnostics],
         "needles": sorted(analysis.project.searched_needles()),
+        "paths": {k: [to_data(h) for h in v] for k, v in analysis.paths.items()},
     }
 
 
@@ -271,7 +272,8 @@ def _restored_analysis(
     parsed = frozenset(Path(p) for p in payload["parsed"])
     restored = Restored(int(payload["gate_count"]), parsed, lines, marked)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
-    return Analysis(project, semantics, found, findings=findings, restored=restored)
+    paths = {k: tuple(from_data(Hop, h) for h in v) for k, v in payload["paths"].items()}
+    return Analysis(project, semantics, found, findings=findings, paths=paths, restored=restored)
 
 
 # -- audit: the whole report but the registry (which comes with the rules) ---------------------

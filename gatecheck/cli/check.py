@@ -293,7 +293,8 @@ def render(checked: Refined, output_format: str) -> str:
     analysis = run.analysis
     if output_format == "json":
         registry, accounting = run.ruleset.registry, account(analysis)
-        return render_json(findings, analysis.diagnostics, registry, Path.cwd(), accounting) + "\n"
+        diagnostics, paths = analysis.diagnostics, analysis.paths
+        return render_json(findings, diagnostics, registry, Path.cwd(), accounting, paths) + "\n"
     if output_format == "sarif":
         from gatecheck.reporting.sarif import render_sarif
 

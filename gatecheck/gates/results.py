@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gatecheck.config.model import Feature
 from gatecheck.discovery import Discovery, Skipped
-from gatecheck.findings import Finding, FindingKey
+from gatecheck.findings import Finding, FindingKey, Hop
 from gatecheck.gates.model import Gate, Polarity
 from gatecheck.kernels.support import KernelSupport
 from gatecheck.loading.project import FileDiagnostic, Project
@@ -54,6 +54,9 @@ class Analysis:
     failures: Sequence[tuple[Finding, GateResult]] = ()
     # Feature id -> what its kernels are built for (kernel-aware checks).
     kernels: Mapping[str, Sequence[KernelSupport]] = field(default_factory=dict)
+    # Feature id -> its whole activation path, once per feature with findings (each
+    # finding carries only its own route through it).
+    paths: Mapping[str, Sequence[Hop]] = field(default_factory=dict)
     # Set when the findings come from the cache (then there are no gates or failures).
     restored: Restored | None = None
 

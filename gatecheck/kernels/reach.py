@@ -141,7 +141,7 @@ class _Walker:
             bound, (nodes.AssignName, nodes.Import, nodes.ImportFrom)
         ):
             for node in module.locals.get(name, [bound]):
-                yield self.evaluator._module_binding(node, name)
+                yield self.evaluator.binding_of(node, name)
                 if isinstance(node, nodes.AssignName) and isinstance(node.parent, nodes.Assign):
                     value = node.parent.value
                     if isinstance(value, nodes.Name):

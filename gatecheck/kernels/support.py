@@ -241,11 +241,10 @@ class KernelReader:
         """A loader that raises unless the device is right: where can it return?"""
         if not any(isinstance(n, nodes.Raise) for n in function.nodes_of_class(nodes.Raise)):
             return None
-        returns: set[str] = set()
-        for generation in self.registry.names:
-            evaluator = self.semantics.evaluator(generation)
-            if evaluator.can_complete(FunctionRef(function)):
-                returns.add(generation)
+        completes = self.semantics.per_generation(
+            lambda _gen, evaluator: evaluator.can_complete(FunctionRef(function))
+        )
+        returns = {generation for generation, done in completes.items() if done}
         if not returns or returns == self.registry.all_names():
             return None  # raises always, or never because of the device: no arch check
         return frozenset(returns)

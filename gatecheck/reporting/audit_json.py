@@ -69,9 +69,7 @@ def _kernels(gate: AuditedGate, report: AuditReport) -> dict[str, Any] | None:
     if verdict is None:
         return None
     return {
-        "built_for_generation": {KernelVerdict.BUILT: True, KernelVerdict.NOT_BUILT: False}.get(
-            verdict
-        ),
+        "built_for_generation": _BUILT.get(verdict),
         "kernels": [
             {
                 "kernel": k.kernel,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,11 @@ def hop_to_dict(
 
 
 def finding_to_dict(
-    finding: Finding, registry: Registry, base: Path | None, lines: SourceLines | None = None
+    finding: Finding,
+    registry: Registry,
+    base: Path | None,
+    lines: SourceLines | None = None,
+    paths: Mapping[str, Sequence[Hop]] | None = None,
 ) -> dict[str, Any]:
     lines = lines or SourceLines()
     rel = display_path(finding.path, base)
@@ -59,7 +63,9 @@ def finding_to_dict(
         },
         "notes": list(finding.notes),
         "assumed": list(finding.assumed),
+        # Its own route; the feature's whole path is in the report's "activation_paths".
         "path_hops": [hop_to_dict(h, registry, base, lines) for h in finding.hops],
+        "activation_path": finding.feature if finding.feature in (paths or {}) else None,
         "fix": (
             {"edits": len(finding.edits), "note": finding.fix_note}
             if finding.edits or finding.fix_note
@@ -76,10 +82,13 @@ def render_json(
     registry: Registry,
     base: Path | None,
     accounting: Accounting | None = None,
+    paths: Mapping[str, Sequence[Hop]] | None = None,
 ) -> str:
+    """`paths`: each feature's whole activation path, written once and named by its
+    findings' "activation_path" (a path repeated in every finding grew as gates squared)."""
     lines = SourceLines()  # each reported file read once for the whole report
     data: dict[str, Any] = {
-        "findings": [finding_to_dict(f, registry, base, lines) for f in findings],
+        "findings": [finding_to_dict(f, registry, base, lines, paths) for f in findings],
         "diagnostics": [
             {
                 "path": display_path(d.path, base),
@@ -89,6 +98,12 @@ def render_json(
             }
             for d in diagnostics
         ],
+    }
+    reported = {f.feature for f in findings}
+    data["activation_paths"] = {
+        feature: [hop_to_dict(h, registry, base, lines) for h in hops]
+        for feature, hops in (paths or {}).items()
+        if feature in reported
     }
     if accounting is not None:
         data["files"] = files_to_dict(accounting)

@@ -1,27 +1,38 @@
 """The one semantics every view shares: the set of generations for which a condition
-can be true (Kleene three-valued evaluation, one Evaluator per generation)."""
+can be true (Kleene three-valued evaluation, one Evaluator per generation). The loop
+over generations lives here and only here (`Semantics.per_generation`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import textwrap
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
 
 from astroid import nodes
 
 from gatecheck.config.model import Registry, VocabularyEntry
 from gatecheck.loading.project import Project
-from gatecheck.semantics.evaluator import DEVICE_DEPENDENT, Env, Evaluator, Memo
+from gatecheck.semantics.env import Env
+from gatecheck.semantics.evaluator import Evaluator
+from gatecheck.semantics.oracle import IdiomRegistry, default_idioms
+from gatecheck.semantics.reads import Memo, Reads
+from gatecheck.semantics.values import Tri
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Admission:
-    """Generations for which a condition can be true / can be false, and whether any
-    naming convention (rather than a readable body) went into the answer."""
+    """Generations for which a condition can be true / can be false, whether any
+    naming convention (rather than a readable body) went into the answer, and which
+    bounds the evaluation hit (an Unknown for want of work: say so, see bounds.py)."""
 
     can_be_true: frozenset[str]
     can_be_false: frozenset[str]
     assumed: frozenset[str] = frozenset()
+    bounds: frozenset[str] = frozenset()
 
     @property
     def admitted(self) -> frozenset[str]:
@@ -38,17 +49,18 @@ class Semantics:
         vocabulary: Sequence[VocabularyEntry] = (),
         *,
         shortcuts: bool = True,
+        idioms: IdiomRegistry | None = None,
     ) -> None:
         self.project = project
         self.registry = registry
         self.vocabulary = tuple(vocabulary)
+        self.idioms = idioms or default_idioms()
         # Without shortcuts every generation is evaluated in full, by its own evaluator
         # and memo: slower, the same answers (tests hold the shortcuts to that).
         self.shortcuts = shortcuts
         self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...]], Evaluator] = {}
-        # Which class a declared instance is, per vendor: read from class names and
-        # bases, the same for every generation (see Evaluator._declared).
-        self._dispatch: dict[Any, Any] = {}
+        # Facts about classes, the same for every generation (see dispatch.py).
+        self._facts: dict[Any, Any] = {}
         # What every generation's evaluator reads alike (see Memo), per flag assumptions.
         self._shared: dict[tuple[tuple[str, Any], ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
 
@@ -66,12 +78,42 @@ class Semantics:
                 self.registry.get(generation),
                 self.vocabulary,
                 dict(flag_items),
-                _binding_memo=Memo(bindings),
-                _call_memo=Memo(calls),
-                _dispatch=self._dispatch,
+                idioms=self.idioms,
+                binding_memo=Memo(bindings),
+                call_memo=Memo(calls),
+                facts=self._facts,
             )
             self._evaluators[key] = found
         return found
+
+    def _each(
+        self,
+        compute: Callable[[str, Evaluator], T],
+        flags: Mapping[str, Any] | None,
+        generations: Collection[str] | None,
+        shortcut: bool,
+    ) -> Iterator[tuple[str, T, Reads]]:
+        names = [g for g in self.registry.names if generations is None or g in generations]
+        for index, gen in enumerate(names):
+            evaluator = self.evaluator(gen, flags)
+            with evaluator.tracking() as reads:
+                result = compute(gen, evaluator)
+            yield gen, result, reads
+            if shortcut and index == 0 and not reads.device:
+                # Nothing the device decides was read: every generation answers alike.
+                for other in names[1:]:
+                    yield other, result, reads
+                return
+
+    def per_generation(
+        self,
+        compute: Callable[[str, Evaluator], T],
+        flags: Mapping[str, Any] | None = None,
+        generations: Collection[str] | None = None,
+    ) -> dict[str, T]:
+        """compute(generation, its evaluator) for every registry generation (or those
+        of `generations`), in registry order."""
+        return {gen: result for gen, result, _ in self._each(compute, flags, generations, False)}
 
     def admission(
         self,
@@ -79,28 +121,25 @@ class Semantics:
         flags: Mapping[str, Any] | None = None,
         env_for: Mapping[str, Env] | None = None,
     ) -> Admission:
+        def truth(gen: str, evaluator: Evaluator) -> Tri:
+            return evaluator.truth(node, None if env_for is None else dict(env_for[gen]))
+
         can_true: set[str] = set()
         can_false: set[str] = set()
-        assumed: set[str] = set()
-        for index, gen in enumerate(self.registry.names):
-            evaluator = self.evaluator(gen, flags)
-            env = None if env_for is None else dict(env_for[gen])
-            with evaluator.tracking() as used:
-                t = evaluator.truth(node, env)
-            assumed |= used
+        seen = Reads()
+        shortcut = self.shortcuts and env_for is None
+        for gen, t, reads in self._each(truth, flags, None, shortcut):
+            seen.absorb(reads)
             if t is not False:
                 can_true.add(gen)
             if t is not True:
                 can_false.add(gen)
-            if self.shortcuts and index == 0 and env_for is None and DEVICE_DEPENDENT not in used:
-                # Nothing the device decides was read: every generation answers alike.
-                if t is not False:
-                    can_true = set(self.registry.names)
-                if t is not True:
-                    can_false = set(self.registry.names)
-                break
-        assumed.discard(DEVICE_DEPENDENT)
-        return Admission(frozenset(can_true), frozenset(can_false), frozenset(assumed))
+        return Admission(
+            frozenset(can_true),
+            frozenset(can_false),
+            frozenset(seen.assumed),
+            frozenset(seen.bounds),
+        )
 
     def admitted(
         self, node: nodes.NodeNG, flags: Mapping[str, Any] | None = None
@@ -110,3 +149,69 @@ class Semantics:
     def is_arch_dependent(self, admission: Admission) -> bool:
         every = self.registry.all_names()
         return admission.can_be_true != every or admission.can_be_false != every
+
+
+# -- a pure entry point, for tests and scripts: no files needed --------------------------
+
+_MEMORY_ROOT = Path("/<memory>")
+_RESULT = "__gatecheck_result__"
+
+
+def in_memory_project(modules: Mapping[str, str]) -> Project:
+    """A project of in-memory modules, by dotted name ('pkg.utils') or by relative path
+    ('pkg/platforms/__init__.py'); missing package __init__ files are empty. Nothing is
+    read from or written to disk."""
+    files: dict[Path, bytes] = {}
+    for name, source in modules.items():
+        if name.endswith(".py"):
+            relative = PurePosixPath(name)
+        else:
+            relative = PurePosixPath(*name.split(".")).with_suffix(".py")
+        files[_MEMORY_ROOT / relative] = textwrap.dedent(source).encode("utf-8")
+    for path in list(files):
+        for folder in path.relative_to(_MEMORY_ROOT).parents:
+            if str(folder) != ".":
+                files.setdefault(_MEMORY_ROOT / folder / "__init__.py", b"")
+    return Project(sorted(files), [_MEMORY_ROOT], overrides=files)
+
+
+def admission_of(
+    source: str,
+    expr: str,
+    registry: Registry | None = None,
+    *,
+    modules: Mapping[str, str] | None = None,
+    vocabulary: Sequence[VocabularyEntry] = (),
+    idioms: IdiomRegistry | None = None,
+    flags: Mapping[str, Any] | None = None,
+) -> Admission:
+    """The Admission of `expr` evaluated at the end of module `source` (named 'gate';
+    `modules` adds other modules it may import, by dotted name)."""
+    if registry is None:
+        from gatecheck.config.loader import load_ruleset
+
+        registry = load_ruleset(None).registry
+    text = f"{source}\n{_RESULT} = ({expr})\n"
+    project = in_memory_project({**(modules or {}), "gate": text})
+    module = project.module("gate")
+    if module is None:
+        diagnostic = project.diagnostics[-1] if project.diagnostics else None
+        raise ValueError(diagnostic.message if diagnostic else "cannot build the source")
+    assign = module.locals[_RESULT][-1].parent
+    assert isinstance(assign, nodes.Assign)
+    semantics = Semantics(project, registry, vocabulary, idioms=idioms)
+    return semantics.admission(assign.value, flags)
+
+
+def admitted(
+    source: str,
+    expr: str,
+    registry: Registry | None = None,
+    **options: Any,
+) -> frozenset[str]:
+    """The generations for which `expr`, at the end of module `source`, can be true.
+
+    >>> sorted(admitted("import torch", "torch.cuda.get_device_capability() >= (12, 0)"))
+    ['sm120', 'sm121']
+    """
+    return admission_of(source, expr, registry, **options).can_be_true

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from astroid import nodes
 
 from gatecheck.semantics.admitted import Semantics
+from gatecheck.semantics.evaluator import Evaluator
 from gatecheck.semantics.values import (
     ClassRef,
     ExternalRef,
     FunctionRef,
     PartialRef,
+    Tri,
     plain,
     truth,
 )
@@ -67,25 +69,23 @@ def _whole_vendors(admits: frozenset[str], semantics: Semantics) -> bool:
 def _evaluate(
     module: nodes.Module, name: str, semantics: Semantics
 ) -> tuple[str | None, frozenset[str]]:
-    admits: set[str] = set()
-    form: str | None = None
-    for gen in semantics.registry.names:
-        evaluator = semantics.evaluator(gen)
+    def read(_gen: str, evaluator: Evaluator) -> tuple[str, Tri]:
         value = evaluator.module_attribute(str(module.name), name)
         callable_value = isinstance(value, (FunctionRef, PartialRef, ExternalRef)) and not (
             isinstance(value, ClassRef)
         )
-        # A name is used as `name()` or as `name`, the same on every generation.
-        this_form = "call" if callable_value else "alias"
-        if form not in (None, this_form):
-            return None, frozenset()
-        form = this_form
         # An alias is read by truth, not by type: `_is_cuda and is_sm120_supported()` is
         # None on AMD (sglang's is_cuda() returns None there), which is just false.
         result = evaluator.call(value, [], {}) if callable_value else plain(value)
-        if truth(result) is not False:
-            admits.add(gen)
-    return form, frozenset(admits)
+        return ("call" if callable_value else "alias"), truth(result)
+
+    read_by_generation = semantics.per_generation(read)
+    # A name is used as `name()` or as `name`, the same on every generation.
+    forms = {form for form, _ in read_by_generation.values()}
+    if len(forms) != 1:
+        return None, frozenset()
+    admits = frozenset(g for g, (_, t) in read_by_generation.items() if t is not False)
+    return forms.pop(), admits
 
 
 def _name_line(module: nodes.Module, node: nodes.NodeNG, name: str) -> int:

@@ -3,31 +3,36 @@ UNKNOWN everywhere else, plus references to code objects the evaluator can follo
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from astroid import nodes
 
 
-class _Unknown:
-    _instance: _Unknown | None = None
+class Unknown(enum.Enum):
+    """The third truth value and the value of everything the generation does not decide.
+    A one-member enum: a typed singleton (`value is UNKNOWN` narrows it for mypy)."""
 
-    def __new__(cls) -> _Unknown:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    UNKNOWN = "Unknown"
 
     def __repr__(self) -> str:
         return "Unknown"
+
+    __str__ = __repr__
 
     def __bool__(self) -> bool:
         raise TypeError("UNKNOWN has no truth value; use truth()")
 
 
-UNKNOWN = _Unknown()
+UNKNOWN = Unknown.UNKNOWN
 
-# Three-valued truth: True, False or UNKNOWN.
-Tri = Any
+# Three-valued truth: Python's True and False, and UNKNOWN (Kleene's third value).
+Tri = bool | Literal[Unknown.UNKNOWN]
+# Whatever an expression evaluates to: a concrete Python value the generation decides
+# (int, str, tuple, Capability, ...), one of the references below, or UNKNOWN. Kept open
+# (`object`'s full range): analysed code computes with any Python value.
+Value = Any
 
 
 class Capability(tuple[int, int]):
@@ -145,56 +150,14 @@ def truth(value: Any) -> Tri:
         return UNKNOWN
 
 
-def join(a: Any, b: Any) -> Any:
-    """The value of 'a or b, we cannot tell which' (two paths meeting)."""
-    if a is b:
-        return a
-    if a is UNKNOWN or b is UNKNOWN:
-        return UNKNOWN
-    try:
-        if type(a) is type(b) and a == b:
-            return a
-    except Exception:
-        return UNKNOWN
-    return UNKNOWN
-
-
 @dataclass(frozen=True)
 class NoneOr:
     """A function's result when some of its paths return None and the others one known
     value (`sm = probe_nvml()`: None when NVML cannot answer, else the device's SM). It
     lives only in a function's local variables, where `if sm is not None:` narrows it
-    (evaluator._narrowed); read anywhere else it is unknown."""
+    (env.narrowed); read anywhere else it is unknown."""
 
     value: Any
-
-
-_ABSENT = object()
-
-
-def _optional_parts(value: Any) -> tuple[bool, Any]:
-    if value is None:
-        return True, _ABSENT
-    if isinstance(value, NoneOr):
-        return True, value.value
-    return False, value
-
-
-def join_optional(a: Any, b: Any) -> Any:
-    """join, except that None meeting one known value is NoneOr(that value)."""
-    a_none, a_value = _optional_parts(a)
-    b_none, b_value = _optional_parts(b)
-    if a_value is _ABSENT:
-        value = b_value
-    elif b_value is _ABSENT:
-        value = a_value
-    else:
-        value = join(a_value, b_value)
-    if value is _ABSENT:
-        return None
-    if value is UNKNOWN:
-        return UNKNOWN
-    return NoneOr(value) if a_none or b_none else value
 
 
 def plain(value: Any) -> Any:
@@ -204,3 +167,12 @@ def plain(value: Any) -> Any:
 
 def is_known(value: Any) -> bool:
     return value is not UNKNOWN
+
+
+def contains_unknown(value: Any) -> bool:
+    """UNKNOWN itself, or inside a tuple, list or set (a partly known arch list)."""
+    if value is UNKNOWN:
+        return True
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return any(contains_unknown(v) for v in value)
+    return False

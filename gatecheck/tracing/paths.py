@@ -49,10 +49,21 @@ class ActivationPath:
     kernels: list[KernelSupport] = field(default_factory=list)
 
     def hops(self) -> list[Hop]:
-        """Flattened, in activation order (for SARIF codeFlows and check findings)."""
+        """Flattened, in activation order: the feature's whole path (stored once per
+        feature in the analysis and the JSON report)."""
         out = list(self.options) + list(self.fields)
         for node in [*self.auto_gates, *self.runtime_gates]:
             out.extend(_flatten(node))
+        return out
+
+    def route(self, result: GateResult) -> list[Hop]:
+        """The path to one gate: the option and field hops, then that gate and its callers
+        (not the feature's other gates), for the findings of that gate (SARIF codeFlows,
+        Markdown). Its length does not grow with the feature's number of gates."""
+        out = list(self.options) + list(self.fields)
+        for node in [*self.auto_gates, *self.runtime_gates]:
+            if node.result == result:
+                out.extend(_flatten(node))
         return out
 
     @property
@@ -115,13 +126,13 @@ def _blocking(analysis: Analysis, result: GateResult) -> dict[str, Hop]:
     gate = result.gate
     needs = gate.polarity is Polarity.ENABLES
     out: dict[str, Hop] = {}
-    for generation in analysis.semantics.registry.names:
-        if generation in result.feature_admits:
-            continue
-        evaluator = analysis.semantics.evaluator(
-            generation, flag_assumptions(result.feature, gate.polarity)
-        )
-        node = culprit(gate.condition, evaluator, needs)
+    shut_out = analysis.semantics.registry.all_names() - result.feature_admits
+    culprits = analysis.semantics.per_generation(
+        lambda _gen, evaluator: culprit(gate.condition, evaluator, needs),
+        flag_assumptions(result.feature, gate.polarity),
+        shut_out,
+    )
+    for generation, node in culprits.items():
         out[generation] = Hop(
             gate.path,
             int(node.lineno or gate.line),

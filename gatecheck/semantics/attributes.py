@@ -1,0 +1,95 @@
+"""`receiver.name`, by the receiver's kind: a module's binding, a class or instance
+attribute (the class model), a device value's attribute (the idioms), a pure method of
+a known str or dict. Anything else is unknown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from gatecheck.semantics import classes, resolve
+from gatecheck.semantics.idioms._model import NOT_MINE
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    Builtin,
+    ClassRef,
+    ExternalRef,
+    InstanceRef,
+    ModuleRef,
+)
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+# Methods of known values that are safe to call (pure, no I/O).
+_SAFE_METHODS: dict[type, set[str]] = {
+    str: {
+        "split",
+        "startswith",
+        "endswith",
+        "lower",
+        "upper",
+        "strip",
+        "replace",
+        "rstrip",
+        "lstrip",
+        "find",
+        "partition",
+    },
+    dict: {"get", "keys", "values", "items"},
+}
+
+
+def _module(ev: Evaluator, receiver: ModuleRef, name: str) -> Any:
+    return resolve.module_attribute(ev, receiver.name, name)
+
+
+def _external(ev: Evaluator, receiver: ExternalRef, name: str) -> Any:
+    dotted = f"{receiver.dotted}.{name}"
+    intrinsic = ev.idioms.module_attribute(dotted, ev.generation)
+    if intrinsic is NOT_MINE:
+        return ExternalRef(dotted)
+    ev.reads.device = True
+    return intrinsic
+
+
+def _class(ev: Evaluator, receiver: ClassRef, name: str) -> Any:
+    return classes.class_attribute(ev, receiver.node, name, receiver)
+
+
+def _instance(ev: Evaluator, receiver: InstanceRef, name: str) -> Any:
+    if name in receiver.attrs:
+        return receiver.attrs[name]
+    return classes.class_attribute(ev, receiver.cls, name, receiver)
+
+
+def _builtin(ev: Evaluator, receiver: Builtin, name: str) -> Any:
+    if receiver.name == "object" and name in ("__getattribute__", "__setattr__"):
+        return Builtin(f"object.{name}")
+    return UNKNOWN
+
+
+_BY_KIND: dict[type, Callable[[Evaluator, Any, str], Any]] = {
+    ModuleRef: _module,
+    ExternalRef: _external,
+    ClassRef: _class,
+    InstanceRef: _instance,
+    Builtin: _builtin,
+}
+
+
+def attribute(ev: Evaluator, receiver: Any, name: str) -> Any:
+    if receiver is UNKNOWN:
+        return UNKNOWN
+    by_kind = _BY_KIND.get(type(receiver))
+    if by_kind is not None:
+        return by_kind(ev, receiver, name)
+    answer = ev.idioms.value_attribute(receiver, name)
+    if answer is not NOT_MINE:
+        return answer
+    if ev.idioms.knows_type(receiver):
+        return UNKNOWN  # a device value: only its idioms say what it has
+    for kind, methods in _SAFE_METHODS.items():
+        if isinstance(receiver, kind) and name in methods:
+            return getattr(receiver, name)
+    return UNKNOWN

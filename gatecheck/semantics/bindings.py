@@ -1,0 +1,108 @@
+"""What one binding (a def, a class, an assignment, a parameter) gives its name,
+memoized per binding: module constants and aliases are evaluated once per run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from gatecheck.loading.resolve import decorator_names, destructure_path
+from gatecheck.semantics import dispatch
+from gatecheck.semantics.env import index_path
+from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+
+def binding_value(ev: Evaluator, node: nodes.NodeNG) -> Any:
+    key = id(node)
+    memo = ev.binding_memo.get(key)
+    if memo is not None:
+        value, recorded = memo
+        ev.reads.absorb(recorded)
+        return value
+    if key in ev.active:
+        return UNKNOWN
+    ev.active.add(key)
+    try:
+        with ev.tracking() as reads:
+            value = _value_of(ev, node)
+        ev.binding_memo.put(key, value, reads.frozen())
+        return value
+    finally:
+        ev.active.discard(key)
+
+
+def _value_of(ev: Evaluator, node: nodes.NodeNG) -> Any:
+    if isinstance(node, nodes.FunctionDef):
+        # Decorators are read as transparent: caching (lru_cache), registration and
+        # compile wrappers keep what the body computes.
+        return FunctionRef(node)
+    if isinstance(node, nodes.ClassDef):
+        return ClassRef(node)
+    if isinstance(node, (nodes.AssignName, nodes.AssignAttr)):
+        return _assigned(ev, node)
+    return UNKNOWN  # imports are the resolver's (resolve.binding_of)
+
+
+def _assigned(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) -> Any:
+    parent = node.parent
+    while isinstance(parent, (nodes.Tuple, nodes.List, nodes.Starred)):
+        parent = parent.parent
+    if _under_type_checking(parent):
+        # Declarations for type checkers (vllm's envs, current_platform): the
+        # runtime value comes from elsewhere (a module __getattr__, env vars).
+        annotation = getattr(parent, "annotation", None)
+        declared = None if annotation is None else ev.eval(annotation, None)
+        return dispatch.declared(ev, declared.node) if isinstance(declared, ClassRef) else UNKNOWN
+    if isinstance(parent, nodes.Assign):
+        rhs = ev.eval(parent.value, None)
+        for target in parent.targets:
+            path = destructure_path(target, node)
+            if path is not None:
+                return index_path(rhs, path)
+        return UNKNOWN
+    if isinstance(parent, nodes.AnnAssign):
+        if parent.value is not None:
+            return ev.eval(parent.value, None)
+        # `current_platform: Platform` (TYPE_CHECKING declarations): an instance.
+        annotated = ev.eval(parent.annotation, None)
+        return dispatch.declared(ev, annotated.node) if isinstance(annotated, ClassRef) else UNKNOWN
+    if isinstance(parent, nodes.NamedExpr):
+        return ev.eval(parent.value, None)
+    if isinstance(parent, nodes.Arguments):
+        return _parameter_value(node, parent)
+    return UNKNOWN
+
+
+def _parameter_value(node: nodes.NodeNG, args: nodes.Arguments) -> Any:
+    func = args.parent
+    positional = list(args.posonlyargs) + list(args.args)
+    if (
+        isinstance(func, nodes.FunctionDef)
+        and positional
+        and positional[0] is node
+        and isinstance(func.parent, nodes.ClassDef)
+    ):
+        decorators = decorator_names(func)
+        if "staticmethod" in decorators:
+            return UNKNOWN
+        if "classmethod" in decorators:
+            return ClassRef(func.parent)
+        return InstanceRef(func.parent)
+    return UNKNOWN
+
+
+def _under_type_checking(node: nodes.NodeNG) -> bool:
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (nodes.Module, nodes.FunctionDef)):
+        if (
+            isinstance(parent, nodes.If)
+            and child in parent.body
+            and parent.test.as_string().endswith("TYPE_CHECKING")
+        ):
+            return True
+        child, parent = parent, parent.parent
+    return False

@@ -1,0 +1,139 @@
+"""Python's builtins as the analysed code calls them: pure ones computed on known
+values, getattr/hasattr/isinstance answered by the value domain and the class model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gatecheck.semantics import classes
+from gatecheck.semantics.bounds import safe
+from gatecheck.semantics.idioms._model import NOT_MINE
+from gatecheck.semantics.logic import any_all
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    Builtin,
+    ClassRef,
+    ExternalRef,
+    FunctionRef,
+    InstanceRef,
+    ModuleRef,
+    PartialRef,
+    contains_unknown,
+)
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+BUILTINS: dict[str, Any] = {
+    name: Builtin(name)
+    for name in (
+        "tuple",
+        "list",
+        "int",
+        "str",
+        "float",
+        "bool",
+        "len",
+        "min",
+        "max",
+        "any",
+        "all",
+        "map",
+        "sorted",
+        "set",
+        "frozenset",
+        "abs",
+        "round",
+        "isinstance",
+        "dict",
+        "getattr",
+        "hasattr",
+        "setattr",
+        "object",
+    )
+}
+
+_BUILTIN_TYPES: dict[str, type] = {
+    "tuple": tuple,
+    "list": list,
+    "int": int,
+    "str": str,
+    "float": float,
+    "bool": bool,
+    "dict": dict,
+    "set": set,
+    "frozenset": frozenset,
+}
+_BUILTIN_IMPLS: dict[str, Callable[..., Any]] = {
+    "tuple": tuple,
+    "list": list,
+    "int": int,
+    "str": str,
+    "float": float,
+    "bool": bool,
+    "len": len,
+    "min": min,
+    "max": max,
+    "any": any,
+    "all": all,
+    "sorted": sorted,
+    "set": set,
+    "frozenset": frozenset,
+    "abs": abs,
+    "round": round,
+}
+
+
+def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+    if name == "getattr" and len(args) >= 2 and isinstance(args[1], str):
+        found = ev.get_attribute(args[0], args[1])
+        if found is UNKNOWN and len(args) == 3:
+            return UNKNOWN
+        return found
+    if name == "hasattr" and len(args) == 2 and isinstance(args[1], str):
+        answer = ev.idioms.has_attribute(args[0], args[1])
+        return UNKNOWN if answer is NOT_MINE else answer
+    if name == "object.__getattribute__" and len(args) == 2 and isinstance(args[1], str):
+        # The normal lookup, without the class's __getattr__.
+        receiver, attr = args
+        if isinstance(receiver, InstanceRef):
+            if attr in receiver.attrs:
+                return receiver.attrs[attr]
+            return classes.class_attribute(ev, receiver.cls, attr, receiver, fallback=False)
+        return ev.get_attribute(receiver, attr)
+    if name == "dict" and not args:
+        return dict(kwargs)
+    if name == "isinstance" and len(args) == 2:
+        return _isinstance(ev, args[0], args[1])
+    if contains_unknown(list(args)) or kwargs:
+        if name in ("any", "all") and args and isinstance(args[0], (tuple, list)):
+            return any_all(name, args[0])
+        return UNKNOWN
+    impl = _BUILTIN_IMPLS.get(name)
+    if impl is None:
+        return UNKNOWN
+    return safe(lambda: impl(*args))
+
+
+def _isinstance(ev: Evaluator, value: Any, kinds: Any) -> Any:
+    options = kinds if isinstance(kinds, tuple) else (kinds,)
+    verdicts = [_isinstance_one(ev, value, kind) for kind in options]
+    if True in verdicts:
+        return True
+    return UNKNOWN if UNKNOWN in verdicts else False
+
+
+def _isinstance_one(ev: Evaluator, value: Any, kind: Any) -> Any:
+    if value is UNKNOWN:
+        return UNKNOWN
+    if isinstance(kind, Builtin) and kind.name in _BUILTIN_TYPES:
+        python_type = _BUILTIN_TYPES[kind.name]
+        if isinstance(value, InstanceRef):
+            return python_type is tuple and classes.is_namedtuple(ev, value.cls)
+        if isinstance(value, (FunctionRef, PartialRef, ClassRef, ModuleRef, ExternalRef)):
+            return False
+        return isinstance(value, python_type)
+    if isinstance(kind, ClassRef) and isinstance(value, InstanceRef):
+        return any(k is kind.node for k in classes.mro(ev, value.cls)) or UNKNOWN
+    return UNKNOWN

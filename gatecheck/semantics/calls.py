@@ -1,0 +1,254 @@
+"""Calls: argument binding, reading a function's body (memoized per arguments),
+functools.partial and caching decorators, device intrinsics, and the naming
+conventions for callees without a body."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from gatecheck.loading.resolve import is_abstract_body
+from gatecheck.semantics import bounds, builtin_calls, classes, conventions
+from gatecheck.semantics.bounds import safe
+from gatecheck.semantics.idioms._model import NOT_MINE
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    Builtin,
+    ClassRef,
+    ExternalRef,
+    FunctionRef,
+    Identity,
+    InstanceRef,
+    PartialRef,
+    contains_unknown,
+    plain,
+)
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.env import Env
+    from gatecheck.semantics.evaluator import Evaluator
+
+_CACHE_DECORATORS = {"lru_cache", "cache", "cached", "wraps", "cached_property"}
+_FUNCTOOLS_PARTIAL = {"functools.partial", "partial"}
+
+
+def call_node(ev: Evaluator, node: nodes.Call, env: Env | None, optional: bool = False) -> Any:
+    func = ev.eval(node.func, env)
+    if func is UNKNOWN:
+        # No body to call: the name alone decides (the arguments cannot).
+        return _fallback(ev, node.func, func)
+    keywords = node.keywords or ()
+    if any(isinstance(a, nodes.Starred) for a in node.args) or any(k.arg is None for k in keywords):
+        return _fallback(ev, node.func, func)
+    if isinstance(func, ExternalRef) and not _reads_arguments(ev, func):
+        # An intrinsic or a convention: decided by the dotted name alone.
+        return _call_external(ev, func, (), {})
+    if (
+        isinstance(func, Builtin)
+        and func.name in ("isinstance", "hasattr")
+        and len(node.args) == 2
+        and not keywords
+    ):
+        # Nothing is an instance of, or has an attribute on, an unknown value: the
+        # second argument (a class to resolve, perhaps a module to build) cannot matter.
+        subject = ev.eval(node.args[0], env)
+        if subject is UNKNOWN:
+            return UNKNOWN
+        return call(ev, func, [subject, ev.eval(node.args[1], env)], {}, node.func)
+    args = [ev.eval(arg, env) for arg in node.args]
+    kwargs = {str(k.arg): ev.eval(k.value, env) for k in keywords}
+    return call(ev, func, args, kwargs, syntax=node.func, optional=optional)
+
+
+def _fallback(ev: Evaluator, func_node: nodes.NodeNG, func: Any) -> Any:
+    """No body to read: a naming convention or the vocabulary, marked assumed."""
+    name = _syntactic_name(func_node)
+    if isinstance(func, ExternalRef):
+        name = func.dotted
+    if name is None:
+        return UNKNOWN
+    return conventions.by_convention(ev, name)
+
+
+def call(
+    ev: Evaluator,
+    func: Any,
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    syntax: nodes.NodeNG | None = None,
+    optional: bool = False,
+) -> Any:
+    """`optional`: the caller binds the result to a local variable, which may hold
+    NoneOr (see values.NoneOr); everyone else gets plain values."""
+    if isinstance(func, FunctionRef):
+        result = _call_function(ev, func, list(args), dict(kwargs))
+        return result if optional else plain(result)
+    if isinstance(func, PartialRef):
+        merged = dict(func.kwargs)
+        merged.update(kwargs)
+        return call(ev, func.func, [*func.args, *args], merged, syntax, optional)
+    if isinstance(func, ClassRef):
+        return classes.instantiate(func.node, args, kwargs)
+    if isinstance(func, Identity):
+        return args[0] if args else UNKNOWN
+    if isinstance(func, ExternalRef):
+        return _call_external(ev, func, args, kwargs)
+    if isinstance(func, Builtin):
+        return builtin_calls.call_builtin(ev, func.name, args, kwargs)
+    if callable(func) and not isinstance(func, type):
+        # A pure method of a known value (str.replace, dict.get): its result is bounded.
+        if contains_unknown(list(args)) or contains_unknown(list(kwargs.values())):
+            return UNKNOWN
+        result = safe(lambda: func(*args, **kwargs))
+        if bounds.oversized(result):
+            ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
+            return UNKNOWN
+        return result
+    if syntax is not None:
+        return _fallback(ev, syntax, func)
+    return UNKNOWN
+
+
+def _call_external(
+    ev: Evaluator, func: ExternalRef, args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> Any:
+    intrinsic = ev.idioms.call(func.dotted, ev.generation, args)
+    if intrinsic is not NOT_MINE:
+        ev.reads.device = True
+        return intrinsic
+    if _is_partial(func):
+        if not args:
+            return UNKNOWN
+        return PartialRef(args[0], tuple(args[1:]), tuple(kwargs.items()))
+    if _is_cache_decorator(func):
+        if args and _is_callable_value(args[0]):
+            return args[0]
+        return Identity()
+    return conventions.by_convention(ev, func.dotted)
+
+
+def _call_function(
+    ev: Evaluator, func: FunctionRef, args: list[Any], kwargs: dict[str, Any]
+) -> Any:
+    node = func.node
+    if isinstance(node, nodes.FunctionDef) and is_abstract_body(node):
+        return conventions.by_convention(ev, str(node.name)) if node.name else UNKNOWN
+    key = _call_key(func, args, kwargs)
+    memo = None if key is None else ev.call_memo.get(key)
+    if memo is not None:
+        value, recorded = memo
+        ev.reads.absorb(recorded)
+        return value
+    if id(node) in ev.active:
+        return UNKNOWN
+    if ev.depth >= bounds.MAX_CALL_DEPTH:
+        ev.reads.bounds.add(bounds.CALL_DEPTH)
+        return UNKNOWN
+    ev.active.add(id(node))
+    ev.depth += 1
+    try:
+        with ev.tracking() as reads:
+            env = bind_arguments(ev, func, args, kwargs)
+            if isinstance(node, nodes.Lambda):
+                result = ev.eval(node.body, env)
+            else:
+                result = ev.run_body(node.body, env)
+        if key is not None:
+            ev.call_memo.put(key, result, reads.frozen())
+        return result
+    finally:
+        ev.depth -= 1
+        ev.active.discard(id(node))
+
+
+def bind_arguments(
+    ev: Evaluator, func: FunctionRef, args: list[Any], kwargs: dict[str, Any]
+) -> Env:
+    arguments = func.node.args
+    env: Env = {}
+    positional = list(arguments.posonlyargs or []) + list(arguments.args or [])
+    supplied = list(args)
+    if func.receiver is not None and positional:
+        supplied = [func.receiver, *supplied]
+    defaults = list(arguments.defaults or [])
+    first_default = len(positional) - len(defaults)
+    for index, param in enumerate(positional):
+        if index < len(supplied):
+            env[param.name] = supplied[index]
+        elif param.name in kwargs:
+            env[param.name] = kwargs.pop(param.name)
+        elif index >= first_default:
+            env[param.name] = ev.eval(defaults[index - first_default], None)
+        else:
+            env[param.name] = UNKNOWN
+    kw_defaults = list(arguments.kw_defaults or [])
+    for index, param in enumerate(arguments.kwonlyargs or []):
+        if param.name in kwargs:
+            env[param.name] = kwargs.pop(param.name)
+        elif index < len(kw_defaults) and kw_defaults[index] is not None:
+            env[param.name] = ev.eval(kw_defaults[index], None)
+        else:
+            env[param.name] = UNKNOWN
+    if arguments.vararg:
+        env[arguments.vararg] = UNKNOWN
+    if arguments.kwarg:
+        env[arguments.kwarg] = UNKNOWN
+    return env
+
+
+def _is_partial(func: ExternalRef) -> bool:
+    return func.dotted in _FUNCTOOLS_PARTIAL or func.dotted.endswith(".partial")
+
+
+def _is_cache_decorator(func: ExternalRef) -> bool:
+    return func.last in _CACHE_DECORATORS and func.dotted.startswith(("functools", func.last))
+
+
+def _reads_arguments(ev: Evaluator, func: ExternalRef) -> bool:
+    """Whether _call_external looks at the arguments: to wrap a function, or for an
+    intrinsic that reads them (most are decided by their dotted name alone)."""
+    return _is_partial(func) or _is_cache_decorator(func) or ev.idioms.reads_arguments(func.dotted)
+
+
+def _syntactic_name(node: nodes.NodeNG) -> str | None:
+    if isinstance(node, nodes.Name):
+        return str(node.name)
+    if isinstance(node, nodes.Attribute):
+        return str(node.attrname)
+    return None
+
+
+def _is_callable_value(value: Any) -> bool:
+    return isinstance(value, (FunctionRef, PartialRef, ExternalRef, ClassRef))
+
+
+def _call_key(
+    func: FunctionRef, args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> tuple[Any, ...] | None:
+    try:
+        key = (
+            id(func.node),
+            _freeze(func.receiver),
+            tuple(_freeze(a) for a in args),
+            tuple(sorted((k, _freeze(v)) for k, v in kwargs.items())),
+        )
+        hash(key)
+        return key
+    except (TypeError, ValueError):  # unhashable; repr() of a huge int key
+        return None
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list):
+        return ("list", tuple(_freeze(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((repr(k), _freeze(v)) for k, v in value.items())))
+    if isinstance(value, (set, frozenset)):
+        return ("set", frozenset(value))
+    if isinstance(value, InstanceRef):
+        return ("instance", id(value))
+    if isinstance(value, tuple):
+        return tuple(_freeze(v) for v in value)
+    return value

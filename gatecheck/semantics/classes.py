@@ -1,0 +1,251 @@
+"""The class model: method resolution order, class and instance attributes, properties,
+enum members, NamedTuple fields and the `__getattr__` fallback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from gatecheck.loading.resolve import decorator_names
+from gatecheck.semantics.logic import join_all
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    Builtin,
+    ClassRef,
+    EnumMember,
+    ExternalRef,
+    FunctionRef,
+    InstanceRef,
+)
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+# Bases that define no attributes of an instance's own (for the __getattr__ fallback).
+_PLAIN_BASES = {"abc.ABC", "typing.Generic"}
+_PLAIN_ENUMS = {"enum.Enum"}
+
+
+def mro(
+    ev: Evaluator, cls: nodes.ClassDef, _seen: frozenset[int] = frozenset()
+) -> Iterator[nodes.ClassDef]:
+    """The class, then each base's order in turn, each class once. Lazy: a lookup
+    that the class itself answers never resolves its bases (nor builds the modules
+    they come from)."""
+    if id(cls) in _seen:
+        return
+    yielded: set[int] = {id(cls)}
+    yield cls
+    for base in cls.bases:
+        value = ev.eval(base, None)
+        if isinstance(value, ClassRef):
+            for klass in mro(ev, value.node, _seen | {id(cls)}):
+                if id(klass) not in yielded:
+                    yielded.add(id(klass))
+                    yield klass
+
+
+def class_attribute(
+    ev: Evaluator, cls: nodes.ClassDef, name: str, receiver: Any, fallback: bool = True
+) -> Any:
+    """`fallback`: ask `__getattr__` when the lookup fails (not for
+    `object.__getattribute__`)."""
+    for klass in mro(ev, cls):
+        bound = klass.locals.get(name)
+        if not bound:
+            continue
+        node = bound[-1]
+        if isinstance(receiver, ClassRef) and is_enum(ev, klass):
+            member = enum_member(klass, name)
+            if member is not None:
+                return member
+        if (
+            isinstance(receiver, InstanceRef)
+            and not isinstance(node, (nodes.FunctionDef, nodes.ClassDef))
+            and (not receiver.defaults_hold or instance_assigns(ev, receiver.cls, name))
+        ):
+            # A class-level value read through an instance is only a default (dataclass
+            # fields, config objects): the instance may hold anything. Unless it was
+            # made without arguments and no method assigns it on the instance.
+            return UNKNOWN
+        if isinstance(node, nodes.FunctionDef):
+            return _method(ev, node, klass, cls, receiver)
+        return ev.binding_value(node)
+    if isinstance(receiver, InstanceRef):
+        assigned = cls.instance_attrs.get(name)
+        values = [ev.binding_value(a) for a in assigned or ()]
+        on_self = set_on_self(ev, cls)
+        values += [ev.eval(v, None) for v in (on_self or {}).get(name, ())]
+        if values:
+            return join_all(values)
+        if fallback:
+            return _getattr_hook(ev, cls, name, receiver)
+    return UNKNOWN
+
+
+def _method(
+    ev: Evaluator,
+    node: nodes.FunctionDef,
+    klass: nodes.ClassDef,
+    cls: nodes.ClassDef,
+    receiver: Any,
+) -> Any:
+    decorators = decorator_names(node)
+    if "staticmethod" in decorators:
+        return FunctionRef(node, None, klass)
+    if "classmethod" in decorators:
+        owner = receiver if isinstance(receiver, ClassRef) else ClassRef(cls)
+        return FunctionRef(node, owner, klass)
+    if isinstance(receiver, InstanceRef):
+        method = FunctionRef(node, receiver, klass)
+        if "property" in decorators or "cached_property" in decorators:
+            return ev.invoke(method, [], {})
+        return method
+    return FunctionRef(node, None, klass)
+
+
+def set_on_self(ev: Evaluator, cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
+    """Values a method gives the instance through `object.__setattr__(self, "x", v)`
+    or `setattr(self, "x", v)`, by name; None when a name is only known at runtime.
+    Once per class for all generations (the facts are Semantics')."""
+    key = ("set_on_self", id(cls))
+    if key not in ev.facts:
+        ev.facts[key] = _setattr_calls(cls)
+    found: dict[str, list[nodes.NodeNG]] | None = ev.facts[key]
+    return found
+
+
+def _getattr_hook(ev: Evaluator, cls: nodes.ClassDef, name: str, receiver: InstanceRef) -> Any:
+    """The normal lookup failed: Python asks the class's `__getattr__` (a table of
+    facts answered by predicate calls). Only when every class on the way is known and
+    none sets attributes on the instance under names known only at runtime: else
+    the lookup may not have failed at all."""
+    if name.startswith("__") and name.endswith("__"):
+        return UNKNOWN
+    hook: tuple[nodes.FunctionDef, nodes.ClassDef] | None = None
+    for klass in mro(ev, cls):
+        if set_on_self(ev, klass) is None:
+            return UNKNOWN
+        for base in klass.bases:
+            value = ev.eval(base, None)
+            known_base = isinstance(value, ClassRef) or (
+                isinstance(value, (Builtin, ExternalRef)) and _plain_base(value)
+            )
+            if not known_base:
+                return UNKNOWN
+        bound = klass.locals.get("__getattr__")
+        if hook is None and bound and isinstance(bound[-1], nodes.FunctionDef):
+            hook = (bound[-1], klass)
+    if hook is None:
+        return UNKNOWN
+    return ev.invoke(FunctionRef(hook[0], receiver, hook[1]), [name], {})
+
+
+def instance_assigns(ev: Evaluator, cls: nodes.ClassDef, name: str) -> bool:
+    return any(name in klass.instance_attrs for klass in mro(ev, cls))
+
+
+def is_enum(ev: Evaluator, cls: nodes.ClassDef) -> bool:
+    """A subclass of enum.Enum (plain: IntEnum/StrEnum/Flag members compare equal
+    to their values, so their values are read as they are)."""
+    for klass in mro(ev, cls):
+        for base in klass.bases:
+            value = ev.eval(base, None)
+            if isinstance(value, ExternalRef) and value.dotted in _PLAIN_ENUMS:
+                return True
+    return False
+
+
+def enum_member(cls: nodes.ClassDef, name: str) -> EnumMember | None:
+    """`Color.RED`: the member (an alias, a later name with an earlier member's known
+    value, is that member); None for methods and names that are not members."""
+    values: dict[Any, str] = {}
+    for stmt in cls.body:
+        if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if not isinstance(target, nodes.AssignName) or target.name.startswith("_"):
+            continue
+        value = stmt.value.value if isinstance(stmt.value, nodes.Const) else UNKNOWN
+        canonical = target.name
+        if value is not UNKNOWN and isinstance(value, (int, str, float, bool, bytes)):
+            canonical = values.setdefault(value, target.name)
+        if target.name == name:
+            return EnumMember(cls, canonical)
+    return None
+
+
+def is_namedtuple(ev: Evaluator, cls: nodes.ClassDef) -> bool:
+    for klass in mro(ev, cls):
+        for base in klass.bases:
+            name = base.as_string()
+            if name.endswith("NamedTuple") or name.endswith("namedtuple"):
+                return True
+    return False
+
+
+def as_tuple(ev: Evaluator, value: Any) -> Any:
+    """NamedTuple instances compare as tuples of their fields."""
+    if isinstance(value, InstanceRef) and is_namedtuple(ev, value.cls):
+        fields = annotated_fields(value.cls)
+        return tuple(value.attrs.get(f, UNKNOWN) for f in fields)
+    return value
+
+
+def annotated_fields(cls: nodes.ClassDef) -> list[str]:
+    return [
+        stmt.target.name
+        for stmt in cls.body
+        if isinstance(stmt, nodes.AnnAssign) and isinstance(stmt.target, nodes.AssignName)
+    ]
+
+
+def instantiate(cls: nodes.ClassDef, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+    instance = InstanceRef(cls)
+    # NamedTuple / dataclass style: annotated class fields, in order.
+    fields = annotated_fields(cls)
+    for name, value in zip(fields, args, strict=False):
+        instance.attrs[name] = value
+    for name, value in kwargs.items():
+        if name in fields:
+            instance.attrs[name] = value
+    return instance
+
+
+def _setattr_calls(cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
+    found: dict[str, list[nodes.NodeNG]] = {}
+    for method in cls.mymethods():
+        params = [*(method.args.posonlyargs or ()), *(method.args.args or ())]
+        if not params:
+            continue
+        receiver = params[0].name
+        for call in method.nodes_of_class(nodes.Call):
+            args = call.args
+            if not _is_setattr(call.func) or len(args) != 3:
+                continue
+            if not (isinstance(args[0], nodes.Name) and args[0].name == receiver):
+                continue
+            if not (isinstance(args[1], nodes.Const) and isinstance(args[1].value, str)):
+                return None
+            found.setdefault(args[1].value, []).append(args[2])
+    return found
+
+
+def _is_setattr(func: nodes.NodeNG) -> bool:
+    """`setattr` or `object.__setattr__`."""
+    if isinstance(func, nodes.Name):
+        return func.name == "setattr"
+    return (
+        isinstance(func, nodes.Attribute)
+        and func.attrname == "__setattr__"
+        and isinstance(func.expr, nodes.Name)
+        and func.expr.name == "object"
+    )
+
+
+def _plain_base(value: Any) -> bool:
+    if isinstance(value, Builtin):
+        return value.name == "object"
+    return isinstance(value, ExternalRef) and value.dotted in _PLAIN_BASES

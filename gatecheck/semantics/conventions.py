@@ -1,0 +1,117 @@
+"""Name-based fallbacks, for predicates without a readable body (compiled extensions,
+abstract methods, packages outside the scanned roots): what a name promises. Asked only
+after the idioms and the bodies; every answer is marked assumed (see idioms/naming.py
+for the examples)."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gatecheck.config.model import Registry, VocabularyEntry
+from gatecheck.semantics.values import UNKNOWN, Capability
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+# Method/function names that conventionally return the capability or the SM version
+# (abstract platform methods, compiled helpers).
+_CAPABILITY_NAMES = {"get_device_capability", "get_cuda_capability", "device_capability"}
+_SM_VERSION_NAMES = {"get_sm_version", "get_device_sm", "get_sm", "sm_version", "get_cuda_arch"}
+
+_FAMILY_MAJORS: dict[str, tuple[str, Sequence[int]]] = {
+    "volta": ("nvidia", (7,)),
+    "turing": ("nvidia", (7,)),
+    "ampere": ("nvidia", (8,)),
+    "ada": ("nvidia", (8,)),
+    "hopper": ("nvidia", (9,)),
+    "blackwell": ("nvidia", (10, 11, 12)),
+}
+_EXACT_FAMILY = {"volta": (7, 0), "turing": (7, 5), "ada": (8, 9)}
+_AMD_PRODUCTS = {
+    "mi200": "gfx90a",
+    "mi210": "gfx90a",
+    "mi250": "gfx90a",
+    "mi300": "gfx942",
+    "mi325": "gfx942",
+    "mi350": "gfx950",
+    "mi355": "gfx950",
+}
+
+_SM_NAME = re.compile(r"(?:^|_)sm_?(\d{2,3})(a|f|x)?(?:_|$)")
+_GFX_NAME = re.compile(r"(?:^|_)(gfx\d[0-9a-f]*)(?:_|$)")
+
+
+@dataclass(frozen=True)
+class Convention:
+    kind: str  # "predicate" | "capability" | "sm_version"
+    admits: frozenset[str] = frozenset()
+    why: str = ""
+
+
+def _sm_generations(digits: str, suffix: str | None, registry: Registry) -> frozenset[str]:
+    number = int(digits)
+    major, minor = divmod(number, 10)
+    nvidia = [g for g in registry.generations if g.vendor == "nvidia"]
+    if suffix == "a" or minor != 0:
+        # "a" (arch-specific) names and an explicit minor pin the exact capability.
+        return frozenset(g.name for g in nvidia if g.capability == (major, minor))
+    return frozenset(g.name for g in nvidia if g.major == major)
+
+
+def convention_for(
+    name: str, registry: Registry, vocabulary: Sequence[VocabularyEntry] = ()
+) -> Convention | None:
+    """What a name promises when no body can be read. `name` may be dotted."""
+    bare = name.rsplit(".", 1)[-1]
+    for entry in vocabulary:
+        if fnmatch.fnmatchcase(name, entry.pattern) or fnmatch.fnmatchcase(bare, entry.pattern):
+            return Convention("predicate", entry.admits, f"vocabulary '{entry.pattern}'")
+    lowered = bare.lower().lstrip("_")
+    if lowered in _CAPABILITY_NAMES:
+        return Convention("capability", why=f"'{bare}' conventionally returns the capability")
+    if lowered in _SM_VERSION_NAMES:
+        return Convention("sm_version", why=f"'{bare}' conventionally returns the SM version")
+    if not lowered.startswith(("is_", "has_", "supports_", "use_", "check_")):
+        return None
+    sm = _SM_NAME.search(lowered)
+    if sm:
+        admits = _sm_generations(sm.group(1), sm.group(2), registry)
+        return Convention("predicate", admits, f"name '{bare}' (naming convention)")
+    gfx = _GFX_NAME.search(lowered)
+    if gfx:
+        prefix = gfx.group(1)
+        admits = frozenset(g.name for g in registry.generations if g.name.startswith(prefix))
+        return Convention("predicate", admits, f"name '{bare}' (naming convention)")
+    for product, gfx_name in _AMD_PRODUCTS.items():
+        if product in lowered:
+            admits = frozenset({gfx_name}) if gfx_name in registry else frozenset()
+            return Convention("predicate", admits, f"name '{bare}' (naming convention)")
+    for family, (vendor, majors) in _FAMILY_MAJORS.items():
+        if re.search(rf"(?:^|_){family}(?:_|$)", lowered):
+            exact = _EXACT_FAMILY.get(family)
+            admits = frozenset(
+                g.name
+                for g in registry.generations
+                if g.vendor == vendor and (g.capability == exact if exact else g.major in majors)
+            )
+            return Convention("predicate", admits, f"name '{bare}' (naming convention)")
+    return None
+
+
+def by_convention(ev: Evaluator, name: str) -> Any:
+    """The value a name promises on the evaluator's generation, marked assumed; UNKNOWN
+    when the name promises nothing."""
+    convention = convention_for(name, ev.registry, ev.vocabulary)
+    if convention is None:
+        return UNKNOWN
+    ev.reads.assumed.add(convention.why)
+    ev.reads.device = True
+    if convention.kind == "capability":
+        return Capability(ev.generation.capability)
+    if convention.kind == "sm_version":
+        return ev.generation.sm_version
+    return ev.generation.name in convention.admits

@@ -1,0 +1,112 @@
+"""Runtime platform dispatch: a module attribute declared with a class type and made at
+runtime (vLLM's and sglang's `current_platform: Platform`, resolved by a module
+__getattr__ that probes NVML/amdsmi) is an instance of the subclass serving the device's
+vendor, told apart by its name (assumed)."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from astroid import nodes
+
+from gatecheck.semantics import classes
+from gatecheck.semantics.values import InstanceRef
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+PLATFORM_WORDS: dict[str, tuple[str, ...]] = {
+    "nvidia": ("cuda", "nvidia"),
+    "amd": ("rocm", "hip", "amd"),
+}
+
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.MULTILINE)
+
+
+def serves_vendor(class_name: str, vendor: str) -> bool:
+    """Whether a class is named for this vendor, and for no other, by its words
+    (`NvmlCudaPlatform`, `HIPPlatform`, `rocm_platform`; not `ChipPlatform`)."""
+    words = {w.lower() for w in _NAME_WORD.findall(class_name)}
+    mine = not words.isdisjoint(PLATFORM_WORDS.get(vendor, ()))
+    others = any(
+        not words.isdisjoint(other_words)
+        for other, other_words in PLATFORM_WORDS.items()
+        if other != vendor
+    )
+    return mine and not others
+
+
+def declared(ev: Evaluator, cls: nodes.ClassDef) -> InstanceRef:
+    """An instance declared by its type only (`current_platform: Platform`): when
+    the classes below `cls` in its own package name exactly one most general class
+    for the device's vendor (CudaPlatformBase, RocmPlatform), that class's instance,
+    made without arguments (marked assumed); else an instance of `cls`."""
+    vendors = {g.vendor for g in ev.registry.generations}
+    if not any(vendor_class(ev, cls, vendor) is not None for vendor in vendors):
+        return InstanceRef(cls)
+    # Which class it is depends on the vendor (even where no class is found).
+    ev.reads.device = True
+    served = vendor_class(ev, cls, ev.generation.vendor)
+    if served is None:
+        return InstanceRef(cls)
+    ev.reads.assumed.add(
+        f"'{cls.name}' is taken to be a '{served.name}' on {ev.generation.vendor} "
+        "(runtime platform dispatch, by class name)"
+    )
+    return InstanceRef(served, defaults_hold=True)
+
+
+def vendor_class(ev: Evaluator, cls: nodes.ClassDef, vendor: str) -> nodes.ClassDef | None:
+    key = ("vendor-class", id(cls), vendor)
+    if key in ev.facts:
+        found: nodes.ClassDef | None = ev.facts[key]
+        return found
+    ev.facts[key] = None  # a cycle through the subclasses' modules: no dispatch
+    below = [k for k in _subclasses(ev, cls) if k is not cls]
+    serving = [k for k in below if serves_vendor(str(k.name), vendor)]
+    general = [
+        k
+        for k in serving
+        if not any(a is not k and any(a is b for b in serving) for a in classes.mro(ev, k))
+    ]
+    found = general[0] if len(general) == 1 else None
+    ev.facts[key] = found
+    return found
+
+
+def _subclasses(ev: Evaluator, cls: nodes.ClassDef) -> list[nodes.ClassDef]:
+    """Classes named for some vendor, defined at the top of modules in the folder of
+    `cls`'s module (and below), whose MRO holds `cls`. Only files that define such a
+    name are built."""
+    key = ("subclasses", id(cls))
+    if key in ev.facts:
+        return list(ev.facts[key])
+    ev.facts[key] = []
+    module = cls.root()
+    if not isinstance(module, nodes.Module) or not module.file:
+        return []
+    prefix = os.path.join(os.path.dirname(str(module.file)), "")
+    vendors = {g.vendor for g in ev.registry.generations}
+    found: list[nodes.ClassDef] = []
+    for path in ev.project.files:
+        if not str(path).startswith(prefix):
+            continue
+        names = _CLASS_NAME.findall(ev.project.text_of(path) or "")
+        if not any(serves_vendor(n, v) for n in names for v in vendors):
+            continue
+        candidate = ev.project.module_at(path)
+        if candidate is None:
+            continue
+        for stmt in candidate.body:
+            if (
+                isinstance(stmt, nodes.ClassDef)
+                and stmt.bases
+                and any(serves_vendor(str(stmt.name), v) for v in vendors)
+                and any(k is cls for k in classes.mro(ev, stmt))
+            ):
+                found.append(stmt)
+    ev.facts[key] = found
+    return list(found)

@@ -1,0 +1,332 @@
+"""Expressions: one small handler per node kind, in a table. Arch terms come out as
+concrete values, everything else as UNKNOWN; Python's own semantics otherwise."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from gatecheck.semantics import bounds, classes
+from gatecheck.semantics.bounds import safe
+from gatecheck.semantics.logic import bool_op, join, kleene_not
+from gatecheck.semantics.values import UNKNOWN, FunctionRef, contains_unknown, plain, truth
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.env import Env
+    from gatecheck.semantics.evaluator import Evaluator
+
+Handler = Callable[["Evaluator", Any, "Env | None"], Any]
+
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "is": operator.is_,
+    "is not": operator.is_not,
+}
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": operator.floordiv,
+    "/": operator.truediv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "&": operator.and_,
+    "|": operator.or_,
+}
+_UNARY: dict[str, Callable[[Any], Any]] = {
+    "-": operator.neg,
+    "+": operator.pos,
+    "~": operator.invert,
+}
+# Longest known sequence a comprehension is evaluated over (arch lists are short).
+_MAX_COMPREHENSION = 256
+
+
+def _const(ev: Evaluator, node: nodes.Const, env: Env | None) -> Any:
+    return node.value
+
+
+def _name(ev: Evaluator, node: nodes.Name, env: Env | None) -> Any:
+    if node.name in ev.flag_values:
+        return ev.flag_values[node.name]
+    if env is not None and node.name in env:
+        return plain(env[node.name])
+    return ev.resolve_name(node)
+
+
+def _attribute(ev: Evaluator, node: nodes.Attribute, env: Env | None) -> Any:
+    if node.attrname in ev.flag_values:
+        return ev.flag_values[node.attrname]
+    return ev.get_attribute(ev.eval(node.expr, env), node.attrname)
+
+
+def _bool_op(ev: Evaluator, node: nodes.BoolOp, env: Env | None) -> Any:
+    return bool_op(node.op, (ev.eval(operand, env) for operand in node.values))
+
+
+def _unary_op(ev: Evaluator, node: nodes.UnaryOp, env: Env | None) -> Any:
+    operand = ev.eval(node.operand, env)
+    if node.op == "not":
+        return kleene_not(operand)
+    if contains_unknown(operand) or node.op not in _UNARY:
+        return UNKNOWN
+    return safe(lambda: _UNARY[node.op](operand))
+
+
+def _bin_op(ev: Evaluator, node: nodes.BinOp, env: Env | None) -> Any:
+    left = ev.eval(node.left, env)
+    if contains_unknown(left) or node.op not in _BINARY:
+        return UNKNOWN  # whatever the right side is
+    right = ev.eval(node.right, env)
+    if contains_unknown(right):
+        return UNKNOWN
+    if bounds.too_large(node.op, left, right):
+        ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
+        return UNKNOWN
+    return safe(lambda: _BINARY[node.op](left, right))
+
+
+def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
+    left = ev.eval(node.left, env)
+    if left is UNKNOWN and len(node.ops) == 1:
+        return UNKNOWN  # whatever the right side is (see _compare_one)
+    outcome: Any = True
+    for op, right_node in node.ops:
+        right = ev.eval(right_node, env)
+        step = _compare_one(ev, op, left, right)
+        if step is False:
+            return False
+        if step is UNKNOWN or outcome is UNKNOWN:
+            outcome = UNKNOWN
+        left = right
+    return outcome
+
+
+def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
+    left, right = classes.as_tuple(ev, left), classes.as_tuple(ev, right)
+    if op in ("in", "not in"):
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        found: Any
+        if isinstance(right, (tuple, list)) and contains_unknown(right):
+            known = [v for v in right if not contains_unknown(v)]
+            found = True if safe(lambda: left in known) is True else UNKNOWN
+        else:
+            found = safe(lambda: left in right)
+        if found is UNKNOWN:
+            return UNKNOWN
+        return found if op == "in" else not found
+    if contains_unknown(left) or contains_unknown(right):
+        return UNKNOWN
+    if op in ("is", "is not") and not (left is None or right is None):
+        # Identity of ints/strings is an implementation detail; only `is None` is known.
+        return UNKNOWN
+    result = safe(lambda: _COMPARE[op](left, right))
+    return result if isinstance(result, bool) else UNKNOWN
+
+
+def _call(ev: Evaluator, node: nodes.Call, env: Env | None) -> Any:
+    return ev.call_node(node, env)
+
+
+def _tuple(ev: Evaluator, node: nodes.Tuple, env: Env | None) -> Any:
+    if _too_long(ev, node.elts):
+        return UNKNOWN
+    return tuple(ev.eval(e, env) for e in node.elts)
+
+
+def _list(ev: Evaluator, node: nodes.List, env: Env | None) -> Any:
+    if _too_long(ev, node.elts):
+        return UNKNOWN
+    return [ev.eval(e, env) for e in node.elts]
+
+
+def _set(ev: Evaluator, node: nodes.Set, env: Env | None) -> Any:
+    if _too_long(ev, node.elts):
+        return UNKNOWN
+    values = [ev.eval(e, env) for e in node.elts]
+    return tuple(values) if contains_unknown(values) else safe(lambda: set(values))
+
+
+def _too_long(ev: Evaluator, items: list[Any]) -> bool:
+    if len(items) <= bounds.MAX_LENGTH:
+        return False
+    ev.reads.bounds.add(bounds.LITERAL_TOO_LONG)
+    return True
+
+
+def _dict(ev: Evaluator, node: nodes.Dict, env: Env | None) -> Any:
+    if _too_long(ev, node.items):
+        return UNKNOWN
+    out: dict[Any, Any] = {}
+    for key_node, value_node in node.items:
+        if isinstance(key_node, nodes.DictUnpack):
+            return UNKNOWN
+        key = ev.eval(key_node, env)
+        if contains_unknown(key):
+            return UNKNOWN
+        try:
+            out[key] = ev.eval(value_node, env)
+        except TypeError:
+            return UNKNOWN
+    return out
+
+
+def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
+    container = ev.eval(node.value, env)
+    if container is UNKNOWN:
+        return UNKNOWN
+    if isinstance(node.slice, nodes.Slice):
+        parts = [
+            None if p is None else ev.eval(p, env)
+            for p in (node.slice.lower, node.slice.upper, node.slice.step)
+        ]
+        if contains_unknown(parts):
+            return UNKNOWN
+        return safe(lambda: container[slice(*parts)])
+    index = ev.eval(node.slice, env)
+    if contains_unknown(index):
+        return UNKNOWN
+    if isinstance(container, dict):
+        # A missing key is the feature being off (or a KeyError): both "not True".
+        if any(contains_unknown(k) for k in container):
+            return UNKNOWN
+        return safe(lambda: container.get(index, False))  # an unhashable key raises
+    if isinstance(container, (tuple, list, str)):
+        return safe(lambda: container[index])
+    return UNKNOWN
+
+
+def _if_exp(ev: Evaluator, node: nodes.IfExp, env: Env | None) -> Any:
+    t = truth(ev.eval(node.test, env))
+    if t is UNKNOWN:
+        return join(ev.eval(node.body, env), ev.eval(node.orelse, env))
+    return ev.eval(node.body if t else node.orelse, env)
+
+
+def _named_expr(ev: Evaluator, node: nodes.NamedExpr, env: Env | None) -> Any:
+    value = ev.eval(node.value, env)
+    if env is not None:
+        env[node.target.name] = value
+    return value
+
+
+def _lambda(ev: Evaluator, node: nodes.Lambda, env: Env | None) -> Any:
+    return FunctionRef(node)
+
+
+def _comprehension(
+    ev: Evaluator, node: nodes.GeneratorExp | nodes.ListComp | nodes.SetComp, env: Env | None
+) -> Any:
+    """`any(arch in name for arch in ["gfx90a", "gfx942"])`: one `for` over a known
+    list, tuple or string, its `if`s known for every item: the items as a tuple (a
+    list for a list comprehension), as far as each is known. Anything else: unknown."""
+    if len(node.generators) != 1:
+        return UNKNOWN
+    loop = node.generators[0]
+    if loop.is_async or not isinstance(loop.target, nodes.AssignName):
+        return UNKNOWN
+    items = ev.eval(loop.iter, env)
+    if not isinstance(items, (tuple, list, str)) or contains_unknown(items):
+        return UNKNOWN
+    if len(items) > _MAX_COMPREHENSION:
+        return UNKNOWN
+    values: list[Any] = []
+    for item in items:
+        inner = dict(env or {})
+        inner[loop.target.name] = item
+        keep = True
+        for test in loop.ifs:
+            verdict = truth(ev.eval(test, inner))
+            if verdict is UNKNOWN:
+                return UNKNOWN
+            keep = keep and verdict
+        if keep:
+            values.append(ev.eval(node.elt, inner))
+    if isinstance(node, nodes.ListComp):
+        return values
+    if isinstance(node, nodes.SetComp):
+        return tuple(values) if contains_unknown(values) else safe(lambda: set(values))
+    return tuple(values)
+
+
+def _str(value: Any) -> Any:
+    return safe(lambda: str(value))  # a huge int's str() raises (digit limit)
+
+
+def _fstring(ev: Evaluator, node: nodes.JoinedStr, env: Env | None) -> Any:
+    # f"{major * 10 + minor}" style arch strings: known when every part is.
+    parts: list[str] = []
+    for value in node.values:
+        if isinstance(value, nodes.Const):
+            parts.append(str(value.value))
+            continue
+        if not isinstance(value, nodes.FormattedValue) or value.format_spec is not None:
+            return UNKNOWN
+        inner = ev.eval(value.value, env)
+        if contains_unknown(inner) or value.conversion not in (-1, None, 115):
+            return UNKNOWN
+        if not isinstance(inner, (int, str, float, bool)) or inner is None:
+            return UNKNOWN
+        text = _str(inner)
+        if text is UNKNOWN:
+            return UNKNOWN
+        parts.append(text)
+    joined = "".join(parts)
+    if len(joined) > bounds.MAX_LENGTH:
+        ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
+        return UNKNOWN
+    return joined
+
+
+HANDLERS: dict[type, Handler] = {
+    nodes.Const: _const,
+    nodes.Name: _name,
+    nodes.Attribute: _attribute,
+    nodes.BoolOp: _bool_op,
+    nodes.UnaryOp: _unary_op,
+    nodes.Compare: _compare,
+    nodes.BinOp: _bin_op,
+    nodes.Call: _call,
+    nodes.Tuple: _tuple,
+    nodes.List: _list,
+    nodes.Set: _set,
+    nodes.Dict: _dict,
+    nodes.Subscript: _subscript,
+    nodes.IfExp: _if_exp,
+    nodes.NamedExpr: _named_expr,
+    nodes.Lambda: _lambda,
+    nodes.GeneratorExp: _comprehension,
+    nodes.ListComp: _comprehension,
+    nodes.SetComp: _comprehension,
+    nodes.JoinedStr: _fstring,
+}
+
+
+def _unknown(ev: Evaluator, node: nodes.NodeNG, env: Env | None) -> Any:
+    return UNKNOWN
+
+
+def by_node_class(handlers: dict[type, Any], default: Any) -> dict[type, Any]:
+    """`handlers` completed for every astroid node class: a subclass of a handled class
+    (AsyncFor, AsyncFunctionDef) takes its base's handler, as an isinstance test would."""
+    table: dict[type, Any] = {}
+    for kind in nodes.ALL_NODE_CLASSES:
+        if isinstance(kind, type):
+            table[kind] = next((handlers[k] for k in kind.__mro__ if k in handlers), default)
+    return table
+
+
+TABLE: dict[type, Handler] = by_node_class(HANDLERS, _unknown)
+
+
+def evaluate(ev: Evaluator, node: nodes.NodeNG, env: Env | None) -> Any:
+    return TABLE.get(type(node), _unknown)(ev, node, env)

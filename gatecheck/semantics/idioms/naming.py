@@ -1,0 +1,62 @@
+"""Naming conventions, for predicates whose body cannot be read (compiled extensions,
+packages outside the scanned roots): `is_sm90_supported`, `is_blackwell`, `is_mi300`,
+`get_sm_version`. The rules live in conventions.py (asked only after every idiom and
+every readable body); answers that use them are marked assumed."""
+
+from __future__ import annotations
+
+from gatecheck.semantics.idioms._model import Example, Idiom, Noop, generations
+
+_BLACKWELL = generations("sm100", "sm103", "sm110", "sm120", "sm121")
+
+IDIOM = Idiom(
+    name="naming conventions",
+    examples=(
+        Example(
+            "sm-major",
+            "is_sm90_supported()",
+            generations("sm90"),
+            "from sgl_kernel import is_sm90_supported",
+            assumed=True,
+        ),
+        Example(
+            "sm-arch-specific",
+            "is_sm100a_supported()",
+            generations("sm100"),
+            "from sgl_kernel import is_sm100a_supported",
+            assumed=True,
+        ),
+        Example(
+            "sm-minor",
+            "is_sm121()",
+            generations("sm121"),
+            "from ext import is_sm121",
+            assumed=True,
+        ),
+        Example("family", "ext.is_blackwell()", _BLACKWELL, "import ext", assumed=True),
+        Example(
+            "product", "is_mi300()", generations("gfx942"), "from ext import is_mi300", assumed=True
+        ),
+        Example(
+            "sm-version",
+            "ext.get_sm_version() >= 100",
+            _BLACKWELL,
+            "import ext",
+            assumed=True,
+        ),
+    ),
+    noops=(
+        Noop(
+            "no-arch-word",
+            "is_fast()",
+            "the name says nothing about a device",
+            "from ext import is_fast",
+        ),
+        Noop(
+            "no-predicate-prefix",
+            "sm90_kernel()",
+            "only is_/has_/supports_/use_/check_ names promise a truth value",
+            "from ext import sm90_kernel",
+        ),
+    ),
+)

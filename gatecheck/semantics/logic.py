@@ -1,0 +1,92 @@
+"""Kleene's three-valued logic over the value domain, and the join of two paths."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from gatecheck.semantics.values import UNKNOWN, NoneOr, Tri, truth
+
+
+def kleene_not(value: Any) -> Tri:
+    t = truth(value)
+    return UNKNOWN if t is UNKNOWN else (not t)
+
+
+def bool_op(op: str, values: Iterable[Any]) -> Any:
+    """`a and b` / `a or b` with Python's value semantics (`a and b` is a or b), made
+    three-valued: once an operand is unknown, only a deciding operand is known. `values`
+    is lazy: operands after the deciding one are never evaluated, as in Python."""
+    result: Any = None
+    undecided = False
+    for value in values:
+        t = truth(value)
+        if op == "and":
+            if t is False:
+                return False if undecided else value
+        elif t is True:
+            return True if undecided else value
+        if t is UNKNOWN:
+            undecided = True
+        result = value
+    return UNKNOWN if undecided else result
+
+
+def any_all(name: str, items: Sequence[Any]) -> Tri:
+    truths = [truth(v) for v in items]
+    if name == "any":
+        if True in truths:
+            return True
+        return UNKNOWN if UNKNOWN in truths else False
+    if False in truths:
+        return False
+    return UNKNOWN if UNKNOWN in truths else True
+
+
+def join(a: Any, b: Any) -> Any:
+    """The value of 'a or b, we cannot tell which' (two paths meeting)."""
+    if a is b:
+        return a
+    if a is UNKNOWN or b is UNKNOWN:
+        return UNKNOWN
+    try:
+        if type(a) is type(b) and a == b:
+            return a
+    except Exception:
+        return UNKNOWN
+    return UNKNOWN
+
+
+def join_all(values: Sequence[Any]) -> Any:
+    result = values[0]
+    for value in values[1:]:
+        result = join(result, value)
+    return result
+
+
+_ABSENT = object()
+
+
+def _optional_parts(value: Any) -> tuple[bool, Any]:
+    if value is None:
+        return True, _ABSENT
+    if isinstance(value, NoneOr):
+        return True, value.value
+    return False, value
+
+
+def join_optional(a: Any, b: Any) -> Any:
+    """join, except that None meeting one known value is NoneOr(that value)."""
+    a_none, a_value = _optional_parts(a)
+    b_none, b_value = _optional_parts(b)
+    if a_value is _ABSENT:
+        value = b_value
+    elif b_value is _ABSENT:
+        value = a_value
+    else:
+        value = join(a_value, b_value)
+    if value is _ABSENT:
+        return None
+    if value is UNKNOWN:
+        return UNKNOWN
+    return NoneOr(value) if a_none or b_none else value

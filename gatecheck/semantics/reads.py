@@ -1,0 +1,66 @@
+"""What an evaluation read besides the code: naming conventions (its answer is then
+assumed, not proven), the device (it may differ per generation) and bounds it hit (its
+answer is Unknown for want of work, not of knowledge)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A finished evaluation's reads, kept with its memo entry and replayed on a hit."""
+
+    assumed: frozenset[str] = frozenset()
+    device: bool = False
+    bounds: frozenset[str] = frozenset()
+
+
+NOTHING = Recorded()
+
+
+@dataclass
+class Reads:
+    """The reads of an evaluation in progress."""
+
+    # Human-readable reasons: conventions and dispatch guesses the answer rests on.
+    assumed: set[str] = field(default_factory=set)
+    # Whether any value came from the device: an evaluation that never reads it gives
+    # the same answer for every generation, so the others need not be evaluated at all.
+    device: bool = False
+    # Bounds hit (call depth, work, constant size): why a gate may have vanished.
+    bounds: set[str] = field(default_factory=set)
+
+    def absorb(self, other: Reads | Recorded) -> None:
+        if other.assumed:
+            self.assumed |= other.assumed
+        if other.device:
+            self.device = True
+        if other.bounds:
+            self.bounds |= other.bounds
+
+    def frozen(self) -> Recorded:
+        if not (self.assumed or self.device or self.bounds):
+            return NOTHING
+        return Recorded(frozenset(self.assumed), self.device, frozenset(self.bounds))
+
+
+class Memo:
+    """An Evaluator's memo of bindings or calls, each with what it read. An entry that
+    read nothing from the device is the same for every generation (the generation only
+    enters through intrinsics and conventions, which set `device`), so it goes to a store
+    shared by the evaluators of all generations with the same flag assumptions: each
+    binding or call is evaluated once per run, not once per generation."""
+
+    def __init__(self, shared: dict[Any, tuple[Any, Recorded]] | None = None) -> None:
+        self.own: dict[Any, tuple[Any, Recorded]] = {}
+        self.shared: dict[Any, tuple[Any, Recorded]] = {} if shared is None else shared
+
+    def get(self, key: Any) -> tuple[Any, Recorded] | None:
+        found = self.own.get(key)
+        return self.shared.get(key) if found is None else found
+
+    def put(self, key: Any, value: Any, recorded: Recorded) -> None:
+        store = self.own if recorded.device else self.shared
+        store[key] = (value, recorded)

@@ -1,0 +1,153 @@
+"""The one cross-module resolver: a name in scope, or a module's attribute, to its value,
+through imports, `from x import *` (astroid leaves it unexpanded for modules outside
+sys.path; the project index can) and module aliases. Other views that need bindings
+(kernel reach, the audit's hop sources) ask here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from gatecheck.loading.project import Project, bound_in_scopes, lookup
+from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
+from gatecheck.semantics import bounds
+from gatecheck.semantics.builtin_calls import BUILTINS
+from gatecheck.semantics.logic import join_all
+from gatecheck.semantics.values import UNKNOWN, ExternalRef, ModuleRef
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+
+def star_sources(module: nodes.Module) -> Iterator[str]:
+    """The absolute names of the modules `module` star-imports, in order."""
+    for stmt in module.body:
+        if isinstance(stmt, nodes.ImportFrom) and stmt.names and stmt.names[0][0] == "*":
+            yield absolute_import_name(stmt)
+
+
+def module_definitions(
+    project: Project, module_name: str, name: str, max_hops: int, _hops: int = 0
+) -> list[nodes.NodeNG]:
+    """The statements that bind `name` in a project module, through `from x import y`
+    and `from x import *` (at most `max_hops` modules away); imports of modules outside
+    the project end the search."""
+    module = project.module(module_name)
+    if module is None or _hops > max_hops:
+        return []
+    if name in module.locals:
+        return follow_imports(project, list(module.locals[name]), name, max_hops, _hops)
+    for source in star_sources(module):
+        found = module_definitions(project, source, name, max_hops, _hops + 1)
+        if found:
+            return found
+    return []
+
+
+def follow_imports(
+    project: Project, found: list[nodes.NodeNG], name: str, max_hops: int, _hops: int = 0
+) -> list[nodes.NodeNG]:
+    out: list[nodes.NodeNG] = []
+    for binding in found:
+        if isinstance(binding, nodes.ImportFrom):
+            original = imported_name(binding, name)
+            if original:
+                source = absolute_import_name(binding)
+                out.extend(module_definitions(project, source, original, max_hops, _hops + 1))
+        else:
+            out.append(binding)
+    return out
+
+
+def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
+    if not node.name.startswith("__") and not bound_in_scopes(node, node.name):
+        # astroid's lookup would end in its builtins module, read below as "not
+        # bound": skip it (and never make that module).
+        star = _star_imported(ev, node)
+        return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
+    try:
+        scope, assigns = lookup(node, node.name, bound=True)
+    except RecursionError:
+        ev.reads.bounds.add(bounds.TOO_DEEP)  # a chain of aliases deeper than the stack
+        return UNKNOWN
+    except Exception:  # astroid's lookup fails on odd scopes: no binding then
+        return UNKNOWN
+    if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):
+        star = _star_imported(ev, node)
+        return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
+    return join_all([binding_of(ev, a, node.name) for a in assigns])
+
+
+def _star_imported(ev: Evaluator, node: nodes.Name) -> Any:
+    module = node.root()
+    if not isinstance(module, nodes.Module):
+        return None
+    value = module_attribute(ev, str(module.name), node.name)
+    return None if value is UNKNOWN else value
+
+
+def module_attribute(
+    ev: Evaluator, module_name: str, attr: str, _seen: frozenset[str] = frozenset()
+) -> Any:
+    project = ev.project
+    module = project.module(module_name)
+    if module is None:
+        if project.has_module(f"{module_name}.{attr}"):
+            return ModuleRef(f"{module_name}.{attr}")
+        return ExternalRef(f"{module_name}.{attr}")
+    bound = module.locals.get(attr)
+    if bound:
+        return join_all([binding_of(ev, b, attr) for b in bound])
+    if project.has_module(f"{module_name}.{attr}"):
+        return ModuleRef(f"{module_name}.{attr}")
+    if module_name in _seen:
+        return UNKNOWN
+    for source in star_sources(module):
+        if project.module(source) is not None:
+            value = module_attribute(ev, source, attr, _seen | {module_name})
+            if value is not UNKNOWN:
+                return value
+        else:
+            return ExternalRef(f"{source}.{attr}")
+    return UNKNOWN
+
+
+def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:
+    """The value `bound` (an import, def, class or assignment) gives the name `local`."""
+    if isinstance(bound, nodes.ImportFrom):
+        key = (id(bound), local)
+        memo = ev.call_memo.get(key)
+        if memo is not None:
+            value, recorded = memo
+            ev.reads.absorb(recorded)
+            return value
+        if id(bound) in ev.active:
+            return UNKNOWN
+        ev.active.add(id(bound))
+        try:
+            with ev.tracking() as reads:
+                value = _import_from_value(ev, bound, local)
+            ev.call_memo.put(key, value, reads.frozen())
+            return value
+        finally:
+            ev.active.discard(id(bound))
+    if isinstance(bound, nodes.Import):
+        return _import_value(ev, bound, local)
+    return ev.binding_value(bound)
+
+
+def _import_from_value(ev: Evaluator, node: nodes.ImportFrom, local: str) -> Any:
+    original = imported_name(node, local)
+    if original is None:
+        return UNKNOWN
+    return module_attribute(ev, absolute_import_name(node), original)
+
+
+def _import_value(ev: Evaluator, node: nodes.Import, local: str) -> Any:
+    target = import_target(node, local)
+    if target is None:
+        return UNKNOWN
+    name, _aliased = target
+    return ModuleRef(name) if ev.project.has_module(name) else ExternalRef(name)

@@ -1,0 +1,212 @@
+"""Function bodies: what a body returns on each path, one small handler per statement
+kind, in a table. A handler appends the values its statement returns and says whether
+control can go on to the next statement."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from gatecheck.semantics import resolve
+from gatecheck.semantics.env import (
+    Env,
+    bind_target,
+    forget_assigned,
+    forget_assigned_in,
+    merge_into,
+    narrowed,
+)
+from gatecheck.semantics.expressions import by_node_class
+from gatecheck.semantics.logic import join_optional
+from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, truth
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+# (evaluator, statement, env, returns so far) -> whether control falls through.
+Handler = Callable[["Evaluator", Any, Env, list[Any]], bool]
+
+
+def run_body(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> Any:
+    returns, falls_through = exec_block(ev, body, env)
+    if falls_through:
+        returns.append(None)
+    if not returns:
+        return UNKNOWN  # every path raises
+    result = returns[0]
+    for value in returns[1:]:
+        result = join_optional(result, value)
+    return result
+
+
+def exec_block(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> tuple[list[Any], bool]:
+    returns: list[Any] = []
+    for stmt in body:
+        if not TABLE.get(type(stmt), _skip)(ev, stmt, env, returns):
+            return returns, False
+    return returns, True
+
+
+def _skip(ev: Evaluator, stmt: nodes.NodeNG, env: Env, returns: list[Any]) -> bool:
+    return True  # expression statements, pass, global, ...: nothing the answer needs
+
+
+def _return(ev: Evaluator, stmt: nodes.Return, env: Env, returns: list[Any]) -> bool:
+    returns.append(None if stmt.value is None else ev.eval(stmt.value, env))
+    return False
+
+
+def _raise(ev: Evaluator, stmt: nodes.Raise, env: Env, returns: list[Any]) -> bool:
+    return False
+
+
+def _assign(ev: Evaluator, stmt: nodes.Assign, env: Env, returns: list[Any]) -> bool:
+    one_name = len(stmt.targets) == 1 and isinstance(stmt.targets[0], nodes.AssignName)
+    if one_name and isinstance(stmt.value, nodes.Call):
+        value = ev.call_node(stmt.value, env, optional=True)
+    else:
+        value = ev.eval(stmt.value, env)
+    for target in stmt.targets:
+        bind_target(target, value, env)
+    return True
+
+
+def _ann_assign(ev: Evaluator, stmt: nodes.AnnAssign, env: Env, returns: list[Any]) -> bool:
+    if stmt.value is not None:
+        bind_target(stmt.target, ev.eval(stmt.value, env), env)
+    return True
+
+
+def _aug_assign(ev: Evaluator, stmt: nodes.AugAssign, env: Env, returns: list[Any]) -> bool:
+    bind_target(stmt.target, UNKNOWN, env)
+    return True
+
+
+def _if(ev: Evaluator, stmt: nodes.If, env: Env, returns: list[Any]) -> bool:
+    branches = narrowed(stmt.test, env)
+    t = UNKNOWN if branches else truth(ev.eval(stmt.test, env))
+    if t is not UNKNOWN:
+        r, f = exec_block(ev, stmt.body if t else stmt.orelse, env)
+        returns += r
+        return f
+    then_env, else_env = branches or (dict(env), dict(env))
+    r1, f1 = exec_block(ev, stmt.body, then_env)
+    r2, f2 = exec_block(ev, stmt.orelse, else_env)
+    returns += r1 + r2
+    if not (f1 or f2):
+        return False
+    merge_into(env, [e for e, f in ((then_env, f1), (else_env, f2)) if f])
+    return True
+
+
+def _assert(ev: Evaluator, stmt: nodes.Assert, env: Env, returns: list[Any]) -> bool:
+    return truth(ev.eval(stmt.test, env)) is not False
+
+
+def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
+    try_env = dict(env)
+    r, falls = exec_block(ev, stmt.body, try_env)
+    returns += r
+    exits: list[Env] = []
+    if falls:
+        r, f = exec_block(ev, stmt.orelse, try_env)
+        returns += r
+        if f:
+            exits.append(try_env)
+    for handler in stmt.handlers:
+        handler_env = dict(env)
+        forget_assigned_in(stmt.body, handler_env)
+        if handler.name is not None:
+            bind_target(handler.name, UNKNOWN, handler_env)
+        r, f = exec_block(ev, handler.body, handler_env)
+        returns += r
+        if f:
+            exits.append(handler_env)
+    if exits:
+        merge_into(env, exits)
+    r, f = exec_block(ev, stmt.finalbody, env)
+    returns += r
+    return bool(exits) and f
+
+
+def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[Any]) -> bool:
+    # Any number of iterations: what the body assigns is unknown after it.
+    forget_assigned(stmt, env)
+    r, _ = exec_block(ev, stmt.body, dict(env))
+    returns += r
+    r, _ = exec_block(ev, stmt.orelse, dict(env))
+    returns += r
+    return True
+
+
+def _with(ev: Evaluator, stmt: nodes.With, env: Env, returns: list[Any]) -> bool:
+    for _ctx, target in stmt.items:
+        if target is not None:
+            bind_target(target, UNKNOWN, env)
+    r, f = exec_block(ev, stmt.body, env)
+    returns += r
+    return f
+
+
+def _def(ev: Evaluator, stmt: nodes.FunctionDef, env: Env, returns: list[Any]) -> bool:
+    env[stmt.name] = FunctionRef(stmt)
+    return True
+
+
+def _class(ev: Evaluator, stmt: nodes.ClassDef, env: Env, returns: list[Any]) -> bool:
+    env[stmt.name] = ClassRef(stmt)
+    return True
+
+
+def _import(
+    ev: Evaluator, stmt: nodes.Import | nodes.ImportFrom, env: Env, returns: list[Any]
+) -> bool:
+    for name, alias in stmt.names:
+        local = alias or str(name).split(".")[0]
+        if local != "*":
+            env[local] = resolve.binding_of(ev, stmt, local)
+    return True
+
+
+def _match(ev: Evaluator, stmt: nodes.Match, env: Env, returns: list[Any]) -> bool:
+    forget_assigned(stmt, env)
+    for case in stmt.cases:
+        r, _ = exec_block(ev, case.body, dict(env))
+        returns += r
+    return True
+
+
+HANDLERS: dict[type, Handler] = {
+    nodes.Return: _return,
+    nodes.Raise: _raise,
+    nodes.Assign: _assign,
+    nodes.AnnAssign: _ann_assign,
+    nodes.AugAssign: _aug_assign,
+    nodes.If: _if,
+    nodes.Assert: _assert,
+    nodes.Try: _try,
+    nodes.For: _loop,
+    nodes.While: _loop,
+    nodes.With: _with,
+    nodes.FunctionDef: _def,
+    nodes.ClassDef: _class,
+    nodes.Import: _import,
+    nodes.ImportFrom: _import,
+    nodes.Match: _match,
+}
+TABLE: dict[type, Handler] = by_node_class(HANDLERS, _skip)
+
+
+def can_complete(ev: Evaluator, func: FunctionRef) -> bool:
+    """Whether some path through the body returns instead of raising (a loader that
+    raises unless the device is right only completes on the right generations)."""
+    if not isinstance(func.node, nodes.FunctionDef):
+        return True
+    try:
+        env = ev.bind_arguments(func, [], {})
+        returns, falls_through = exec_block(ev, func.node.body, env)
+    except RecursionError:
+        return True
+    return bool(returns) or falls_through

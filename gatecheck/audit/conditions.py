@@ -26,7 +26,11 @@ _SLOT_OWNERS = (
     nodes.Assign,
     nodes.AnnAssign,
     nodes.Comprehension,
+    nodes.Call,
 )
+# Test markers whose first argument is a condition: skip when true / run only when true.
+_SKIP_WHEN_TRUE = frozenset({"skipif", "skipIf", "xfail"})
+_RUN_WHEN_TRUE = frozenset({"skipUnless"})
 
 
 class SlotKind(enum.Enum):
@@ -37,6 +41,15 @@ class SlotKind(enum.Enum):
     RETURN = "return"
     ASSIGN = "assign"
     COMPREHENSION = "comprehension"
+    ARGUMENT = "argument"  # a condition passed to a call (`pytest.mark.skipif(cond)`)
+    # Kernel declarations (gatecheck/audit/declarations.py): what a kernel is declared
+    # supported on or built for, read from a list rather than from a condition.
+    DECORATOR = "decorator"  # `@supported_compute_capability([100, 103])`
+    BUILD = "build"  # `supported_major_versions=[9, 10]`, arch-list keywords
+
+    @property
+    def is_declaration(self) -> bool:
+        return self in (SlotKind.DECORATOR, SlotKind.BUILD)
 
 
 class Role(enum.Enum):
@@ -85,9 +98,33 @@ def _slots(module: nodes.Module) -> Iterator[tuple[nodes.NodeNG, nodes.NodeNG, S
         elif isinstance(node, nodes.Comprehension):
             for test in node.ifs:
                 yield test, node, SlotKind.COMPREHENSION
+        elif isinstance(node, nodes.Call):
+            for argument in condition_arguments(node):
+                yield argument, statement_of(node), SlotKind.ARGUMENT
         elif _is_bool_expression(node.value):
             kind = SlotKind.RETURN if isinstance(node, nodes.Return) else SlotKind.ASSIGN
             yield node.value, node, kind
+
+
+def condition_arguments(call: nodes.Call) -> list[nodes.NodeNG]:
+    """A test marker's condition (whatever its shape), and any argument written as a
+    condition (`f(x, major >= 9)`, `f(enabled=not is_sm90())`)."""
+    arguments = [*call.args, *(k.value for k in call.keywords or [])]
+    if _callee_name(call) in _SKIP_WHEN_TRUE | _RUN_WHEN_TRUE:
+        first = call.args[0] if call.args else _keyword(call, "condition")
+        return [first] if first is not None else []
+    return [a for a in arguments if _is_bool_expression(a)]
+
+
+def _callee_name(call: nodes.Call) -> str:
+    func = call.func
+    if isinstance(func, nodes.Attribute):
+        return str(func.attrname)
+    return str(func.name) if isinstance(func, nodes.Name) else ""
+
+
+def _keyword(call: nodes.Call, name: str) -> nodes.NodeNG | None:
+    return next((k.value for k in call.keywords or [] if k.arg == name), None)
 
 
 def _is_bool_expression(node: nodes.NodeNG | None) -> bool:
@@ -122,7 +159,7 @@ def classify_condition(
     admission = semantics.admission(condition)
     if not varies(admission, semantics.registry.all_names()):
         return None
-    polarity, admits = feature_side(statement, kind, admission, vendor_gens)
+    polarity, admits = feature_side(statement, kind, admission, vendor_gens, condition)
     if _in_predicate_definition(statement, kind):
         role = Role.PREDICATE
     elif varies(admission, vendor_gens):
@@ -149,17 +186,34 @@ def classify_condition(
 
 
 def feature_side(
-    statement: nodes.NodeNG, kind: SlotKind, admission: Admission, vendor_gens: frozenset[str]
+    statement: nodes.NodeNG,
+    kind: SlotKind,
+    admission: Admission,
+    vendor_gens: frozenset[str],
+    condition: nodes.NodeNG | None = None,
 ) -> tuple[Polarity, frozenset[str]]:
     """Which way the condition gates: the body (enables) unless the body only bails out
-    (`if cond: raise/return False`), or only the else side depends on the generation
-    (`if not is_sm100(): fallback()`): then the feature is where it can be false."""
+    (`if cond: raise/return False`), or the condition skips a test (`skipif(cond)`), or only
+    the else side depends on the generation (`if not is_sm100(): fallback()`): then the
+    feature is where it can be false."""
     true_side, false_side = admission.can_be_true, admission.can_be_false
+    marker = _marker_of(condition) if kind is SlotKind.ARGUMENT else ""
+    if marker in _SKIP_WHEN_TRUE:
+        return Polarity.DISABLES, false_side
+    if marker in _RUN_WHEN_TRUE:
+        return Polarity.ENABLES, true_side
     if kind is SlotKind.IF and branch_disables(statement.body):
         return Polarity.DISABLES, false_side
     if _restricted(false_side, vendor_gens) and not _restricted(true_side, vendor_gens):
         return Polarity.DISABLES, false_side
     return Polarity.ENABLES, true_side
+
+
+def _marker_of(condition: nodes.NodeNG | None) -> str:
+    call = condition.parent if condition is not None else None
+    if isinstance(call, nodes.Keyword):
+        call = call.parent
+    return _callee_name(call) if isinstance(call, nodes.Call) else ""
 
 
 def _restricted(generations: frozenset[str], vendor_gens: frozenset[str]) -> bool:

@@ -11,7 +11,8 @@ import re
 # architectures and search, so only its standalone and device spellings count.
 ARCH_IDIOM = re.compile(
     r"capability|is_sm_?\d|sm_?\d{2,3}|hopper|blackwell|gfx9|get_device_properties"
-    r"|\barch\b|gcnArchName|gcn_arch|cuda_arch|arch_list|\bis_arch_|\bget_arch",
+    r"|\barch\b|gcnArchName|gcn_arch|cuda_arch|arch_list|\bis_arch_|\bget_arch"
+    r"|supported_major_versions",
     re.IGNORECASE,
 )
 # A device predicate asks about the device: is_/has_/supports_ plus an arch or vendor word.
@@ -70,6 +71,7 @@ _ARCH_LITERALS = (
     "gcn_arch",
     "cuda_arch",
     "arch_list",
+    "supported_major_versions",  # a build arch list (audit/declarations.py)
 )
 _SM_NUMBER = re.compile(r"sm_?\d\d")  # sm_?\d{2,3}: two digits are enough to match
 _IS_SM = re.compile(r"is_sm_?\d")

@@ -23,6 +23,7 @@ from gatecheck.audit.conditions import (
     outermost_slots,
     varies,
 )
+from gatecheck.audit.declarations import declared_conditions
 from gatecheck.audit.hops import HopSources
 from gatecheck.audit.prefilter import mentions_arch
 from gatecheck.audit.report import (
@@ -67,6 +68,10 @@ def discover(
             )
             if found is not None:
                 conditions.append(found)
+        declared = contain.run(
+            path, 1, 0, partial(declared_conditions, semantics, module, vendor_gens)
+        )
+        conditions.extend(declared or ())
         if on_module is not None:
             on_module()
     conditions = [_recorded_decision_as_gate(c, semantics, vendor_gens) for c in conditions]

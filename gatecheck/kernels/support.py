@@ -18,6 +18,7 @@ from gatecheck.discovery import discover
 from gatecheck.kernels.locate import KernelSource
 from gatecheck.loading.project import Project
 from gatecheck.semantics.admitted import Semantics
+from gatecheck.semantics.evaluator import Evaluator
 from gatecheck.semantics.values import UNKNOWN, FunctionRef, PartialRef
 
 MAX_HOPS = 4
@@ -48,7 +49,7 @@ def _gens_for_majors(registry: Registry, majors: set[int]) -> frozenset[str]:
     )
 
 
-def _gens_for_arch(registry: Registry, entry: Any) -> frozenset[str]:
+def gens_for_arch(registry: Registry, entry: Any) -> frozenset[str]:
     """'90a', 'sm_100a', '12.0', 120, (9, 0) -> generations."""
     nvidia = [g for g in registry.generations if g.vendor == "nvidia"]
     if isinstance(entry, tuple) and len(entry) == 2:
@@ -67,6 +68,76 @@ def _gens_for_arch(registry: Registry, entry: Any) -> frozenset[str]:
     if family:
         return frozenset(g.name for g in nvidia if g.major == major and g.minor >= minor)
     return frozenset(g.name for g in nvidia if g.capability == (major, minor))
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A kernel declaration without an `if`: the decorator call or the build keyword that
+    lists the generations a kernel is declared or built for."""
+
+    node: nodes.NodeNG  # the decorator call, or the keyword argument
+    generations: frozenset[str]
+    spelled: str  # `supported_compute_capability([100, 103])`, `supported_major_versions=[9]`
+
+
+def decorator_declarations(
+    decorated: nodes.FunctionDef | nodes.ClassDef, evaluator: Evaluator, registry: Registry
+) -> Iterator[Declaration]:
+    """`@supported_compute_capability([100, 103])` (SM integers, also through a named
+    constant list) and `@supported_arch(...)` decorators."""
+    if decorated.decorators is None:
+        return
+    for decorator in decorated.decorators.nodes:
+        if not isinstance(decorator, nodes.Call) or not decorator.args:
+            continue
+        name = decorator.func.as_string().rsplit(".", 1)[-1]
+        if "compute_capability" in name or "supported_arch" in name:
+            gens = arch_list(decorator.args[0], evaluator, registry, sm_ints=True)
+            if gens is not None:
+                yield Declaration(decorator, gens, f"{name}({decorator.args[0].as_string()})")
+
+
+def build_declarations(
+    call: nodes.Call, evaluator: Evaluator, registry: Registry
+) -> Iterator[Declaration]:
+    """Build arch lists passed to a call: `supported_major_versions=[9, 10]` (majors) and
+    `arch_list=` / `supported_archs=` / `sm_versions=` keywords (arch spellings)."""
+    for keyword in call.keywords or []:
+        spelled = f"{keyword.arg}={keyword.value.as_string()}"
+        if keyword.arg == "supported_major_versions":
+            majors = evaluator.value(keyword.value)
+            if isinstance(majors, (list, tuple)) and all(isinstance(m, int) for m in majors):
+                yield Declaration(keyword, _gens_for_majors(registry, set(majors)), spelled)
+        elif keyword.arg and _ARCH_KEYWORDS.match(keyword.arg):
+            gens = arch_list(keyword.value, evaluator, registry, sm_ints=False)
+            if gens is not None:
+                yield Declaration(keyword, gens, spelled)
+
+
+def arch_list(
+    node: nodes.NodeNG, evaluator: Evaluator, registry: Registry, sm_ints: bool
+) -> frozenset[str] | None:
+    """The generations a literal (or constant) arch list names; None when it is not one."""
+    value = evaluator.value(node)
+    if not isinstance(value, (list, tuple, set, frozenset)) or value is UNKNOWN:
+        return None
+    gens: set[str] = set()
+    for entry in value:
+        if isinstance(entry, int) and sm_ints:
+            gens |= {
+                g.name
+                for g in registry.generations
+                if g.vendor == "nvidia" and g.sm_version == entry
+            }
+        elif isinstance(entry, int):
+            gens |= (
+                _gens_for_majors(registry, {entry})
+                if entry < 20
+                else gens_for_arch(registry, str(entry))
+            )
+        else:
+            gens |= gens_for_arch(registry, entry)
+    return frozenset(gens)
 
 
 class KernelReader:
@@ -155,59 +226,16 @@ class KernelReader:
 
     def _restrictions(self, function: nodes.FunctionDef) -> Iterator[tuple[frozenset[str], str]]:
         where = self._where(function)
-        if function.decorators is not None:
-            for decorator in function.decorators.nodes:
-                if not isinstance(decorator, nodes.Call) or not decorator.args:
-                    continue
-                name = decorator.func.as_string().rsplit(".", 1)[-1]
-                if "compute_capability" in name or "supported_arch" in name:
-                    gens = self._arch_list(decorator.args[0], sm_ints=True)
-                    if gens is not None:
-                        yield (
-                            gens,
-                            f"@{name}({decorator.args[0].as_string()}) at {where(decorator)}",
-                        )
+        for declared in decorator_declarations(function, self._evaluator, self.registry):
+            yield declared.generations, f"@{declared.spelled} at {where(declared.node)}"
         for call in function.nodes_of_class(nodes.Call):
             if call.scope() is not function:
                 continue
-            for keyword in call.keywords or []:
-                if keyword.arg == "supported_major_versions":
-                    majors = self._evaluator.value(keyword.value)
-                    if isinstance(majors, (list, tuple)) and all(
-                        isinstance(m, int) for m in majors
-                    ):
-                        gens = _gens_for_majors(self.registry, set(majors))
-                        spelled = keyword.value.as_string()
-                        yield gens, f"supported_major_versions={spelled} at {where(keyword)}"
-                elif keyword.arg and _ARCH_KEYWORDS.match(keyword.arg):
-                    gens = self._arch_list(keyword.value, sm_ints=False)
-                    if gens is not None:
-                        yield gens, f"{keyword.arg}={keyword.value.as_string()} at {where(keyword)}"
+            for declared in build_declarations(call, self._evaluator, self.registry):
+                yield declared.generations, f"{declared.spelled} at {where(declared.node)}"
         loader = self._loader_restriction(function)
         if loader is not None:
             yield loader, f"capability check in {function.name} at {where(function)}"
-
-    def _arch_list(self, node: nodes.NodeNG, sm_ints: bool) -> frozenset[str] | None:
-        value = self._evaluator.value(node)
-        if not isinstance(value, (list, tuple, set, frozenset)) or value is UNKNOWN:
-            return None
-        gens: set[str] = set()
-        for entry in value:
-            if isinstance(entry, int) and sm_ints:
-                gens |= {
-                    g.name
-                    for g in self.registry.generations
-                    if g.vendor == "nvidia" and g.sm_version == entry
-                }
-            elif isinstance(entry, int):
-                gens |= (
-                    _gens_for_majors(self.registry, {entry})
-                    if entry < 20
-                    else _gens_for_arch(self.registry, str(entry))
-                )
-            else:
-                gens |= _gens_for_arch(self.registry, entry)
-        return frozenset(gens)
 
     def _loader_restriction(self, function: nodes.FunctionDef) -> frozenset[str] | None:
         """A loader that raises unless the device is right: where can it return?"""

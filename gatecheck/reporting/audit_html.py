@@ -17,7 +17,13 @@ from pathlib import Path
 from urllib.parse import quote
 
 from gatecheck.audit import AuditedGate, AuditReport, CallSite
-from gatecheck.reporting.audit_text import column_label, polarity_of, summary_line
+from gatecheck.reporting.audit_text import (
+    column_label,
+    declaration_note,
+    is_declaration,
+    polarity_of,
+    summary_line,
+)
 from gatecheck.reporting.paths import display_path
 from gatecheck.reporting.plain import printable
 
@@ -216,6 +222,13 @@ def _site(site: CallSite, links: _Links) -> str:
     )
 
 
+def _kind_note(gate: AuditedGate, report: AuditReport, polarity: str) -> str:
+    if is_declaration(gate):  # a kernel declaration: what it is built for, said as such
+        note = declaration_note(gate, report.generation)
+        return f"kernel declaration ({gate.found.kind.value}): {html.escape(note)}"
+    return f"{gate.found.kind.value} gate, {polarity} when true"
+
+
 def _row(index: int, gate: AuditedGate, report: AuditReport, links: _Links) -> str:
     klass = gate.gate_class.value
     polarity = polarity_of(gate)
@@ -233,7 +246,7 @@ def _row(index: int, gate: AuditedGate, report: AuditReport, links: _Links) -> s
         f'<td class="gate" data-sort="{_esc(place)}">'
         f"{links.place(gate.path, gate.start.line)}</td>"
         f'<td class="class" data-sort="{gate.gate_class.rank}">{html.escape(gate.gate_class.label)}'
-        f'<span class="polarity">{gate.found.kind.value} gate, {polarity} when true</span></td>'
+        f'<span class="polarity">{_kind_note(gate, report, polarity)}</span></td>'
         f'<td class="condition"><code>{_esc(gate.condition)}</code>{_details(gate, links)}</td>'
         f"{marks}</tr>"
     )

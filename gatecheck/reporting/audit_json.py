@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gatecheck.audit import AuditedGate, AuditReport, CallSite, KernelVerdict
+from gatecheck.reporting.audit_text import is_declaration
 from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.paths import display_path
 from gatecheck.reporting.plain import printable
@@ -22,6 +23,7 @@ def summary_dict(report: AuditReport) -> dict[str, Any]:
         "columns": list(report.columns),
         "counts": {c.value: n for c, n in report.counts().items()},
         "total": len(report.gates),
+        "declarations": sum(1 for g in report.gates if is_declaration(g)),
         "vendor_gates": report.vendor_gates,
         "call_site_hops": len(report.hops),
         "predicate_definitions": report.predicate_definitions,
@@ -44,6 +46,8 @@ def gate_to_dict(
         "condition_line": found.line,
         "condition": gate.condition,
         "kind": found.kind.value,
+        # A kernel declaration (decorator, build arch list) rather than a condition.
+        "declaration": is_declaration(gate),
         "polarity": found.polarity.value,
         "qualname": printable(found.qualname),
         "feature": printable(gate.feature),

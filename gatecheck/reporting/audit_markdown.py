@@ -7,7 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from gatecheck.audit import AuditedGate, AuditReport, GateClass
-from gatecheck.reporting.audit_text import polarity_of, summary_line
+from gatecheck.reporting.audit_text import (
+    declaration_note,
+    is_declaration,
+    polarity_of,
+    summary_line,
+)
 from gatecheck.reporting.markdown import cell, code, inline
 from gatecheck.reporting.paths import display_path
 
@@ -32,13 +37,28 @@ def render_audit_markdown(report: AuditReport, base: Path | None = None) -> str:
     columns = [f"**{g}**" if g == report.generation else g for g in report.columns]
     lines.append("| feature | gate | class | polarity | " + " | ".join(columns) + " |")
     lines.append("|---|---|---|---|" + "---|" * len(columns))
-    for feature, gates in report.groups():
+    for feature, grouped in report.groups():
+        gates = [g for g in grouped if not is_declaration(g)]
         for row, gate in enumerate(gates):
             marks = ["✓" if gen in gate.admits else "·" for gen in report.columns]
             name = cell(code(feature)) if row == 0 else ""
             lines.append(
                 f"| {name} | {cell(code(_place(gate, base)))} | {CLASS_ICONS[gate.gate_class]} | "
                 f"{polarity_of(gate)} | " + " | ".join(marks) + " |"
+            )
+    declared = [g for g in report.gates if is_declaration(g)]
+    if declared:
+        lines += ["", "### Kernel declarations", ""]
+        lines.append("| declaration | class | " + " | ".join(columns) + " |")
+        lines.append("|---|---|" + "---|" * len(columns))
+        for gate in declared:
+            marks = ["✓" if gen in gate.admits else "·" for gen in report.columns]
+            what = f"{code(_place(gate, base))} {code(gate.condition)}"
+            note = declaration_note(gate, report.generation)
+            lines.append(
+                f"| {cell(what)} | {CLASS_ICONS[gate.gate_class]}: {cell(note)} | "
+                + " | ".join(marks)
+                + " |"
             )
     gaps = [g for g in report.gates if g.gate_class is GateClass.LIKELY_GAP]
     if gaps:

@@ -68,6 +68,17 @@ def shown_admits(gate: AuditedGate, report: AuditReport) -> str:
     return ", ".join(admitted) or "none"
 
 
+def is_declaration(gate: AuditedGate) -> bool:
+    """A kernel declaration (decorator, build arch list): shown in its own section."""
+    return bool(getattr(gate.found.kind, "is_declaration", False))
+
+
+def declaration_note(gate: AuditedGate, generation: str) -> str:
+    """`not built for sm120` / `declared supported on sm120` (a declaration row)."""
+    verb = "declared supported on" if gate.found.kind.value == "decorator" else "built for"
+    return f"{'' if generation in gate.admits else 'not '}{verb} {generation}"
+
+
 def gate_line(
     gate: AuditedGate, report: AuditReport, base: Path | None, lines: SourceLines | None = None
 ) -> Text:
@@ -102,7 +113,8 @@ def matrix_table(report: AuditReport, base: Path | None, lines: SourceLines | No
         style = "bold reverse" if gen == report.generation else "bold"
         table.add_column(column_label(gen), justify="center", header_style=style, no_wrap=True)
     blank = [Text("")] * len(report.columns)
-    for index, (_, gates) in enumerate(report.groups()):
+    groups = [(f, [g for g in gs if not is_declaration(g)]) for f, gs in report.groups()]
+    for index, (_, gates) in enumerate([(f, gs) for f, gs in groups if gs]):
         if index:
             table.add_section()
         table.add_row(Text(short_feature(gates[0]), style="bold"), Text(""), *blank)
@@ -148,6 +160,28 @@ def render_gap_details(
         console.print(Text(f"  via {place} ({printable(site.qualname)})"))
 
 
+def render_declarations(
+    console: Console, report: AuditReport, base: Path | None, lines: SourceLines
+) -> None:
+    """Kernel declarations in their own section: what each kernel is declared or built for,
+    and whether that includes the audited generation."""
+    declared = [g for g in report.gates if is_declaration(g)]
+    if not declared:
+        return
+    missing = sum(1 for g in declared if report.generation not in g.admits)
+    console.print(
+        Text(
+            f"Kernel declarations: {missing} of {len(declared)} not for {report.generation}",
+            style="bold",
+        )
+    )
+    for gate in declared:
+        line = gate_line(gate, report, base, lines)
+        line.append(f"  {declaration_note(gate, report.generation)}: ")
+        line.append(printable(gate.condition), style="dim")
+        console.print(line, soft_wrap=True)
+
+
 def render_audit_text(
     console: Console, report: AuditReport, base: Path | None, *, table: bool | None = None
 ) -> None:
@@ -159,11 +193,13 @@ def render_audit_text(
     if table and table_fits(report, base, console.width, lines):
         console.print(matrix_table(report, base, lines))
         for gate in report.gates:
-            if gate.gate_class is GateClass.LIKELY_GAP:
+            if gate.gate_class is GateClass.LIKELY_GAP and not is_declaration(gate):
                 render_gap_details(console, gate, base, lines)
     else:
         for gate in report.gates:
-            console.print(gate_line(gate, report, base, lines), soft_wrap=True)
+            if not is_declaration(gate):
+                console.print(gate_line(gate, report, base, lines), soft_wrap=True)
+    render_declarations(console, report, base, lines)
     for diag in report.diagnostics:
         console.print(
             Text.assemble(

@@ -1,0 +1,301 @@
+"""Gates without an `if` as audit rows: kernel declarations (capability decorators, build
+arch lists, AOT build flags) and conditions passed as call arguments (test markers), each
+with its admitted set; and the shapes that must not become rows."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from gatecheck.audit import AuditReport, run_audit
+from gatecheck.config.loader import load_ruleset
+from gatecheck.reporting.audit_json import render_audit_json
+from gatecheck.reporting.audit_markdown import render_audit_markdown
+
+MakeTree = Callable[[Mapping[str, str]], Path]
+OLDER_THAN_SM100 = ("sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90")
+
+UTILS = """\
+import torch
+
+
+def get_compute_capability(device=None):
+    return torch.cuda.get_device_capability(device)
+
+
+def supported_compute_capability(ccs):
+    def wrap(check):
+        return check
+
+    return wrap
+
+
+def get_nvcc_flags_list(supported_major_versions=None):
+    return []
+"""
+IMPORTS = (
+    "import pytest\nimport unittest\nimport torch\n"
+    "from pkg.utils import get_compute_capability, get_nvcc_flags_list,"
+    " supported_compute_capability\n"
+)
+
+
+def audit(make_tree: MakeTree, source: str, generation: str = "sm120") -> AuditReport:
+    root = make_tree(
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": UTILS,
+            "pkg/mod.py": IMPORTS + textwrap.dedent(source),
+        }
+    )
+    return run_audit([root], load_ruleset([]), generation)
+
+
+def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
+    """(kind, condition, the condition's admitted set) of the rows of mod.py."""
+    return sorted(
+        (
+            g.found.kind.value,
+            g.condition,
+            report.registry.ordered(g.found.admission.can_be_true),
+        )
+        for g in report.gates
+        if g.path.name == "mod.py"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param(
+            """\
+            @supported_compute_capability([100, 103])
+            def _requirement(a):
+                return True
+            """,
+            [("decorator", "supported_compute_capability([100, 103])", ["sm100", "sm103"])],
+            id="decorator-sm-integers",
+        ),
+        pytest.param(
+            """\
+            SM10X = [100, 103, 110]
+
+
+            @supported_compute_capability(SM10X)
+            def _requirement(a):
+                return True
+            """,
+            [("decorator", "supported_compute_capability(SM10X)", ["sm100", "sm103", "sm110"])],
+            id="decorator-named-constant-list",
+        ),
+        pytest.param(
+            """\
+            def gen_module():
+                return get_nvcc_flags_list(supported_major_versions=[9, 10])
+            """,
+            [("build", "supported_major_versions=[9, 10]", ["sm90", "sm100", "sm103"])],
+            id="build-major-list",
+        ),
+        pytest.param(
+            """\
+            def gen_module(build):
+                return build(arch_list=["90a", "100a"])
+            """,
+            [("build", "arch_list=['90a', '100a']", ["sm90", "sm100"])],
+            id="build-arch-list-keyword",
+        ),
+        pytest.param(
+            """\
+            def gen_all(has_sm90, has_sm100f, out):
+                if has_sm90:
+                    out.append("fa3")
+                if has_sm100f:
+                    out.append("cutlass")
+            """,
+            [
+                ("build", "has_sm100f", ["sm100", "sm103"]),
+                ("build", "has_sm90", ["sm90"]),
+            ],
+            id="aot-build-flags",
+        ),
+        pytest.param(
+            """\
+            def gen_all(has_sm120, has_sm121, out):
+                if has_sm120 or has_sm121:
+                    out.append("sm12x")
+            """,
+            [("build", "has_sm120 or has_sm121", ["sm120", "sm121"])],
+            id="aot-build-flags-or",
+        ),
+        pytest.param(
+            """\
+            @pytest.mark.skipif(get_compute_capability()[0] < 10, reason="needs Blackwell")
+            def test_kernel():
+                pass
+            """,
+            [
+                (
+                    "argument",
+                    "get_compute_capability()[0] < 10",
+                    [*OLDER_THAN_SM100, "gfx90a", "gfx942", "gfx950"],
+                )
+            ],
+            id="pytest-skipif-argument",
+        ),
+        pytest.param(
+            """\
+            class TestKernel(unittest.TestCase):
+                @unittest.skipUnless(get_compute_capability() == (9, 0), "Hopper only")
+                def test_it(self):
+                    pass
+            """,
+            [("argument", "get_compute_capability() == (9, 0)", ["sm90", "gfx90a"])],
+            id="unittest-skipunless-argument",
+        ),
+        pytest.param(
+            """\
+            def pick(choose):
+                return choose("fast", enabled=get_compute_capability()[0] >= 12)
+            """,
+            [("argument", "get_compute_capability()[0] >= 12", ["sm120", "sm121"])],
+            id="condition-as-keyword-argument",
+        ),
+    ],
+)
+def test_gates_without_an_if_are_rows(
+    make_tree: MakeTree, source: str, expected: list[tuple[str, str, list[str]]]
+) -> None:
+    assert rows(audit(make_tree, source)) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param(
+            """\
+            def gen_module():
+                return get_nvcc_flags_list(supported_major_versions=None)
+            """,
+            id="build-list-none-every-arch",
+        ),
+        pytest.param(
+            """\
+            def gen_module(majors):
+                return get_nvcc_flags_list(supported_major_versions=majors)
+            """,
+            id="build-list-unknown-parameter",
+        ),
+        pytest.param(
+            """\
+            @supported_compute_capability([70, 75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121])
+            def _requirement(a):
+                return True
+            """,
+            id="decorator-every-nvidia-generation",
+        ),
+        pytest.param(
+            """\
+            @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+            def test_kernel():
+                pass
+            """,
+            id="skipif-without-an-arch-term",
+        ),
+        pytest.param(
+            """\
+            def f(log, batch):
+                log("big", batch > 128)
+            """,
+            id="argument-condition-without-an-arch-term",
+        ),
+        pytest.param(
+            """\
+            def gen_all(has_cuda, out):
+                if has_cuda:
+                    out.append("x")
+            """,
+            id="flag-not-named-for-an-arch",
+        ),
+        pytest.param(
+            """\
+            def gen_all(has_sm90, batch, out):
+                if has_sm90 and batch > 1:
+                    out.append("x")
+            """,
+            id="build-flag-mixed-with-other-terms",
+        ),
+    ],
+)
+def test_noop_not_a_row(make_tree: MakeTree, source: str) -> None:
+    assert rows(audit(make_tree, source)) == []
+
+
+def test_device_derived_flag_stays_an_ordinary_gate(make_tree: MakeTree) -> None:
+    # has_sm90 read off the device: one `if` row (not a build declaration).
+    source = """\
+    has_sm90 = get_compute_capability()[0] == 9
+    if has_sm90:
+        x = 1
+    """
+    kinds = {kind for kind, _, _ in rows(audit(make_tree, source))}
+    assert "build" not in kinds
+
+
+def test_skipif_disables_and_skipunless_enables(make_tree: MakeTree) -> None:
+    source = """\
+    @pytest.mark.skipif(get_compute_capability()[0] != 12, reason="sm12x only")
+    def test_a():
+        pass
+
+
+    @unittest.skipUnless(get_compute_capability()[0] == 12, "sm12x only")
+    def test_b():
+        pass
+    """
+    report = audit(make_tree, source)
+    sides = sorted(
+        (g.found.polarity.value, report.registry.ordered(g.admits))
+        for g in report.gates
+        if g.path.name == "mod.py"
+    )
+    assert sides == [("disables", ["sm120", "sm121"]), ("enables", ["sm120", "sm121"])]
+
+
+def test_aot_flags_are_marked_assumed(make_tree: MakeTree) -> None:
+    source = """\
+    def gen_all(has_sm100, out):
+        if has_sm100:
+            out.append("x")
+    """
+    (gate,) = [g for g in audit(make_tree, source).gates if g.path.name == "mod.py"]
+    assert any("has_sm100" in a for a in gate.found.admission.assumed)
+
+
+DECLARED = """\
+@supported_compute_capability([100, 103])
+def _requirement(a):
+    return True
+
+
+def gen_module():
+    return get_nvcc_flags_list(supported_major_versions=[10, 11, 12])
+"""
+
+
+def test_declarations_have_their_own_column_and_section(make_tree: MakeTree) -> None:
+    report = audit(make_tree, DECLARED)
+    data = json.loads(render_audit_json(report))
+    declared = {g["condition"]: g["declaration"] for g in data["gates"]}
+    assert declared == {
+        "supported_compute_capability([100, 103])": True,
+        "supported_major_versions=[10, 11, 12]": True,
+    }
+    assert data["declarations"] == 2
+    markdown = render_audit_markdown(report)
+    section = markdown.split("### Kernel declarations", 1)[1]
+    assert "not declared supported on sm120" in section
+    assert "built for sm120" in section.replace("not declared supported on sm120", "")

@@ -1,9 +1,10 @@
 """The on-disk cache, `.gatecheck_cache/` at the project root: a run's result, reused while
 nothing the analysis read has changed.
 
-An entry is keyed by gatecheck's version, the rules (registry included) by content, the
-analysis options and the kernel libraries gatecheck can read. It records every scanned
-file (path, mtime_ns, size, ctime_ns, inode, sha256), which of them were parsed into
+An entry is keyed by gatecheck's own code (a digest of its source files, so a build from
+another commit with the same version number never reads it), the rules (registry
+included) by content, the analysis options and the kernel libraries gatecheck can read.
+It records every scanned file (path, mtime_ns, size, ctime_ns, inode, sha256), which of them were parsed into
 trees, and the result. It is valid when the same files are found and, for each file whose
 stat changed, either the content is the same (sha256), or the file was never parsed and
 its new text still does not pass the run's text prefilter (so it would still not be
@@ -55,9 +56,30 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _BIG = 2**63  # stat fields and times are below this
 
 
+def code_digest() -> str:
+    """sha256 over gatecheck's own source files: the same version number can be many
+    commits (a pre-commit `rev:` sha, an editable install), each answering differently."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode("utf-8") + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError as err:
+            digest.update(f"unreadable: {err.strerror}".encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
 def cache_key(kind: str, **material: object) -> str:
     """A digest of everything besides file contents that decides the result."""
-    data = {"format": _FORMAT, "version": __version__, "kind": kind, **material}
+    data = {
+        "format": _FORMAT,
+        "version": __version__,
+        "code": code_digest(),
+        "kind": kind,
+        **material,
+    }
     text = json.dumps(data, sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -474,3 +474,20 @@ def test_stale_temporary_entries_of_killed_runs_are_removed(tmp_path: Path) -> N
 
     assert not stale.exists()
     assert young.exists()  # perhaps a concurrent run, writing right now
+
+
+def test_the_key_follows_gatecheck_s_own_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same version number can be many commits (a pre-commit `rev:` sha, an editable
+    install): an entry written by other code must not be read."""
+    import gatecheck.cache as cache_module
+
+    package = tmp_path / "gatecheck"
+    package.mkdir()
+    (package / "cache.py").write_text("# one build\n", encoding="utf-8")
+    monkeypatch.setattr(cache_module, "__file__", str(package / "cache.py"))
+    before = cache_module.cache_key("check", rules="r")
+    assert cache_module.cache_key("check", rules="r") == before
+    (package / "engine.py").write_text("# the next commit\n", encoding="utf-8")
+    assert cache_module.cache_key("check", rules="r") != before

@@ -5,11 +5,11 @@ An entry is keyed by gatecheck's own code (a digest of its source files, so a bu
 another commit with the same version number never reads it), the rules (registry included)
 by content, the analysis options and the kernel libraries gatecheck can read. It records
 every scanned file (path, mtime_ns, size, ctime_ns, inode, sha256), which of them were
-parsed into trees, and the result. It is valid when the same files are found and, for
-each file whose stat changed, either the content is the same (sha256), or the file was never parsed and
-its new text still does not pass the run's text prefilter (so it would still not be
-parsed: the result stands). The stat includes ctime and inode, which no `cp -p`,
-`rsync -a` or `tar x` restores: a same-size edit with its old mtime is still seen.
+parsed into trees, and the result. It is valid when the same files are found and, for each
+file whose stat changed, either the content is the same (sha256), or the file was never
+parsed and its new text still does not pass the run's text prefilter (so it would still not
+be parsed: the result stands). The stat includes ctime and inode, which no `cp -p`, `rsync
+-a` or `tar x` restores: a same-size edit with its old mtime is still seen.
 
 Safe by construction, also in a repository nobody vetted (a pull request in CI): the
 cache folder is used only when it is a real folder, never a symbolic link (a warning

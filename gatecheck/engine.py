@@ -15,7 +15,7 @@ from gatecheck.containment import Containment, internal_error
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import MISSING_GENERATION, Finding, Hop, HopKind, Position
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
-from gatecheck.gates.model import Gate, Polarity
+from gatecheck.gates.model import Gate, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.checks import (
     KernelCatalog,
@@ -27,7 +27,7 @@ from gatecheck.kernels.checks import (
 from gatecheck.kernels.support import KernelSupport
 from gatecheck.loading.project import Project, bulk_allocation
 from gatecheck.semantics.admitted import Semantics
-from gatecheck.semantics.culprit import culprit
+from gatecheck.semantics.culprit import behind, culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
 from gatecheck.tracing.paths import ActivationPath, build_path
 
@@ -118,8 +118,9 @@ def _analyse(
     }
     # Each finding carries its own route (options, fields, its gate and its callers); the
     # feature's whole path is stored once, in the analysis' `paths`.
+    # The allowlist hops a finding was moved along stay after its route.
     failures = [
-        (dataclasses.replace(f, hops=tuple(feature_paths[f.feature].route(r))), r)
+        (dataclasses.replace(f, hops=(*feature_paths[f.feature].route(r), *_followed(f))), r)
         if f.feature in feature_paths
         else (f, r)
         for f, r in failures
@@ -131,6 +132,10 @@ def _analyse(
         findings=tuple(f for f, _ in failures),
         paths={feature: tuple(path.hops()) for feature, path in feature_paths.items()},
     )
+
+
+def _followed(finding: Finding) -> tuple[Hop, ...]:
+    return tuple(h for h in finding.hops if h.kind is HopKind.ALLOWLIST)
 
 
 def _where(gate: Gate) -> tuple[Path, int, int]:
@@ -222,6 +227,10 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
     first_missing = registry.ordered(result.missing)[0]
     evaluator = semantics.evaluator(first_missing, flag_assumptions(feature, gate.polarity))
     blocking = culprit(gate.condition, evaluator, needs=gate.polarity is Polarity.ENABLES)
+    # A local name or argument-less helper: the finding (and its fix) is at the allowlist
+    # behind it, possibly in another module; the gate stays on the path as the caller.
+    chain = behind(evaluator, blocking) if gate.polarity is Polarity.ENABLES else (blocking,)
+    at = chain[-1]
     missing_text = ", ".join(registry.ordered(result.missing))
     # Said within the vendors the feature requires: CUDA-only code is not said to admit gfx90a.
     vendors = {registry.get(g).vendor for g in (result.feature.require or result.missing)}
@@ -266,14 +275,23 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
         result.feature_admits,
         int(gate.condition.col_offset or 0),
     )
+    followed = tuple(
+        Hop(
+            _file_of(node, gate.path),
+            int(node.lineno or 1),
+            qualname_of(node),
+            HopKind.ALLOWLIST,
+            node.as_string(),
+            result.feature_admits,
+            int(node.col_offset or 0),
+        )
+        for node in chain[1:]
+    )
     return Finding(
         rule=MISSING_GENERATION,
-        path=gate.path,
-        start=Position(int(blocking.lineno or 1), int(blocking.col_offset or 0)),
-        end=Position(
-            int(blocking.end_lineno or blocking.lineno or 1),
-            int(blocking.end_col_offset or 0),
-        ),
+        path=_file_of(at, gate.path),
+        start=Position(int(at.lineno or 1), int(at.col_offset or 0)),
+        end=Position(int(at.end_lineno or at.lineno or 1), int(at.end_col_offset or 0)),
         feature=feature.id,
         message=message,
         required=frozenset(feature.require),
@@ -283,8 +301,13 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
         polarity=gate.polarity,
         qualname=gate.qualname,
         condition=gate.condition.as_string(),
-        culprit=blocking.as_string(),
+        culprit=at.as_string(),
         notes=tuple(notes),
         assumed=tuple(sorted(result.admission.assumed)),
-        hops=(hop,),
+        hops=(hop, *followed),
     )
+
+
+def _file_of(node: nodes.NodeNG, default: Path) -> Path:
+    root = node.root()
+    return Path(root.file) if isinstance(root, nodes.Module) and root.file else default

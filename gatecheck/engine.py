@@ -25,8 +25,8 @@ from gatecheck.kernels.checks import (
     with_kernel_block,
 )
 from gatecheck.kernels.support import KernelSupport
-from gatecheck.loading.project import Project, bulk_allocation
-from gatecheck.semantics.admitted import Semantics
+from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation
+from gatecheck.semantics.admitted import Admission, Semantics
 from gatecheck.semantics.culprit import behind, culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
 from gatecheck.tracing.paths import ActivationPath, build_path
@@ -134,6 +134,11 @@ def _analyse(
     )
 
 
+def _short(gate: Gate, limit: int = 80) -> str:
+    text = gate.condition.as_string().replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _followed(finding: Finding) -> tuple[Hop, ...]:
     return tuple(h for h in finding.hops if h.kind is HopKind.ALLOWLIST)
 
@@ -142,10 +147,26 @@ def _where(gate: Gate) -> tuple[Path, int, int]:
     return gate.path, gate.line, int(gate.condition.col_offset or 0)
 
 
+BOUND_HIT = "GC901"
+
+
 def _evaluated(
     semantics: Semantics, feature: Feature, gate: Gate, generations: Iterable[str] | None
 ) -> GateResult | None:
-    result = evaluate_gate(semantics, feature, gate, generations)
+    admission = semantics.admission(gate.condition, flag_assumptions(feature, gate.polarity))
+    result = gate_result(semantics, feature, gate, admission, generations)
+    if result is None and admission.bounds:
+        # Dropped as reading no arch term, but only because a bound cut its evaluation
+        # short: said, so that a predicate 25 calls deep is not a silent "0 gates".
+        hit = "; ".join(sorted(admission.bounds))
+        diagnostic = FileDiagnostic(
+            *_where(gate),
+            f"condition `{_short(gate)}` not evaluated to the end ({hit}): "
+            f"whether it is a gate of '{feature.id}' is unknown",
+            code=BOUND_HIT,
+        )
+        if diagnostic not in semantics.project.diagnostics:
+            semantics.project.diagnostics.append(diagnostic)
     # Every view renders the condition: one that cannot be is diagnosed here.
     gate.condition.as_string()
     return result
@@ -209,6 +230,17 @@ def evaluate_gate(
     generations: Iterable[str] | None = None,
 ) -> GateResult | None:
     admission = semantics.admission(gate.condition, flag_assumptions(feature, gate.polarity))
+    return gate_result(semantics, feature, gate, admission, generations)
+
+
+def gate_result(
+    semantics: Semantics,
+    feature: Feature,
+    gate: Gate,
+    admission: Admission,
+    generations: Iterable[str] | None = None,
+) -> GateResult | None:
+    """The gate's result from its condition's admission (None: not arch-dependent)."""
     if not semantics.is_arch_dependent(admission):
         return None  # mentions no arch term: not a gate
     feature_admits = (
@@ -265,6 +297,11 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
         notes.append(
             "partly assumed from names (no readable body): "
             + "; ".join(sorted(result.admission.assumed))
+        )
+    if result.admission.bounds:
+        notes.append(
+            "evaluation stopped at a bound, so the gate may admit more than said: "
+            + "; ".join(sorted(result.admission.bounds))
         )
     hop = Hop(
         gate.path,

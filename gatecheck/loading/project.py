@@ -32,6 +32,9 @@ class FileDiagnostic:
     line: int
     column: int
     message: str
+    # GC900: a file not analysed; GC901: a condition dropped after its evaluation hit a
+    # bound (call depth, recursion, size, steps), so it is not taken for "not a gate".
+    code: str = "GC900"
 
 
 @dataclass(frozen=True)

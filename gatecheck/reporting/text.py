@@ -106,7 +106,7 @@ def render_diagnostics(
     for diag in diagnostics:
         where = f"{display_path(diag.path, base)}:{diag.line}:{diag.column + 1}"
         message = printable(diag.message)
-        console.print(Text.assemble((where, "bold"), ": ", ("GC900", "yellow"), f" {message}"))
+        console.print(Text.assemble((where, "bold"), ": ", (diag.code, "yellow"), f" {message}"))
 
 
 def render_concise(console: Console, findings: Sequence[Finding], base: Path | None) -> None:

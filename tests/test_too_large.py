@@ -54,9 +54,8 @@ def test_huge_file_is_diagnosed_and_the_run_goes_on(make_tree) -> None:  # type:
     )
     result = CliRunner().invoke(cli, ["check", str(root), "--rules", str(root / "rules.yaml")])
     assert result.exit_code == 1
-    assert "huge.py:1:1: GC900 too large to analyse: 1,000,006 tokens, the bound is 1,000,000" in (
-        result.output
-    )
+    said = f"too large to analyse: {loading.MAX_TOKENS + 6:,} tokens, the bound is {loading.MAX_TOKENS:,}"
+    assert f"huge.py:1:1: GC900 {said}" in result.output
     assert "GC001" in result.output, "the other file is still checked"
 
 

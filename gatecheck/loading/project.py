@@ -27,8 +27,10 @@ from gatecheck.safe_io import SOURCE_BYTES, read_regular
 # A file's astroid tree costs hundreds of bytes per token (a 5 MB one-line list literal:
 # ~860 MB), so a file is built only up to this many tokens (names, numbers, operators,
 # brackets; a string counts per word). The largest real engine file measured, FlashInfer
-# 0.7.4's gated_attention_block/api.py (969 KB), has 210,356; the bound is ~5x that.
-MAX_TOKENS = 1_000_000
+# 0.7.4's gated_attention_block/api.py (969 KB), has 210,356; a 5 MB generated table of
+# 118,601 rows (tests/test_robustness.py, built in seconds) has 1,423,216; the 5 MB
+# one-line list `[1,1,...]` has 5,000,004.
+MAX_TOKENS = 2_000_000
 # A token is at least one character: only a longer text is counted (no real file is).
 _TOKEN = re.compile(r"[\w.]+|\S")
 

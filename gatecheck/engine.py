@@ -15,7 +15,7 @@ from gatecheck.containment import Containment, internal_error
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import MISSING_GENERATION, Finding, Hop, HopKind, Position
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
-from gatecheck.gates.model import Gate, Polarity
+from gatecheck.gates.model import Gate, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.checks import (
     KernelCatalog,
@@ -25,9 +25,9 @@ from gatecheck.kernels.checks import (
     with_kernel_block,
 )
 from gatecheck.kernels.support import KernelSupport
-from gatecheck.loading.project import Project, bulk_allocation
-from gatecheck.semantics.admitted import Semantics
-from gatecheck.semantics.culprit import culprit
+from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation
+from gatecheck.semantics.admitted import Admission, Semantics
+from gatecheck.semantics.culprit import behind, culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
 from gatecheck.tracing.paths import ActivationPath, build_path
 
@@ -118,8 +118,9 @@ def _analyse(
     }
     # Each finding carries its own route (options, fields, its gate and its callers); the
     # feature's whole path is stored once, in the analysis' `paths`.
+    # The allowlist hops a finding was moved along stay after its route.
     failures = [
-        (dataclasses.replace(f, hops=tuple(feature_paths[f.feature].route(r))), r)
+        (dataclasses.replace(f, hops=(*feature_paths[f.feature].route(r), *_followed(f))), r)
         if f.feature in feature_paths
         else (f, r)
         for f, r in failures
@@ -133,14 +134,39 @@ def _analyse(
     )
 
 
+def _short(gate: Gate, limit: int = 80) -> str:
+    text = gate.condition.as_string().replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _followed(finding: Finding) -> tuple[Hop, ...]:
+    return tuple(h for h in finding.hops if h.kind is HopKind.ALLOWLIST)
+
+
 def _where(gate: Gate) -> tuple[Path, int, int]:
     return gate.path, gate.line, int(gate.condition.col_offset or 0)
+
+
+BOUND_HIT = "GC901"
 
 
 def _evaluated(
     semantics: Semantics, feature: Feature, gate: Gate, generations: Iterable[str] | None
 ) -> GateResult | None:
-    result = evaluate_gate(semantics, feature, gate, generations)
+    admission = semantics.admission(gate.condition, flag_assumptions(feature, gate.polarity))
+    result = gate_result(semantics, feature, gate, admission, generations)
+    if result is None and admission.bounds:
+        # Dropped as reading no arch term, but only because a bound cut its evaluation
+        # short: said, so that a predicate 25 calls deep is not a silent "0 gates".
+        hit = "; ".join(sorted(admission.bounds))
+        diagnostic = FileDiagnostic(
+            *_where(gate),
+            f"condition `{_short(gate)}` not evaluated to the end ({hit}): "
+            f"whether it is a gate of '{feature.id}' is unknown",
+            code=BOUND_HIT,
+        )
+        if diagnostic not in semantics.project.diagnostics:
+            semantics.project.diagnostics.append(diagnostic)
     # Every view renders the condition: one that cannot be is diagnosed here.
     gate.condition.as_string()
     return result
@@ -204,6 +230,17 @@ def evaluate_gate(
     generations: Iterable[str] | None = None,
 ) -> GateResult | None:
     admission = semantics.admission(gate.condition, flag_assumptions(feature, gate.polarity))
+    return gate_result(semantics, feature, gate, admission, generations)
+
+
+def gate_result(
+    semantics: Semantics,
+    feature: Feature,
+    gate: Gate,
+    admission: Admission,
+    generations: Iterable[str] | None = None,
+) -> GateResult | None:
+    """The gate's result from its condition's admission (None: not arch-dependent)."""
     if not semantics.is_arch_dependent(admission):
         return None  # mentions no arch term: not a gate
     feature_admits = (
@@ -222,6 +259,10 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
     first_missing = registry.ordered(result.missing)[0]
     evaluator = semantics.evaluator(first_missing, flag_assumptions(feature, gate.polarity))
     blocking = culprit(gate.condition, evaluator, needs=gate.polarity is Polarity.ENABLES)
+    # A local name or argument-less helper: the finding (and its fix) is at the allowlist
+    # behind it, possibly in another module; the gate stays on the path as the caller.
+    chain = behind(evaluator, blocking) if gate.polarity is Polarity.ENABLES else (blocking,)
+    at = chain[-1]
     missing_text = ", ".join(registry.ordered(result.missing))
     # Said within the vendors the feature requires: CUDA-only code is not said to admit gfx90a.
     vendors = {registry.get(g).vendor for g in (result.feature.require or result.missing)}
@@ -257,6 +298,11 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
             "partly assumed from names (no readable body): "
             + "; ".join(sorted(result.admission.assumed))
         )
+    if result.admission.bounds:
+        notes.append(
+            "evaluation stopped at a bound, so the gate may admit more than said: "
+            + "; ".join(sorted(result.admission.bounds))
+        )
     hop = Hop(
         gate.path,
         gate.line,
@@ -266,14 +312,23 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
         result.feature_admits,
         int(gate.condition.col_offset or 0),
     )
+    followed = tuple(
+        Hop(
+            _file_of(node, gate.path),
+            int(node.lineno or 1),
+            qualname_of(node),
+            HopKind.ALLOWLIST,
+            node.as_string(),
+            result.feature_admits,
+            int(node.col_offset or 0),
+        )
+        for node in chain[1:]
+    )
     return Finding(
         rule=MISSING_GENERATION,
-        path=gate.path,
-        start=Position(int(blocking.lineno or 1), int(blocking.col_offset or 0)),
-        end=Position(
-            int(blocking.end_lineno or blocking.lineno or 1),
-            int(blocking.end_col_offset or 0),
-        ),
+        path=_file_of(at, gate.path),
+        start=Position(int(at.lineno or 1), int(at.col_offset or 0)),
+        end=Position(int(at.end_lineno or at.lineno or 1), int(at.end_col_offset or 0)),
         feature=feature.id,
         message=message,
         required=frozenset(feature.require),
@@ -283,8 +338,13 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
         polarity=gate.polarity,
         qualname=gate.qualname,
         condition=gate.condition.as_string(),
-        culprit=blocking.as_string(),
+        culprit=at.as_string(),
         notes=tuple(notes),
         assumed=tuple(sorted(result.admission.assumed)),
-        hops=(hop,),
+        hops=(hop, *followed),
     )
+
+
+def _file_of(node: nodes.NodeNG, default: Path) -> Path:
+    root = node.root()
+    return Path(root.file) if isinstance(root, nodes.Module) and root.file else default

@@ -46,6 +46,7 @@ class HopKind(enum.StrEnum):
     MODULE_CONSTANT = "module-constant"  # a gate function's answer bound at import time
     UNRESOLVED_CALLS = "unresolved-calls"  # calls of a gate function not followed further
     CYCLE = "cycle"  # a caller already on the path
+    ALLOWLIST = "allowlist"  # the allowlist behind a gate's local name or helper
 
     @classmethod
     def of(cls, kind: GateKind) -> HopKind:

@@ -8,6 +8,7 @@ import codecs
 import gc
 import io
 import os
+import re
 import tokenize
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -23,6 +24,30 @@ from astroid.raw_building import InspectBuilder
 from gatecheck import progress
 from gatecheck.safe_io import SOURCE_BYTES, read_regular
 
+# A file's astroid tree costs hundreds of bytes per token (a 5 MB one-line list literal:
+# ~860 MB), so a file is built only up to this many tokens (names, numbers, operators,
+# brackets; a string counts per word). The largest real engine file measured, FlashInfer
+# 0.7.4's gated_attention_block/api.py (969 KB), has 210,356; a 5 MB generated table of
+# 118,601 rows (tests/test_robustness.py, built in seconds) has 1,423,216; the 5 MB
+# one-line list `[1,1,...]` has 5,000,004.
+MAX_TOKENS = 2_000_000
+# A token is at least one character: only a longer text is counted (no real file is).
+_TOKEN = re.compile(r"[\w.]+|\S")
+
+
+class TooLarge(Exception):
+    """A file with more tokens than MAX_TOKENS (not built)."""
+
+
+def check_size(text: str, bound: int = MAX_TOKENS) -> None:
+    """Raise TooLarge when `text` has more tokens than `bound` (one regex pass over a
+    text longer than the bound, C speed; astroid would take minutes and gigabytes)."""
+    if len(text) <= bound:
+        return
+    count = sum(1 for _ in _TOKEN.finditer(text))
+    if count > bound:
+        raise TooLarge(f"too large to analyse: {count:,} tokens, the bound is {bound:,}")
+
 
 @dataclass(frozen=True)
 class FileDiagnostic:
@@ -32,6 +57,9 @@ class FileDiagnostic:
     line: int
     column: int
     message: str
+    # GC900: a file not analysed; GC901: a condition dropped after its evaluation hit a
+    # bound (call depth, recursion, size, steps), so it is not taken for "not a gate".
+    code: str = "GC900"
 
 
 @dataclass(frozen=True)
@@ -278,11 +306,14 @@ class Project:
             source = read_source(path, self.overrides.get(path))
             self._sources[path] = source
             name = self.name_of(path)
+            check_size(source.text)
             if self._builder is None:
                 self._builder = _Builder(self._manager)
             module = self._builder.string_build(source.text, name, str(path))
             # Modules belong to this project, not to astroid's process-wide cache.
             self._manager.astroid_cache.pop(name, None)
+        except TooLarge as err:
+            self._diagnose(path, 1, 0, str(err))
         except AstroidSyntaxError as err:
             line, col = _error_position(err)
             self._diagnose(path, line, col, _syntax_message(err.error or err))

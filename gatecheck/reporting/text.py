@@ -17,6 +17,27 @@ from gatecheck.reporting.paths import display_path
 from gatecheck.reporting.plain import printable
 
 CONTEXT_LINES = 1
+# A frame shows this many characters of the line before the marked span, of the span and
+# after it, cutting the rest with an ellipsis: a 5 MB one-line file is not printed whole.
+BEFORE_CHARS = 60
+MARKED_CHARS = 80
+AFTER_CHARS = 40
+ELLIPSIS = "..."
+
+
+def _head(text: str, keep: int) -> str:
+    return text if len(text) <= keep + len(ELLIPSIS) else text[:keep] + ELLIPSIS
+
+
+def _tail(text: str, keep: int) -> str:
+    return text if len(text) <= keep + len(ELLIPSIS) else ELLIPSIS + text[-keep:]
+
+
+def _middle(text: str, keep: int) -> str:
+    if len(text) <= keep + len(ELLIPSIS):
+        return text
+    half = keep // 2
+    return text[:half] + ELLIPSIS + text[-(keep - half) :]
 
 
 def _frame(lines: list[str], finding: Finding) -> Text:
@@ -33,10 +54,20 @@ def _frame(lines: list[str], finding: Finding) -> Text:
             code_point_column(line, finding.end.column) if number == finding.end.line else len(line)
         )
         inside = finding.start.line <= number <= finding.end.line
-        # Escaped piece by piece, so that the caret stays under what it marks.
-        before, marked, after = (
-            printable(part) for part in (line[:start], line[start:end], line[end:])
-        )
+        # Cut around the caret, then escaped piece by piece, so that the caret stays
+        # under what it marks.
+        pieces = (line[:start], line[start:end], line[end:])
+        if not inside:
+            pieces = (_head(line, BEFORE_CHARS + MARKED_CHARS + AFTER_CHARS), "", "")
+        elif number == finding.start.line:
+            pieces = (
+                _tail(pieces[0], BEFORE_CHARS),
+                _middle(pieces[1], MARKED_CHARS),
+                _head(pieces[2], AFTER_CHARS),
+            )
+        else:
+            pieces = ("", _middle(pieces[1], MARKED_CHARS), _head(pieces[2], AFTER_CHARS))
+        before, marked, after = (printable(part) for part in pieces)
         if inside:
             out.append(before)
             out.append(marked, style="bold red")
@@ -106,7 +137,7 @@ def render_diagnostics(
     for diag in diagnostics:
         where = f"{display_path(diag.path, base)}:{diag.line}:{diag.column + 1}"
         message = printable(diag.message)
-        console.print(Text.assemble((where, "bold"), ": ", ("GC900", "yellow"), f" {message}"))
+        console.print(Text.assemble((where, "bold"), ": ", (diag.code, "yellow"), f" {message}"))
 
 
 def render_concise(console: Console, findings: Sequence[Finding], base: Path | None) -> None:

@@ -113,9 +113,11 @@ def fix(ctx: Context, target: nodes.NodeNG) -> Fix | None:
 def values_on_missing(ctx: Context, expr: nodes.NodeNG) -> list[Any]:
     """What `expr` is on each missing generation (read by the generation's evaluator:
     the one value a literal must hold for the comparison to let it through)."""
+    read = ctx.semantics.per_generation(
+        lambda _gen, evaluator: evaluator.value(expr), generations=ctx.missing
+    )
     values: list[Any] = []
-    for gen in ctx.semantics.registry.ordered(ctx.missing):
-        value = ctx.semantics.evaluator(gen).value(expr)
+    for gen, value in read.items():
         if isinstance(value, tuple):
             value = tuple(value)  # Capability -> plain tuple for repr
         if isinstance(value, bool) or not isinstance(value, (int, tuple, str)):

@@ -7,21 +7,16 @@ not followed: their body is right, the gate needs a sibling (predicate_or)."""
 
 from __future__ import annotations
 
-import re
-
 from astroid import nodes
 
 from gatecheck.fixing.strategies.base import Context, Fix, Refuse, flags_of
-from gatecheck.semantics.culprit import culprit
+from gatecheck.semantics import culprit as culprits
+from gatecheck.semantics.culprit import behind, culprit
 from gatecheck.semantics.evaluator import Evaluator
-from gatecheck.semantics.values import FunctionRef
+
+__all__ = ["EXAMPLES", "NAME", "NOOPS", "behind", "fix", "step"]
 
 NAME = "follow"
-
-# Names that say which generation they test: their body is the predicate, not a list.
-_NAMED_FOR_ARCH = re.compile(
-    r"sm_?\d|\d{2,}|hopper|blackwell|ampere|volta|turing|gfx|mi3\d|cdna|rdna", re.IGNORECASE
-)
 
 _CAP = "import torch\ncap = torch.cuda.get_device_capability()\n"
 
@@ -84,67 +79,9 @@ def fix(ctx: Context, target: nodes.NodeNG) -> Fix | None:
 
 
 def step(evaluator: Evaluator, target: nodes.NodeNG) -> nodes.NodeNG | None:
-    """The expression one local name or argument-less helper behind `target` (None:
-    not a name or helper this follows); Refuse when it is one but cannot be followed."""
-    if isinstance(target, nodes.Name) and not _NAMED_FOR_ARCH.search(target.name):
-        return _assigned_value(target)
-    if (
-        isinstance(target, nodes.Call)
-        and not target.args
-        and not target.keywords
-        and not _NAMED_FOR_ARCH.search(target.func.as_string())
-    ):
-        return _returned_value(evaluator, target)
-    return None
-
-
-def behind(evaluator: Evaluator, blocking: nodes.NodeNG) -> tuple[nodes.NodeNG, ...]:
-    """The culprit of a gate and, after it, each allowlist behind it (in a helper's
-    body, possibly in another module): where a finding belongs, the last one, with
-    the ones before it as the path from the caller. For the evaluator's generation."""
-    chain = [blocking]
-    while len(chain) < 8:  # a cycle of helpers is not followed forever
-        try:
-            value = step(evaluator, chain[-1])
-        except Refuse:
-            break
-        if value is None:
-            break
-        chain.append(culprit(value, evaluator, needs=True))
-    return tuple(chain)
-
-
-def _assigned_value(name: nodes.Name) -> nodes.NodeNG | None:
-    scope, bound = name.lookup(name.name)
-    if not isinstance(scope, (nodes.FunctionDef, nodes.Module)):
-        return None
-    assignments = [b for b in bound if isinstance(b, nodes.AssignName)]
-    if len(assignments) != len(bound) or not assignments:
-        return None
-    every = [
-        n
-        for n in scope.nodes_of_class(nodes.AssignName)
-        if n.name == name.name and n.scope() is scope
-    ]
-    if len(every) != 1:
-        raise Refuse(f"`{name.name}` is assigned in more than one place; edit by hand")
-    statement = every[0].parent
-    if not isinstance(statement, nodes.Assign) or len(statement.targets) != 1:
-        return None
-    return statement.value
-
-
-def _returned_value(evaluator: Evaluator, call: nodes.Call) -> nodes.NodeNG | None:
-    callee = evaluator.value(call.func)
-    if not isinstance(callee, FunctionRef) or not isinstance(callee.node, nodes.FunctionDef):
-        return None
-    function = callee.node
-    returns = [r for r in function.nodes_of_class(nodes.Return) if r.scope() is function]
-    if len(returns) != 1 or returns[0].value is None:
-        raise Refuse(f"`{function.name}` returns in more than one place; edit it by hand")
-    value = returns[0].value
-    parameters = {a.name for a in function.args.arguments}
-    read = sorted({n.name for n in value.nodes_of_class(nodes.Name) if n.name in parameters})
-    if read:
-        raise Refuse(f"`{function.name}`'s allowlist reads its parameter `{read[0]}`: not followed")
-    return value
+    """The expression behind `target` (semantics.culprit.step); Refuse with its reason
+    when it is a name or helper that cannot be followed."""
+    try:
+        return culprits.step(evaluator, target)
+    except culprits.NotFollowed as err:
+        raise Refuse(str(err)) from err

@@ -19,7 +19,14 @@ if TYPE_CHECKING:
 
 # Method/function names that conventionally return the capability or the SM version
 # (abstract platform methods, compiled helpers).
-_CAPABILITY_NAMES = {"get_device_capability", "get_cuda_capability", "device_capability"}
+_CAPABILITY_NAMES = {
+    "get_device_capability",
+    "get_cuda_capability",
+    "device_capability",
+    # compiled extensions (`_ext.get_device_compute_capability()`)
+    "get_device_compute_capability",
+    "get_compute_capability",
+}
 _SM_VERSION_NAMES = {"get_sm_version", "get_device_sm", "get_sm", "sm_version", "get_cuda_arch"}
 
 _FAMILY_MAJORS: dict[str, tuple[str, Sequence[int]]] = {

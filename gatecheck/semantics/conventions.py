@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from astroid import nodes
+
 from gatecheck.config.model import Registry, VocabularyEntry
 from gatecheck.semantics.values import UNKNOWN, Capability
 
@@ -122,3 +124,34 @@ def by_convention(ev: Evaluator, name: str) -> Any:
     if convention.kind == "sm_version":
         return ev.generation.sm_version
     return ev.generation.name in convention.admits
+
+
+def _annotation_name(node: nodes.NodeNG, args: nodes.Arguments) -> str | None:
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    annotations = [*args.posonlyargs_annotations, *args.annotations, *args.kwonlyargs_annotations]
+    for arg, annotation in zip(every, annotations, strict=False):
+        if arg is node and annotation is not None:
+            text = annotation.as_string().strip("'\"")
+            return text.rsplit(".", 1)[-1]
+    return None
+
+
+def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
+    """A parameter read where no caller bound it (a condition inside the function):
+    annotated with a capability class (`capability: DeviceCapability`) or named like one
+    (`device_capability`, `sm_version`), it is taken to be the device's, marked assumed
+    (the callers were not read)."""
+    name = getattr(node, "name", "")
+    annotation = _annotation_name(node, args)
+    if annotation is not None and annotation.endswith("Capability"):
+        ev.reads.assumed.add(f"parameter '{name}: {annotation}' (a capability class)")
+        ev.reads.device = True
+        return Capability(ev.generation.capability)
+    convention = convention_for(name, ev.registry)
+    if convention is None or convention.kind == "predicate":
+        return UNKNOWN
+    ev.reads.assumed.add(f"parameter '{name}' (naming convention)")
+    ev.reads.device = True
+    if convention.kind == "capability":
+        return Capability(ev.generation.capability)
+    return ev.generation.sm_version

@@ -28,6 +28,12 @@ class Kernel:
 
 def plain(capability):
     return capability.major == 12
+
+def defaulted(device_capability=None):
+    return device_capability is None
+
+def other_encoding(device_capability: int):
+    return device_capability >= 100
 """
 
 NVIDIA_9_10 = {"sm90", "sm100", "sm103"}
@@ -39,6 +45,8 @@ CASES = [
     ("pick", {"sm100", "sm103", "sm110", "sm120", "sm121"}),
     ("__init__", {"sm120", "sm121"}),
     ("plain", None),  # neither annotated nor named like a capability
+    ("defaulted", None),  # the caller may leave the default
+    ("other_encoding", None),  # annotated, but not with a capability class
 ]
 
 

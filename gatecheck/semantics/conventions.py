@@ -136,14 +136,26 @@ def _annotation_name(node: nodes.NodeNG, args: nodes.Arguments) -> str | None:
     return None
 
 
+def _has_default(args: nodes.Arguments, name: str) -> bool:
+    try:
+        args.default_value(name)
+    except Exception:  # astroid's NoDefault
+        return False
+    return True
+
+
 def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
     """A parameter read where no caller bound it (a condition inside the function):
     annotated with a capability class (`capability: DeviceCapability`) or named like one
     (`device_capability`, `sm_version`), it is taken to be the device's, marked assumed
     (the callers were not read)."""
     name = getattr(node, "name", "")
+    if _has_default(args, name):
+        return UNKNOWN  # the caller may leave the default (`device_capability=None`)
     annotation = _annotation_name(node, args)
-    if annotation is not None and annotation.endswith("Capability"):
+    if annotation is not None:
+        if not annotation.endswith("Capability"):
+            return UNKNOWN  # `device_capability: int`: some other encoding
         ev.reads.assumed.add(f"parameter '{name}: {annotation}' (a capability class)")
         ev.reads.device = True
         return Capability(ev.generation.capability)

@@ -145,7 +145,7 @@ def _nested_in(condition: nodes.NodeNG, conditions: set[int]) -> bool:
 def varies(admission: Admission, generations: frozenset[str]) -> bool:
     """Whether the condition's (three-valued) truth differs between these generations."""
     values = {(g in admission.can_be_true, g in admission.can_be_false) for g in generations}
-    return len(values) > 1
+    return len(values) > 1 or admission.depends_on(generations)
 
 
 def classify_condition(

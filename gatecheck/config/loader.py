@@ -726,7 +726,15 @@ def _generation(entry: Entry) -> Generation:
         capability=(int(major), int(minor)),
         family=cast(str, entry["family"]),
         products=_strings(entry, "products"),
+        min_cuda=_release(entry, "min_cuda"),
     )
+
+
+def _release(entry: Entry, key: str) -> tuple[int, int] | None:
+    if key not in entry:
+        return None
+    major, minor = cast(list[int], entry[key])
+    return int(major), int(minor)
 
 
 def _feature(entry: Entry, location: SourceLocation) -> Feature:

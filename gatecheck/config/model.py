@@ -27,6 +27,9 @@ class Generation:
     capability: tuple[int, int]
     family: str
     products: tuple[str, ...] = ()
+    # The first CUDA toolkit release that supports the device (None: not an NVIDIA
+    # device, or not known): a torch that runs on it was built for at least this one.
+    min_cuda: tuple[int, int] | None = None
 
     @property
     def major(self) -> int:

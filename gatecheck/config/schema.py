@@ -64,6 +64,13 @@ GENERATION_SCHEMA: Schema = {
         },
         "family": _text(),
         "products": {"type": "array", "items": _text("product")},
+        # The first CUDA toolkit release supporting the device: [major, minor].
+        "min_cuda": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 0},
+            "minItems": 2,
+            "maxItems": 2,
+        },
     },
     "required": ["name", "vendor", "capability", "family"],
     "additionalProperties": False,

@@ -14,11 +14,12 @@ from astroid import nodes
 
 from gatecheck.config.model import Registry, VocabularyEntry
 from gatecheck.loading.project import Project
+from gatecheck.semantics import free_atoms
 from gatecheck.semantics.env import Env
 from gatecheck.semantics.evaluator import Evaluator
 from gatecheck.semantics.oracle import IdiomRegistry, default_idioms
 from gatecheck.semantics.reads import Memo, Reads
-from gatecheck.semantics.values import Tri
+from gatecheck.semantics.values import UNKNOWN, Tri
 
 T = TypeVar("T")
 
@@ -33,10 +34,22 @@ class Admission:
     can_be_false: frozenset[str]
     assumed: frozenset[str] = frozenset()
     bounds: frozenset[str] = frozenset()
+    # Unknown on every generation, yet the generation matters once the unknown operands
+    # are taken as free variables: for each assignment of them under which the outcome
+    # differs between generations, the generations where it is true (see free_atoms.py).
+    free_true_sets: tuple[frozenset[str], ...] = ()
 
     @property
     def admitted(self) -> frozenset[str]:
         return self.can_be_true
+
+    def depends_on(self, generations: frozenset[str]) -> bool:
+        """Whether, the same unknowns fixed, these generations can answer differently."""
+        return any(0 < len(generations & true) < len(generations) for true in self.free_true_sets)
+
+    @property
+    def depends_on_generation(self) -> bool:
+        return bool(self.free_true_sets)
 
 
 class Semantics:
@@ -121,25 +134,33 @@ class Semantics:
         flags: Mapping[str, Any] | None = None,
         env_for: Mapping[str, Env] | None = None,
     ) -> Admission:
+        seen = Reads()
+        truths = self._truths(node, flags, env_for, seen)
+        can_true = frozenset(g for g, t in truths.items() if t is not False)
+        can_false = frozenset(g for g, t in truths.items() if t is not True)
+        free: tuple[frozenset[str], ...] = ()
+        if all(t is UNKNOWN for t in truths.values()):
+            free = free_atoms.free_true_sets(
+                node, lambda leaf: self._truths(leaf, flags, env_for, seen)
+            )
+        return Admission(can_true, can_false, frozenset(seen.assumed), frozenset(seen.bounds), free)
+
+    def _truths(
+        self,
+        node: nodes.NodeNG,
+        flags: Mapping[str, Any] | None,
+        env_for: Mapping[str, Env] | None,
+        seen: Reads,
+    ) -> dict[str, Tri]:
         def truth(gen: str, evaluator: Evaluator) -> Tri:
             return evaluator.truth(node, None if env_for is None else dict(env_for[gen]))
 
-        can_true: set[str] = set()
-        can_false: set[str] = set()
-        seen = Reads()
+        found: dict[str, Tri] = {}
         shortcut = self.shortcuts and env_for is None
         for gen, t, reads in self._each(truth, flags, None, shortcut):
             seen.absorb(reads)
-            if t is not False:
-                can_true.add(gen)
-            if t is not True:
-                can_false.add(gen)
-        return Admission(
-            frozenset(can_true),
-            frozenset(can_false),
-            frozenset(seen.assumed),
-            frozenset(seen.bounds),
-        )
+            found[gen] = t
+        return found
 
     def admitted(
         self, node: nodes.NodeNG, flags: Mapping[str, Any] | None = None

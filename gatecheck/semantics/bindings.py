@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import decorator_names, destructure_path
-from gatecheck.semantics import dispatch
+from gatecheck.semantics import conventions, dispatch
 from gatecheck.semantics.env import index_path
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
 
@@ -73,11 +73,11 @@ def _assigned(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) -> Any:
     if isinstance(parent, nodes.NamedExpr):
         return ev.eval(parent.value, None)
     if isinstance(parent, nodes.Arguments):
-        return _parameter_value(node, parent)
+        return _parameter_value(ev, node, parent)
     return UNKNOWN
 
 
-def _parameter_value(node: nodes.NodeNG, args: nodes.Arguments) -> Any:
+def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
     func = args.parent
     positional = list(args.posonlyargs) + list(args.args)
     if (
@@ -92,7 +92,7 @@ def _parameter_value(node: nodes.NodeNG, args: nodes.Arguments) -> Any:
         if "classmethod" in decorators:
             return ClassRef(func.parent)
         return InstanceRef(func.parent)
-    return UNKNOWN
+    return conventions.parameter_by_convention(ev, node, args)
 
 
 def _under_type_checking(node: nodes.NodeNG) -> bool:

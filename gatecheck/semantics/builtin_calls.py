@@ -90,6 +90,10 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
         found = ev.get_attribute(args[0], args[1])
         if found is UNKNOWN and len(args) == 3:
             return UNKNOWN
+        if len(args) == 3 and isinstance(found, ExternalRef) and not ev.idioms.claims(found.dotted):
+            # An external module may lack the name (that is why a default is given): the
+            # result is the attribute or the default, which one is unknown.
+            return UNKNOWN
         return found
     if name == "hasattr" and len(args) == 2 and isinstance(args[1], str):
         answer = ev.idioms.has_attribute(args[0], args[1])

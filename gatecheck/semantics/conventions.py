@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from astroid import nodes
+
 from gatecheck.config.model import Registry, VocabularyEntry
 from gatecheck.semantics.values import UNKNOWN, Capability
 
@@ -19,7 +21,14 @@ if TYPE_CHECKING:
 
 # Method/function names that conventionally return the capability or the SM version
 # (abstract platform methods, compiled helpers).
-_CAPABILITY_NAMES = {"get_device_capability", "get_cuda_capability", "device_capability"}
+_CAPABILITY_NAMES = {
+    "get_device_capability",
+    "get_cuda_capability",
+    "device_capability",
+    # compiled extensions (`_ext.get_device_compute_capability()`)
+    "get_device_compute_capability",
+    "get_compute_capability",
+}
 _SM_VERSION_NAMES = {"get_sm_version", "get_device_sm", "get_sm", "sm_version", "get_cuda_arch"}
 
 _FAMILY_MAJORS: dict[str, tuple[str, Sequence[int]]] = {
@@ -115,3 +124,46 @@ def by_convention(ev: Evaluator, name: str) -> Any:
     if convention.kind == "sm_version":
         return ev.generation.sm_version
     return ev.generation.name in convention.admits
+
+
+def _annotation_name(node: nodes.NodeNG, args: nodes.Arguments) -> str | None:
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    annotations = [*args.posonlyargs_annotations, *args.annotations, *args.kwonlyargs_annotations]
+    for arg, annotation in zip(every, annotations, strict=False):
+        if arg is node and annotation is not None:
+            text = annotation.as_string().strip("'\"")
+            return text.rsplit(".", 1)[-1]
+    return None
+
+
+def _has_default(args: nodes.Arguments, name: str) -> bool:
+    try:
+        args.default_value(name)
+    except Exception:  # astroid's NoDefault
+        return False
+    return True
+
+
+def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
+    """A parameter read where no caller bound it (a condition inside the function):
+    annotated with a capability class (`capability: DeviceCapability`) or named like one
+    (`device_capability`, `sm_version`), it is taken to be the device's, marked assumed
+    (the callers were not read)."""
+    name = getattr(node, "name", "")
+    if _has_default(args, name):
+        return UNKNOWN  # the caller may leave the default (`device_capability=None`)
+    annotation = _annotation_name(node, args)
+    if annotation is not None:
+        if not annotation.endswith("Capability"):
+            return UNKNOWN  # `device_capability: int`: some other encoding
+        ev.reads.assumed.add(f"parameter '{name}: {annotation}' (a capability class)")
+        ev.reads.device = True
+        return Capability(ev.generation.capability)
+    convention = convention_for(name, ev.registry)
+    if convention is None or convention.kind == "predicate":
+        return UNKNOWN
+    ev.reads.assumed.add(f"parameter '{name}' (naming convention)")
+    ev.reads.device = True
+    if convention.kind == "capability":
+        return Capability(ev.generation.capability)
+    return ev.generation.sm_version

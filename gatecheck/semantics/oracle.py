@@ -34,6 +34,10 @@ class IdiomRegistry:
                 return intrinsic
         return None
 
+    def claims(self, dotted: str) -> bool:
+        """Whether some idiom gives this external name (a call or an attribute) its meaning."""
+        return self._call(dotted) is not None or any(a.matches(dotted) for a in self._attributes)
+
     def reads_arguments(self, dotted: str) -> bool:
         intrinsic = self._call(dotted)
         return intrinsic is not None and intrinsic.reads_arguments

@@ -44,8 +44,21 @@ IDIOM = Idiom(
             "import ext",
             assumed=True,
         ),
+        Example(
+            "compiled-extension-capability",
+            "_ext.get_device_compute_capability() >= (12, 0)",
+            generations("sm120", "sm121"),
+            "import _ext",
+            assumed=True,
+        ),
     ),
     noops=(
+        Noop(
+            "getattr-default-on-an-extension",
+            'getattr(_ext, "fp8_gemm", None) is None',
+            "an external module may or may not define the name: the default may be returned",
+            "import _ext",
+        ),
         Noop(
             "no-arch-word",
             "is_fast()",

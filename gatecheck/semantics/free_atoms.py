@@ -1,0 +1,136 @@
+"""Whether a condition that is Unknown on every generation still depends on the
+generation: `flag and not (is_sm100() or is_sm120())` is Unknown everywhere (the flag
+is), yet with the flag set it is false on Blackwell and true elsewhere. Kleene's
+three-valued result hides that; taking each operand the generation does not decide as a
+free variable (the same unknowns on every generation) shows it.
+
+The condition is split at its boolean structure (`and`, `or`, `not`, and names bound
+once to such an expression), each operand (an atom) is evaluated per generation, and
+the structure is re-evaluated for every assignment of True/False to the atoms that are
+Unknown somewhere. Bounded: with more than MAX_FREE_ATOMS such atoms, nothing is said
+(the three-valued answer stands)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from astroid import nodes
+
+from gatecheck.semantics.values import UNKNOWN, Tri
+
+MAX_FREE_ATOMS = 6
+MAX_ATOMS = 16
+# How many names bound to a boolean expression are followed, one inside the other.
+MAX_NAME_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class _Not:
+    operand: _Formula
+
+
+@dataclass(frozen=True)
+class _Op:
+    op: str  # "and" | "or"
+    operands: tuple[_Formula, ...]
+
+
+_Formula = _Not | _Op | int  # an int: the index of an atom
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _single_binding(name: nodes.Name) -> nodes.NodeNG | None:
+    """The value of the one plain assignment `name = <expr>` in its own scope, if that
+    is the only binding of the name there."""
+    try:
+        _scope, found = name.lookup(name.name)
+    except Exception:
+        return None
+    if len(found) != 1 or not isinstance(found[0], nodes.AssignName):
+        return None
+    assign = found[0].parent
+    if not isinstance(assign, nodes.Assign) or len(assign.targets) != 1:
+        return None
+    if assign.targets[0] is not found[0]:
+        return None
+    if assign.scope() is not name.scope():
+        return None
+    return assign.value
+
+
+def _is_structure(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.BoolOp) or (isinstance(node, nodes.UnaryOp) and node.op == "not")
+
+
+def _split(node: nodes.NodeNG, atoms: list[nodes.NodeNG], depth: int = 0) -> _Formula:
+    if isinstance(node, nodes.BoolOp):
+        return _Op(node.op, tuple(_split(v, atoms, depth) for v in node.values))
+    if isinstance(node, nodes.UnaryOp) and node.op == "not":
+        return _Not(_split(node.operand, atoms, depth))
+    if isinstance(node, nodes.Name) and depth < MAX_NAME_DEPTH:
+        bound = _single_binding(node)
+        if bound is not None and _is_structure(bound):
+            return _split(bound, atoms, depth + 1)
+    if len(atoms) >= MAX_ATOMS:
+        raise _TooLarge
+    atoms.append(node)
+    return len(atoms) - 1
+
+
+def _value(formula: _Formula, atoms: Mapping[int, bool]) -> bool:
+    if isinstance(formula, int):
+        return atoms[formula]
+    if isinstance(formula, _Not):
+        return not _value(formula.operand, atoms)
+    if formula.op == "and":
+        return all(_value(f, atoms) for f in formula.operands)
+    return any(_value(f, atoms) for f in formula.operands)
+
+
+def structure(node: nodes.NodeNG) -> tuple[_Formula, list[nodes.NodeNG]] | None:
+    """The boolean structure of `node` and its atoms, or None (a single atom, or too
+    many)."""
+    atoms: list[nodes.NodeNG] = []
+    try:
+        formula = _split(node, atoms)
+    except _TooLarge:
+        return None
+    if isinstance(formula, int):
+        return None
+    return formula, atoms
+
+
+def free_true_sets(
+    node: nodes.NodeNG, truths_of: Callable[[nodes.NodeNG], Mapping[str, Tri]]
+) -> tuple[frozenset[str], ...]:
+    """For each assignment of the undecided atoms under which generations answer
+    differently, the generations where `node` is then true (empty: it does not depend
+    on the generation, or the structure is too large to say)."""
+    split = structure(node)
+    if split is None:
+        return ()
+    formula, atoms = split
+    per_atom = [truths_of(atom) for atom in atoms]
+    free = [i for i, truths in enumerate(per_atom) if UNKNOWN in truths.values()]
+    if not free or len(free) > MAX_FREE_ATOMS:
+        return ()
+    generations = list(per_atom[0])
+    found: list[frozenset[str]] = []
+    for choice in itertools.product((True, False), repeat=len(free)):
+        fixed = dict(zip(free, choice, strict=True))
+        true_on: set[str] = set()
+        for gen in generations:
+            values = {
+                i: fixed[i] if truths[gen] is UNKNOWN else bool(truths[gen])
+                for i, truths in enumerate(per_atom)
+            }
+            if _value(formula, values):
+                true_on.add(gen)
+        if 0 < len(true_on) < len(generations) and frozenset(true_on) not in found:
+            found.append(frozenset(true_on))
+    return tuple(found)

@@ -1,0 +1,60 @@
+"""Smaller misreads of real code (issue 17, item 5), as (source, expr, admitted) tables
+against the pure entry point."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatecheck.config.model import RuleSet
+from gatecheck.semantics.admitted import admission_of
+
+EVERY = "every"
+BLACKWELL_12 = frozenset({"sm120", "sm121"})
+
+CASES = [
+    pytest.param(
+        "import _ext",
+        'getattr(_ext, "fp8_gemm", None) is None',
+        EVERY,
+        id="getattr-default-is-unknown",
+    ),
+    pytest.param(
+        "import torch",
+        'getattr(torch.version, "hip", None) is not None',
+        frozenset({"gfx90a", "gfx942", "gfx950"}),
+        id="getattr-default-of-an-idiom-keeps-its-value",
+    ),
+    pytest.param(
+        "def vendor():\n"
+        "    try:\n"
+        "        import pynvml\n"
+        '        return "nvidia"\n'
+        "    except Exception:\n"
+        '        return "amd"\n',
+        'vendor() == "amd"',
+        EVERY,
+        id="vendor-string-on-every-path-is-unknown",
+    ),
+    pytest.param(
+        "import os, torch\n"
+        "use = torch.cuda.get_device_capability()[0] == 12\n"
+        'if os.environ.get("X"):\n'
+        "    use = False\n",
+        "use",
+        BLACKWELL_12,
+        id="flag-rebound-under-if-keeps-device-dependence",
+    ),
+    pytest.param(
+        "import _ext",
+        "_ext.get_device_compute_capability() >= (12, 0)",
+        BLACKWELL_12,
+        id="compiled-extension-capability-by-name",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "admitted"), CASES)
+def test_misread(ruleset: RuleSet, source: str, expr: str, admitted: object) -> None:
+    admission = admission_of(source, expr, ruleset.registry)
+    expected = ruleset.registry.all_names() if admitted == EVERY else admitted
+    assert admission.can_be_true == expected

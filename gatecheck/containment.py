@@ -26,6 +26,28 @@ def internal_error(path: Path, line: int, column: int, err: Exception) -> FileDi
     return FileDiagnostic(path, line, column, message)
 
 
+BOUND_HIT = "GC901"
+
+
+def bound_hit(
+    diagnostics: list[FileDiagnostic],
+    where: tuple[Path, int, int],
+    condition: str,
+    bounds: frozenset[str],
+    consequence: str,
+) -> None:
+    """A condition dropped as reading no arch term, but only because a work bound cut its
+    evaluation short: said (once), so that a predicate 25 calls deep is not a silent
+    "0 gates". Shared by check and audit."""
+    text = condition.replace("\n", " ")
+    text = text if len(text) <= 80 else text[:77] + "..."
+    hit = "; ".join(sorted(bounds))
+    message = f"condition `{text}` not evaluated to the end ({hit}): {consequence}"
+    diagnostic = FileDiagnostic(*where, message, code=BOUND_HIT)
+    if diagnostic not in diagnostics:
+        diagnostics.append(diagnostic)
+
+
 def is_internal_error(diagnostic: FileDiagnostic) -> bool:
     """A contained failure (a gatecheck bug), not a property of the analysed file."""
     return diagnostic.message.startswith(INTERNAL_ERROR)

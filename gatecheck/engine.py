@@ -11,7 +11,7 @@ from pathlib import Path
 from astroid import nodes
 
 from gatecheck.config.model import Feature, RuleSet
-from gatecheck.containment import Containment, internal_error
+from gatecheck.containment import Containment, bound_hit, internal_error
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import MISSING_GENERATION, Finding, Hop, HopKind, Position
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
@@ -25,7 +25,7 @@ from gatecheck.kernels.checks import (
     with_kernel_block,
 )
 from gatecheck.kernels.support import KernelSupport
-from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation
+from gatecheck.loading.project import Project, bulk_allocation
 from gatecheck.semantics.admitted import Admission, Semantics
 from gatecheck.semantics.culprit import behind, culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
@@ -134,11 +134,6 @@ def _analyse(
     )
 
 
-def _short(gate: Gate, limit: int = 80) -> str:
-    text = gate.condition.as_string().replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _followed(finding: Finding) -> tuple[Hop, ...]:
     return tuple(h for h in finding.hops if h.kind is HopKind.ALLOWLIST)
 
@@ -147,26 +142,19 @@ def _where(gate: Gate) -> tuple[Path, int, int]:
     return gate.path, gate.line, int(gate.condition.col_offset or 0)
 
 
-BOUND_HIT = "GC901"
-
-
 def _evaluated(
     semantics: Semantics, feature: Feature, gate: Gate, generations: Iterable[str] | None
 ) -> GateResult | None:
     admission = semantics.admission(gate.condition, flag_assumptions(feature, gate.polarity))
     result = gate_result(semantics, feature, gate, admission, generations)
     if result is None and admission.bounds:
-        # Dropped as reading no arch term, but only because a bound cut its evaluation
-        # short: said, so that a predicate 25 calls deep is not a silent "0 gates".
-        hit = "; ".join(sorted(admission.bounds))
-        diagnostic = FileDiagnostic(
-            *_where(gate),
-            f"condition `{_short(gate)}` not evaluated to the end ({hit}): "
+        bound_hit(
+            semantics.project.diagnostics,
+            _where(gate),
+            gate.condition.as_string(),
+            admission.bounds,
             f"whether it is a gate of '{feature.id}' is unknown",
-            code=BOUND_HIT,
         )
-        if diagnostic not in semantics.project.diagnostics:
-            semantics.project.diagnostics.append(diagnostic)
     # Every view renders the condition: one that cannot be is diagnosed here.
     gate.condition.as_string()
     return result

@@ -7,7 +7,8 @@ from click.testing import CliRunner
 
 from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
-from gatecheck.engine import BOUND_HIT, analyse
+from gatecheck.containment import BOUND_HIT
+from gatecheck.engine import analyse
 from gatecheck.semantics import bounds
 
 DEPTH = bounds.MAX_CALL_DEPTH + 1
@@ -71,3 +72,23 @@ def test_shallow_chain_says_nothing(make_tree) -> None:  # type: ignore[no-untyp
     assert not [d for d in analysis.project.diagnostics if d.code == BOUND_HIT]
     (finding,) = analysis.findings
     assert not any("bound" in note for note in finding.notes)
+
+
+def test_audit_says_it_too(make_tree) -> None:  # type: ignore[no-untyped-def]
+    """The audit reads every condition without rules: one cut short by a bound is the
+    same GC901 there, not a row dropped in silence."""
+    from gatecheck.audit.run import run_audit
+
+    # The audit reads only files that spell an arch idiom (its text prefilter).
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/chain.py": CHAIN,
+        "pkg/args.py": "# the capability is read deep inside\n"
+        + ARGS.format(depth=DEPTH, gate=f"p{DEPTH}()"),
+        "rules.yaml": RULE,
+    }
+    root = make_tree(files)
+    report = run_audit([root], load_ruleset([root / "rules.yaml"]), "sm120")
+    hits = [d for d in report.diagnostics if d.code == BOUND_HIT]
+    assert [(d.path.name, d.line) for d in hits] == [("args.py", 10)]
+    assert "whether it is an architecture gate is unknown" in hits[0].message

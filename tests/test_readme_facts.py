@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 from gatecheck import cache
-from gatecheck.engine import BOUND_HIT
+from gatecheck.containment import BOUND_HIT
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 

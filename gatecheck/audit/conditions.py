@@ -13,6 +13,7 @@ from pathlib import Path
 from astroid import nodes
 
 from gatecheck.audit.prefilter import is_predicate_name
+from gatecheck.containment import bound_hit
 from gatecheck.gates.feature_gates import branch_disables
 from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.semantics.admitted import Admission, Semantics
@@ -158,6 +159,17 @@ def classify_condition(
 ) -> ArchCondition | None:
     admission = semantics.admission(condition)
     if not varies(admission, semantics.registry.all_names()):
+        if admission.bounds:
+            path = Path(module.file) if module.file else Path(str(module.name))
+            where = (path, int(condition.lineno or 1), int(condition.col_offset or 0))
+            consequence = "whether it is an architecture gate is unknown"
+            bound_hit(
+                semantics.project.diagnostics,
+                where,
+                condition.as_string(),
+                admission.bounds,
+                consequence,
+            )
         return None
     polarity, admits = feature_side(statement, kind, admission, vendor_gens, condition)
     if _in_predicate_definition(statement, kind):

@@ -21,7 +21,7 @@ from gatecheck.audit.naming import feature_name, rule_feature_matches, rule_feat
 from gatecheck.audit.report import AuditedGate, CallSite, FeatureSource, GateClass, GateSite
 from gatecheck.config.model import RuleSet
 from gatecheck.findings import Position
-from gatecheck.gates.branches import is_numeric, only_reports, tunes_numbers
+from gatecheck.gates.branches import call_name, is_numeric, only_reports, tunes_numbers
 from gatecheck.gates.model import Polarity
 from gatecheck.loading.project import Project
 from gatecheck.semantics.admitted import Semantics
@@ -341,7 +341,7 @@ class Classifier:
         if not family:
             return None
         same_family = {g for g in self.vendor_gens if self.registry.get(g).family.lower() == family}
-        named = [(_term_name(t), self.semantics.admission(t).can_be_true) for t in found.arch_terms]
+        named = [(call_name(t), self.semantics.admission(t).can_be_true) for t in found.arch_terms]
         if found.kind is SlotKind.ASSIGN:
             named += [(n, found.admission.can_be_true) for n in assigned_names(found.statement)]
         for name, admits in named:
@@ -387,15 +387,6 @@ def _loaded_names(module: nodes.Module) -> set[str]:
 
 def _but(reasons: list[str]) -> list[str]:
     return [f"but: {r}" for r in reasons]
-
-
-def _term_name(term: nodes.NodeNG) -> str:
-    node = term.func if isinstance(term, nodes.Call) else term
-    if isinstance(node, nodes.Attribute):
-        return str(node.attrname)
-    if isinstance(node, nodes.Name):
-        return str(node.name)
-    return ""
 
 
 def _message_or_number(node: nodes.NodeNG) -> str:

@@ -10,6 +10,7 @@ from gatecheck.config.loader import load_ruleset
 from gatecheck.containment import BOUND_HIT
 from gatecheck.engine import analyse
 from gatecheck.semantics import bounds
+from tests.conftest import FAST_THING_RULE
 
 DEPTH = bounds.MAX_CALL_DEPTH + 1
 # p{DEPTH} calls p{DEPTH-1} ... calls p0, which reads the device.
@@ -28,13 +29,7 @@ class Args:
         if {gate}:
             self.enable_fast_thing = True
 """
-RULE = """
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULE = FAST_THING_RULE
 
 
 def _tree(make_tree, gate: str):  # type: ignore[no-untyped-def]

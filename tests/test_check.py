@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from gatecheck.cli import cli
 from gatecheck.config.model import RuleSet
 from gatecheck.engine import analyse
-from tests.conftest import FIXTURES
+from tests.conftest import FAST_THING_RULE, FIXTURES
 
 
 def _summary(root: Path, ruleset: RuleSet) -> list[tuple[str, int, str]]:
@@ -53,13 +53,7 @@ class Args:
         major, minor = torch.cuda.get_device_capability()
         {gate}
 """
-RULE = """
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULE = FAST_THING_RULE
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
 from gatecheck.engine import analyse
 from gatecheck.findings import HopKind
+from tests.conftest import FAST_THING_RULE
 
 CAPS = """import torch
 
@@ -32,13 +33,7 @@ class Args:
         if _use_fast():
             self.enable_fast_thing = True
 """
-RULE = """
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULE = FAST_THING_RULE
 
 
 def _project(make_tree) -> Path:  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ import yaml
 from click.testing import CliRunner
 
 from gatecheck.cli import cli
-from tests.conftest import REPO, write_tree
+from tests.conftest import FAST_THING_RULE, REPO, write_tree
 
 ARCH = """
 import torch
@@ -58,13 +58,7 @@ class Other:
         if hopper_class():
             self.enable_fast_thing = True
 """
-RULES = """
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULES = FAST_THING_RULE
 PYPROJECT = '[tool.gatecheck]\nrules = ["rules/gates.yaml"]\n'
 
 

@@ -10,15 +10,9 @@ from click.testing import CliRunner
 
 from gatecheck.cli import cli
 from gatecheck.config.pyproject import _key_positions, find_pyproject
-from tests.conftest import write_tree
+from tests.conftest import FAST_THING_RULE, write_tree
 
-RULE = """
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULE = FAST_THING_RULE
 
 ARGS = """
 import torch

@@ -27,7 +27,7 @@ from gatecheck.findings import (
 from gatecheck.reporting.columns import code_point_column
 from gatecheck.reporting.sarif import FINGERPRINT_KEY, sarif_log
 from gatecheck.suppressions import SUPPRESSION_RULES
-from tests.conftest import FIXTURES, REPO, corpus_package, write_tree
+from tests.conftest import FAST_THING_RULE, FIXTURES, REPO, corpus_package, write_tree
 
 # The OASIS schema is not committed (third-party text): CI has it in the shared folder
 # beside the checkout; elsewhere GATECHECK_SARIF_SCHEMA names a copy.
@@ -149,13 +149,7 @@ class Args:
         if label != "日本語" and major in (9, 10):  # {comment}
             self.enable_fast_thing = True
 """
-RULE = """
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULE = FAST_THING_RULE
 
 
 def mini(tmp_path: Path, comment: str = "") -> Path:

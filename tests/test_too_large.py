@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from gatecheck.cli import cli
 from gatecheck.loading import project as loading
 from gatecheck.loading.project import TooLarge, check_size
+from tests.conftest import FAST_THING_RULE
 
 
 @pytest.mark.parametrize(
@@ -38,13 +39,7 @@ class Args:
         if major in (9, 10):
             self.enable_fast_thing = True
 """
-RULE = """
-features:
-  - id: fast-thing
-    description: the fast thing
-    flags: [enable_fast_thing]
-    require: [sm90, sm100, sm120]
-"""
+RULE = FAST_THING_RULE
 
 
 def test_huge_file_is_diagnosed_and_the_run_goes_on(make_tree) -> None:  # type: ignore[no-untyped-def]

@@ -13,12 +13,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from astroid import nodes
+
 from gatecheck import safe_io
-from gatecheck.config.model import RuleSet
+from gatecheck.config.model import Registry, RuleSet
 from gatecheck.engine import Analysis, GateResult, analyse
 from gatecheck.findings import MISSING_GENERATION, Edit, Finding
 from gatecheck.fixing.planner import Plan, Refusal, plan_fix
-from gatecheck.fixing.text import OverlappingEdits, apply_edits
+from gatecheck.fixing.text import OverlappingEdits, RawText, apply_edits
 from gatecheck.fixing.wrap import wrap_long_lines
 
 
@@ -147,14 +149,31 @@ def _accept(
     planned: list[tuple[Finding, GateResult, Plan]],
     report: FixReport,
 ) -> tuple[bytes, list[tuple[Finding, GateResult, Plan]]] | None:
-    """All plans for the file together if they verify; otherwise each one alone."""
-    outcome = _try(analysis, rerun, path, raw, encoding, planned)
-    if not isinstance(outcome, str):
-        return outcome, planned
-    if len(planned) == 1:
-        report.refused.append((planned[0][0], outcome))
+    """All plans for the file together if they verify; otherwise each one judged by the
+    same shared re-analysis when that can tell them apart (_shared), else each one
+    alone, in order, on top of the ones kept so far."""
+    together = _edited(raw, encoding, planned)
+    if not isinstance(together, str):
+        after = rerun({path: together})
+        outcome = _verify(analysis, after, path, planned)
+        if outcome is None:
+            return together, planned
+        if len(planned) == 1:
+            report.refused.append((planned[0][0], outcome))
+            return None
+        shared = _shared(analysis, after, path, raw, planned)
+        if shared is not None:
+            kept = [item for item, why in zip(planned, shared, strict=True) if why is None]
+            confirmed = _try(analysis, rerun, path, raw, encoding, kept) if kept else None
+            if not isinstance(confirmed, str):
+                for item, why in zip(planned, shared, strict=True):
+                    if why is not None:
+                        report.refused.append((item[0], why))
+                return (confirmed, kept) if confirmed is not None else None
+    elif len(planned) == 1:
+        report.refused.append((planned[0][0], together))
         return None
-    kept: list[tuple[Finding, GateResult, Plan]] = []
+    kept = []
     current = raw
     for item in planned:
         trial = _try(analysis, rerun, path, raw, encoding, [*kept, item])
@@ -166,14 +185,10 @@ def _accept(
     return (current, kept) if kept else None
 
 
-def _try(
-    analysis: Analysis,
-    rerun: Callable[[dict[Path, bytes]], Analysis],
-    path: Path,
-    raw: bytes,
-    encoding: str,
-    planned: list[tuple[Finding, GateResult, Plan]],
+def _edited(
+    raw: bytes, encoding: str, planned: list[tuple[Finding, GateResult, Plan]]
 ) -> bytes | str:
+    """The file with the plans' edits applied and long lines wrapped, or why not."""
     edits: list[Edit] = []
     for _finding, _result, plan in planned:
         for edit in plan.edits:
@@ -188,6 +203,20 @@ def _try(
         ast.parse(after)  # bytes: the parser honours the BOM and coding cookie itself
     except SyntaxError as err:
         return f"the edit would not parse ({err.msg}); file left untouched"
+    return after
+
+
+def _try(
+    analysis: Analysis,
+    rerun: Callable[[dict[Path, bytes]], Analysis],
+    path: Path,
+    raw: bytes,
+    encoding: str,
+    planned: list[tuple[Finding, GateResult, Plan]],
+) -> bytes | str:
+    after = _edited(raw, encoding, planned)
+    if isinstance(after, str):
+        return after
     return _verify(analysis, rerun({path: after}), path, planned) or after
 
 
@@ -204,29 +233,127 @@ def _verify(
     new = _keyed(after.gate_results)
     if set(old) != set(new):
         return "re-analysis found a different set of gates after the edit; file left untouched"
-    allowed: set[str] = set()
+    allowed: frozenset[str] = frozenset()
     for _finding, _result, plan in planned:
         allowed |= plan.adds
-    fixed_keys = {k for k, r in old.items() for _f, res, _p in planned if r is res}
+    fixed = {id(result) for _finding, result, _plan in planned}
     registry = before.semantics.registry
     for key, old_result in old.items():
-        new_result = new[key]
-        dropped = old_result.feature_admits - new_result.feature_admits
-        if dropped:
-            return (
-                f"the edit would drop {', '.join(registry.ordered(dropped))}; file left untouched"
-            )
-        gained = new_result.feature_admits - old_result.feature_admits
-        if key in fixed_keys:
-            if new_result.missing:
-                still = ", ".join(registry.ordered(new_result.missing))
-                return f"after the edit the gate still excludes {still}; file left untouched"
-            if gained - allowed:
-                extra = ", ".join(registry.ordered(gained - allowed))
-                return f"the edit would also admit {extra}; file left untouched"
-        elif gained:
-            return f"the edit would change another gate ({key.qualname}); file left untouched"
+        problem = _problem(registry, key, old_result, new[key], id(old_result) in fixed, allowed)
+        if problem is not None:
+            return problem
     return None
+
+
+def _problem(
+    registry: Registry,
+    key: _GateKey,
+    old: GateResult,
+    new: GateResult,
+    fixed: bool,
+    allowed: frozenset[str],
+) -> str | None:
+    """What is wrong with one gate after the edit (None: nothing): `fixed` says whether
+    it is one the edit fixes, `allowed` what a fixed gate may gain."""
+    dropped = old.feature_admits - new.feature_admits
+    if dropped:
+        return f"the edit would drop {', '.join(registry.ordered(dropped))}; file left untouched"
+    gained = new.feature_admits - old.feature_admits
+    if fixed:
+        if new.missing:
+            still = ", ".join(registry.ordered(new.missing))
+            return f"after the edit the gate still excludes {still}; file left untouched"
+        if gained - allowed:
+            extra = ", ".join(registry.ordered(gained - allowed))
+            return f"the edit would also admit {extra}; file left untouched"
+    elif gained:
+        return f"the edit would change another gate ({key.qualname}); file left untouched"
+    return None
+
+
+def _shared(
+    before: Analysis,
+    after: Analysis,
+    path: Path,
+    raw: bytes,
+    planned: list[tuple[Finding, GateResult, Plan]],
+) -> list[str | None] | None:
+    """Each plan's verdict read off the one re-analysis of all of them together (None for
+    a plan: it verifies), where that verdict is the one it gets alone: when every plan
+    edits only its own gate's `if`/`while`/`assert` test, no other gate's condition
+    overlaps those edits, and no gate without a plan changed. Otherwise None: the plans
+    are tried one by one. (1,000 failing gates in a file cost 1,000 re-analyses that way;
+    the plans kept are re-verified together by the caller before anything is written.)"""
+    old = _keyed(before.gate_results)
+    new = _keyed(after.gate_results)
+    if set(old) != set(new):
+        return None
+    spans = _condition_spans(before, path, raw)
+    key_of = {id(result): key for key, result in old.items()}
+    owner: dict[_GateKey, int] = {}
+    for index, (_finding, result, plan) in enumerate(planned):
+        key = key_of.get(id(result))
+        if key is None or key in owner or not _contained(result, plan, path, spans):
+            return None
+        owner[key] = index
+    registry = before.semantics.registry
+    every: frozenset[str] = frozenset()
+    for _finding, _result, plan in planned:
+        every |= plan.adds
+    verdicts: list[str | None] = [None] * len(planned)
+    for key, old_result in old.items():
+        at = owner.get(key)
+        if at is None:
+            if new[key].feature_admits != old_result.feature_admits:
+                return None  # an edit reached a gate it does not own
+            continue
+        alone = _problem(registry, key, old_result, new[key], True, planned[at][2].adds)
+        if alone != _problem(registry, key, old_result, new[key], True, every):
+            return None  # it gains what only another plan brings: order matters
+        verdicts[at] = alone
+    return verdicts
+
+
+def _condition_spans(analysis: Analysis, path: Path, raw: bytes) -> dict[int, tuple[int, int]]:
+    """Byte span of each gate condition in `path`, by the id of its result."""
+    source = analysis.project.source(path)
+    if source is None:
+        return {}
+    text = RawText(path, raw, source.encoding)
+    spans: dict[int, tuple[int, int]] = {}
+    for result in analysis.gate_results:
+        condition = result.gate.condition
+        if result.gate.path != path or condition.end_lineno is None:
+            continue
+        start = text.offset(condition.lineno, condition.col_offset)
+        spans[id(result)] = (start, text.offset(condition.end_lineno, condition.end_col_offset))
+    return spans
+
+
+def _contained(
+    result: GateResult, plan: Plan, path: Path, spans: dict[int, tuple[int, int]]
+) -> bool:
+    """Does the plan edit only its own gate's test, a test whose value nothing stores
+    (an `if`, `while` or `assert`; not a `return`, an assignment or a conditional
+    expression, which other gates read), with no other gate's condition overlapping?"""
+    gate = result.gate
+    statement = gate.statement
+    if not isinstance(statement, (nodes.If, nodes.While, nodes.Assert)):
+        return False
+    if gate.condition is not statement.test or any(
+        True for _ in gate.condition.nodes_of_class(nodes.NamedExpr)
+    ):
+        return False
+    span = spans.get(id(result))
+    if span is None or plan.path != path:
+        return False
+    start, end = span
+    if not all(e.path == path and start <= e.start <= e.end <= end for e in plan.edits):
+        return False
+    return not any(
+        other != id(result) and o_start <= end and start <= o_end
+        for other, (o_start, o_end) in spans.items()
+    )
 
 
 def write_changes(report: FixReport, roots: Sequence[Path], *, force: bool = False) -> None:

@@ -5,6 +5,7 @@ line endings. (Writing them is gatecheck/safe_io.py's part.)"""
 from __future__ import annotations
 
 import codecs
+import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,7 +38,12 @@ class RawText:
             return "\r\n"
         return "\r" if b"\r" in self.raw and b"\n" not in self.raw else "\n"
 
-    def line_starts(self) -> list[int]:
+    def line_starts(self) -> tuple[int, ...]:
+        return self._line_starts
+
+    @functools.cached_property
+    def _line_starts(self) -> tuple[int, ...]:
+        # Once per text: every position of a fix asks for it (1,000 gates in a file).
         # Python reads source with universal newlines: CR LF, a lone LF and a lone CR
         # (old Mac files) all end a line, and astroid's line numbers count them so.
         starts = [len(self.bom)]
@@ -45,7 +51,7 @@ class RawText:
         for index, byte in enumerate(raw):
             if byte == 0x0A or (byte == 0x0D and raw[index + 1 : index + 2] != b"\n"):
                 starts.append(index + 1)
-        return starts
+        return tuple(starts)
 
     def line_bytes(self, line: int) -> bytes:
         starts = self.line_starts()

@@ -49,8 +49,8 @@ def plan_fix(analysis: Analysis, result: GateResult, *, force: bool = False) -> 
     gate = result.gate
     module = gate.condition.root()
     source = analysis.project.source(gate.path)
-    if not isinstance(module, nodes.Module) or source is None:
-        return Refusal("source not available")
+    # A gate is found in a module built from its source.
+    assert isinstance(module, nodes.Module) and source is not None, gate.path
     raw = RawText(source.path, source.raw, source.encoding)
     ctx = Context(analysis, result, module, raw, result.missing, force)
     try:

@@ -5,6 +5,7 @@ layout), plus the one way to ask what a candidate operand would admit."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -60,11 +61,10 @@ class Context:
         module = node.root()
         if module is self.module:
             return self
-        if not isinstance(module, nodes.Module) or not module.file:
-            raise Refuse(f"`{node.as_string()}` is not in a scanned file")
+        # The semantics follow names into scanned modules only, each built from its source.
+        assert isinstance(module, nodes.Module) and module.file, module
         source = self.analysis.project.source(Path(module.file))
-        if source is None:
-            raise Refuse(f"source of `{module.name}` not available")
+        assert source is not None, module.file
         raw = RawText(source.path, source.raw, source.encoding)
         return dataclasses.replace(self, module=module, raw=raw)
 
@@ -91,10 +91,9 @@ def flags_of(ctx: Context) -> dict[str, object]:
 
 
 def _synthetic(anchor: nodes.NodeNG, text: str) -> nodes.NodeNG:
-    try:
-        node = astroid.extract_node(text)
-    except (astroid.AstroidSyntaxError, ValueError) as err:
-        raise Refuse(f"candidate `{text}` does not parse") from err
+    # In brackets, as it is where it goes: an operand spelled over several lines
+    # (`cap()\n    [0] == 9` inside the gate's parentheses) parses there too.
+    node = astroid.extract_node(f"({text})")
     if isinstance(anchor, nodes.Module):
         # Module scope: an expression statement after everything the module binds.
         statement = node.parent
@@ -208,7 +207,9 @@ def add_alternatives(ctx: Context, target: nodes.NodeNG, operands: Sequence[str]
     """`a or b` -> `a or b or c`; a lone operand in an `and` chain gets parentheses."""
     text = "".join(f" or {o}" for o in operands)
     lone = not (isinstance(target, nodes.BoolOp) and target.op == "or")
-    if not lone and len({v.lineno for v in target.values}) == len(target.values):
+    if not lone and all(
+        after.lineno > before.end_lineno for before, after in itertools.pairwise(target.values)
+    ):
         # One operand per line: the new ones go on lines of their own, in the same style.
         text = _one_per_line(ctx, target.values[-2], target.values[-1], operands)
     if lone and needs_parens(target):

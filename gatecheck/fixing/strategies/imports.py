@@ -105,9 +105,12 @@ def _add_import_name(ctx: Context, statement: nodes.ImportFrom, sibling: str, ne
         if _natural_key(name) < _natural_key(new):
             after = name
     anchor_name = after or names[0]
-    match = re.search(rf"\b{re.escape(anchor_name)}\b(\s+as\s+\w+)?", text)
-    if match is None:
-        raise Refuse(f"cannot find `{anchor_name}` in its import statement")
+    # After the keyword: `from pkg.is_sm100 import is_sm100` names it twice.
+    keyword = re.search(r"\bimport\b", text)
+    assert keyword is not None, text
+    pattern = rf"\b{re.escape(anchor_name)}\b(\s+as\s+\w+)?"
+    match = re.compile(pattern).search(text, keyword.end())
+    assert match is not None, (anchor_name, text)  # every imported name is spelled there
 
     def at(index: int) -> int:
         return start + len(text[:index].encode(codec(ctx)))
@@ -116,13 +119,15 @@ def _add_import_name(ctx: Context, statement: nodes.ImportFrom, sibling: str, ne
     if multiline and after is not None:
         line_start = text.rfind("\n", 0, match.start()) + 1
         indent = text[line_start : match.start()]
-        line_end = text.find("\n", match.end())
-        if line_end == -1:
-            raise Refuse("import layout not understood")
         if text[match.end() : match.end() + 1] != ",":
-            # `(..., last\n)`: keep the file's no-trailing-comma style.
+            # `(..., last\n)` or `(...,\n    last)`: keep the no-trailing-comma style.
             offset = at(match.end())
             return Edit(ctx.raw.path, offset, offset, f",{ctx.raw.newline}{indent}{new}")
+        line_end = text.find("\n", match.end())
+        if line_end == -1:
+            # `(...,\n    last,)`: the new name on a line of its own, the bracket stays.
+            offset = at(match.end() + 1)
+            return Edit(ctx.raw.path, offset, offset, f"{ctx.raw.newline}{indent}{new},")
         offset = at(len(text[:line_end].rstrip("\r")))
         return Edit(ctx.raw.path, offset, offset, f"{ctx.raw.newline}{indent}{new},")
     if after is None:

@@ -41,6 +41,16 @@ EXAMPLES = [
         "        (major, minor) == (10, 0) or\n"
         "        (major, minor) == (12, 0)\n    ) and args.go\n",
     ),
+    # Operands spelled over several lines inside the brackets: the new one too.
+    (
+        "import torch\ndef enabled(args):\n    return (torch.cuda.get_device_capability()\n"
+        "            [0] == 9 or torch.cuda.get_device_capability()\n"
+        "            [0] == 10) and args.go\n",
+        "import torch\ndef enabled(args):\n    return (torch.cuda.get_device_capability()\n"
+        "            [0] == 9 or torch.cuda.get_device_capability()\n"
+        "            [0] == 10 or torch.cuda.get_device_capability()\n"
+        "            [0] == 12) and args.go\n",
+    ),
 ]
 
 NOOPS = [

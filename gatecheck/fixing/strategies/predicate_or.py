@@ -70,6 +70,25 @@ EXAMPLES = [
         "        or is_sm100_supported()\n        or is_sm120_supported()\n    ) and args.go\n",
         ("sm90", "sm103", "sm120"),
     ),
+    # Imported in brackets, the last sibling on the closing line: the bracket stays there.
+    (
+        "from pkg.utils import (is_sm90_supported,\n    is_sm100_supported)\n"
+        "def enabled(args):\n    return is_sm100_supported() and args.go\n",
+        "from pkg.utils import (is_sm90_supported,\n    is_sm100_supported,\n"
+        "    is_sm120_supported)\n"
+        "def enabled(args):\n"
+        "    return (is_sm100_supported() or is_sm120_supported()) and args.go\n",
+        ("sm100", "sm120"),
+    ),
+    (
+        "from pkg.utils import (is_sm90_supported,\n    is_sm100_supported,)\n"
+        "def enabled(args):\n    return is_sm100_supported() and args.go\n",
+        "from pkg.utils import (is_sm90_supported,\n    is_sm100_supported,\n"
+        "    is_sm120_supported,)\n"
+        "def enabled(args):\n"
+        "    return (is_sm100_supported() or is_sm120_supported()) and args.go\n",
+        ("sm100", "sm120"),
+    ),
 ]
 
 NOOPS = [

@@ -131,3 +131,36 @@ def test_the_refusal_of_a_kernel_blocked_generation_names_force(tmp_path: Path) 
     result = CliRunner().invoke(cli, [*args, "--kernel-source", str(OLD)])
     assert result.exit_code == 1 and not result.stdout
     assert "needs a version of flashinfer that builds for major 12 (use --force" in result.stderr
+
+
+# The fixer's last guards, behind every strategy: an edit that would not parse (a
+# strategy's bug; it caught the multi-line or-chain one) and a re-analysis that finds
+# other gates. No strategy produces either now, so they are driven directly.
+
+
+def test_an_edit_that_would_not_parse_is_refused() -> None:
+    from gatecheck.findings import Edit
+    from gatecheck.fixing.fixer import _edited
+    from gatecheck.fixing.planner import Plan
+
+    raw = b"def enabled(args):\n    return args.go\n"
+    broken = Plan(Path("gate.py"), (Edit(Path("gate.py"), 30, 30, " or ("),), frozenset(), "")
+    assert _edited(raw, "utf-8", [(None, None, broken)]) == (  # type: ignore[list-item]
+        "the edit would not parse (invalid syntax); file left untouched"
+    )
+
+
+def test_a_reanalysis_with_other_gates_is_refused() -> None:
+    from gatecheck.config.loader import load_registry
+    from gatecheck.config.model import RuleSet
+    from gatecheck.fixing.fixer import _verify
+    from gatecheck.fixing.source import analyse_in_memory, memory_path
+
+    ruleset = RuleSet(load_registry(), (FAST_PATH,))
+    one = _CAP + "def enabled(args):\n    return cap[0] == 9 and args.go\n"
+    two = one + "def again(args):\n    return cap[0] == 10 and args.go\n"
+    before = analyse_in_memory({memory_path("gate"): one.encode()}, ruleset)
+    after = analyse_in_memory({memory_path("gate"): two.encode()}, ruleset)
+    assert _verify(before, after, memory_path("gate"), []) == (
+        "re-analysis found a different set of gates after the edit; file left untouched"
+    )

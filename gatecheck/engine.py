@@ -14,8 +14,9 @@ from gatecheck.config.model import Feature, RuleSet
 from gatecheck.containment import Containment, bound_hit, internal_error
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import MISSING_GENERATION, Finding, Hop, HopKind, Position
+from gatecheck.gates.declared import declared_admission, declared_list
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
-from gatecheck.gates.model import Gate, Polarity, qualname_of
+from gatecheck.gates.model import Gate, GateKind, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.checks import (
     KernelCatalog,
@@ -145,7 +146,9 @@ def _where(gate: Gate) -> tuple[Path, int, int]:
 def _evaluated(
     semantics: Semantics, feature: Feature, gate: Gate, generations: Iterable[str] | None
 ) -> GateResult | None:
-    admission = semantics.admission(gate.condition, flag_assumptions(feature, gate.polarity))
+    admission = _admission(semantics, feature, gate)
+    if admission is None:
+        return None
     result = gate_result(semantics, feature, gate, admission, generations)
     if result is None and admission.bounds:
         bound_hit(
@@ -217,8 +220,18 @@ def evaluate_gate(
     gate: Gate,
     generations: Iterable[str] | None = None,
 ) -> GateResult | None:
-    admission = semantics.admission(gate.condition, flag_assumptions(feature, gate.polarity))
+    admission = _admission(semantics, feature, gate)
+    if admission is None:
+        return None
     return gate_result(semantics, feature, gate, admission, generations)
+
+
+def _admission(semantics: Semantics, feature: Feature, gate: Gate) -> Admission | None:
+    """What the gate's condition admits; a declaration's list admits what it names
+    (None: the list is not one of generations, no gate)."""
+    if gate.kind is GateKind.DECLARATION:
+        return declared_admission(semantics, gate)
+    return semantics.admission(gate.condition, flag_assumptions(feature, gate.polarity))
 
 
 def gate_result(
@@ -250,6 +263,10 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
     # A local name or argument-less helper: the finding (and its fix) is at the allowlist
     # behind it, possibly in another module; the gate stays on the path as the caller.
     chain = behind(evaluator, blocking) if gate.polarity is Polarity.ENABLES else (blocking,)
+    if gate.kind is GateKind.DECLARATION:
+        # A constant list named by the declaration: the finding is where it is written.
+        listed = declared_list(gate.condition)
+        chain = (gate.condition, listed) if listed is not gate.condition else (gate.condition,)
     at = chain[-1]
     missing_text = ", ".join(registry.ordered(result.missing))
     # Said within the vendors the feature requires: CUDA-only code is not said to admit gfx90a.
@@ -264,7 +281,12 @@ def make_finding(semantics: Semantics, result: GateResult) -> Finding:
     notes: list[str] = []
     module = gate.condition.root()
     available: list[ScopePredicate] = []
-    if isinstance(module, nodes.Module):
+    if gate.kind is GateKind.DECLARATION:
+        notes.append(
+            "a declaration of what the code is built for: add a generation only when the "
+            "kernel is built for it (--fix widens it only with --force)"
+        )
+    elif isinstance(module, nodes.Module):
         candidates = [p for p in module_predicates(module, semantics) if p.admits & result.missing]
 
         # Prefer the predicates that add least beyond what is missing.

@@ -29,6 +29,9 @@ class GateKind(enum.StrEnum):
     RUNTIME = "runtime"  # the condition reads the flag
     GATE_FUNCTION = "gate-function"  # a return value of a gate function
     GUARD = "guard"  # an enclosing or early-exit condition around one of the above
+    # A decorator or build list of a gate function naming the generations it is for
+    # (`@supported_compute_capability([100, 103])`, `supported_major_versions=[9, 10]`).
+    DECLARATION = "declaration"
 
 
 class HopKind(enum.StrEnum):
@@ -40,6 +43,7 @@ class HopKind(enum.StrEnum):
     RUNTIME = "runtime"
     GATE_FUNCTION = "gate-function"
     GUARD = "guard"
+    DECLARATION = "declaration"
     CLI_OPTION = "cli-option"  # where the flag is declared as a command-line option
     SETTINGS_FIELD = "settings-field"  # the settings field holding the flag
     CALL_SITE = "call-site"  # a call of a gate function

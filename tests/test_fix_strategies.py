@@ -19,10 +19,14 @@ for _strategy in ORDER:
     MODULES.update(getattr(_strategy, "MODULES", {}))
 
 
-def _feature(case: tuple[str, ...]):  # type: ignore[no-untyped-def]
+def _feature(strategy: ModuleType, case: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    # A strategy for gate functions' own gates names the examples' gate functions.
+    feature = dataclasses.replace(
+        FAST_PATH, gate_functions=getattr(strategy, "GATE_FUNCTIONS", FAST_PATH.gate_functions)
+    )
     if len(case) < 3:
-        return FAST_PATH
-    return dataclasses.replace(FAST_PATH, require=frozenset(case[2]))
+        return feature
+    return dataclasses.replace(feature, require=frozenset(case[2]))
 
 
 def _cases(attribute: str) -> list[object]:
@@ -37,32 +41,41 @@ def _iter_cases(attribute: str) -> Iterator[object]:
 
 def test_every_strategy_has_examples_and_noops() -> None:
     for strategy in ORDER:
-        assert strategy.EXAMPLES, strategy.NAME
+        assert strategy.EXAMPLES or getattr(strategy, "FORCED", None), strategy.NAME
         assert strategy.NOOPS, strategy.NAME
 
 
 @pytest.mark.parametrize(("strategy", "case"), _cases("EXAMPLES"))
 def test_example(strategy: ModuleType, case: tuple[str, ...]) -> None:
     source, expected = case[0], case[1]
-    report = fix_source_report(source, _feature(case), modules=MODULES)
+    report = fix_source_report(source, _feature(strategy, case), modules=MODULES)
     assert report.text == expected, report.refused
     assert not report.refused
     ast.parse(report.text)
-    assert fix_source(report.text, _feature(case), modules=MODULES) == report.text
+    assert fix_source(report.text, _feature(strategy, case), modules=MODULES) == report.text
 
 
 @pytest.mark.parametrize(("strategy", "case"), _cases("FORCED"))
 def test_forced_example(strategy: ModuleType, case: tuple[str, ...]) -> None:
     source, expected = case[0], case[1]
-    report = fix_source_report(source, _feature(case), modules=MODULES, force=True)
+    report = fix_source_report(source, _feature(strategy, case), modules=MODULES, force=True)
     assert report.text == expected, report.refused
     assert all("--force" in summary for summary in report.fixed)
 
 
 @pytest.mark.parametrize(("strategy", "case"), _cases("NOOPS"))
 def test_noop(strategy: ModuleType, case: tuple[str, ...]) -> None:
+    _assert_refused(strategy, case, force=False)
+
+
+@pytest.mark.parametrize(("strategy", "case"), _cases("FORCED_NOOPS"))
+def test_forced_noop(strategy: ModuleType, case: tuple[str, ...]) -> None:
+    _assert_refused(strategy, case, force=True)
+
+
+def _assert_refused(strategy: ModuleType, case: tuple[str, ...], force: bool) -> None:
     source, reason = case[0], case[1]
-    report = fix_source_report(source, _feature(case), modules=MODULES)
+    report = fix_source_report(source, _feature(strategy, case), modules=MODULES, force=force)
     assert report.text == source
     assert report.refused, "a noop must be refused, with its reason"
     assert any(reason in refusal for refusal in report.refused), report.refused

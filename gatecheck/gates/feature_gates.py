@@ -11,6 +11,7 @@ from astroid import nodes
 
 from gatecheck.config.model import Feature
 from gatecheck.gates.branches import branch_disables, branch_exits
+from gatecheck.gates.declared import declaration_gates
 from gatecheck.gates.model import Gate, GateKind, Polarity, qualname_of
 from gatecheck.loading.project import Project
 
@@ -55,6 +56,8 @@ def find_feature_gates(
         module = func.root()
         path = Path(module.file) if isinstance(module, nodes.Module) and module.file else Path()
         for gate in gate_function_gates(func, path):
+            add(gate)
+        for gate in declaration_gates(func, path):
             add(gate)
     return sorted(gates.values(), key=lambda g: g.key)
 

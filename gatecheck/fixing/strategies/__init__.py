@@ -10,6 +10,7 @@ from astroid import nodes
 from gatecheck.fixing.strategies import (
     arch_list_arg,
     capability_list,
+    declared_list,
     follow,
     or_chain,
     platform_method,
@@ -17,8 +18,17 @@ from gatecheck.fixing.strategies import (
 )
 from gatecheck.fixing.strategies.base import Context, Fix, Refuse
 
-# follow first: a helper or local name is fixed where its allowlist is written.
-ORDER = (follow, predicate_or, platform_method, or_chain, capability_list, arch_list_arg)
+# Declarations first (their lists are no conditions); then follow: a helper or local name
+# is fixed where its allowlist is written.
+ORDER = (
+    declared_list,
+    follow,
+    predicate_or,
+    platform_method,
+    or_chain,
+    capability_list,
+    arch_list_arg,
+)
 
 
 def extend(ctx: Context, target: nodes.NodeNG) -> Fix:

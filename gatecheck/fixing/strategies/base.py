@@ -17,6 +17,7 @@ from astroid import nodes
 
 from gatecheck.findings import Edit
 from gatecheck.fixing.text import RawText
+from gatecheck.gates.model import GateKind
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.semantics.admitted import Semantics
 
@@ -69,7 +70,10 @@ class Context:
         return dataclasses.replace(self, module=module, raw=raw)
 
     def widening(self, target: nodes.NodeNG) -> Context:
-        """This context, about to widen `target`: what it admits is the baseline."""
+        """This context, about to widen `target`: what it admits is the baseline (a
+        declaration's list: what the declaration admits; the list itself is no condition)."""
+        if self.result.gate.kind is GateKind.DECLARATION:
+            return dataclasses.replace(self, baseline=self.result.feature_admits)
         admits = self.semantics.admission(target, flags_of(self)).can_be_true
         return dataclasses.replace(self, baseline=admits)
 

@@ -63,3 +63,33 @@ def test_json_and_diff_point_at_the_allowlist(make_tree) -> None:  # type: ignor
     assert "-    return cap[0] in [9, 10]\n+    return cap[0] in [9, 10, 12]\n" in diff.output
     assert "args.py" not in diff.output
     assert (root / "pkg" / "caps.py").read_text() == CAPS, "--diff writes nothing"
+
+
+METHOD = """import torch
+
+
+class Args:
+    enable_fast_thing: bool = False
+
+    def __init__(self):
+        self.capability = torch.cuda.get_device_capability()
+
+    def _use_fast(self):
+        return self.capability[0] in [9, 10]
+
+    def adjust(self):
+        if self._use_fast():
+            self.enable_fast_thing = True
+"""
+
+
+def test_a_method_reading_its_objects_capability_is_followed(make_tree) -> None:  # type: ignore[no-untyped-def]
+    """`self` is the call's receiver, not an argument: the allowlist in the method's body
+    is where the finding and the fix are."""
+    root = make_tree({"pkg/__init__.py": "", "pkg/args.py": METHOD, "rules.yaml": RULE})
+    (finding,) = analyse([root], load_ruleset([root / "rules.yaml"])).findings
+    assert (finding.start.line, finding.culprit) == (11, "self.capability[0] in [9, 10]")
+    assert [h.kind for h in finding.hops][-2:] == [HopKind.AUTO_ENABLE, HopKind.ALLOWLIST]
+    rules = ["--rules", str(root / "rules.yaml")]
+    diff = CliRunner().invoke(cli, ["check", str(root), *rules, "--diff"])
+    assert "+        return self.capability[0] in [9, 10, 12]" in diff.stdout

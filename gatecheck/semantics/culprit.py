@@ -106,8 +106,12 @@ def _returned_value(evaluator: Evaluator, call: nodes.Call) -> nodes.NodeNG | No
     if len(returns) != 1 or returns[0].value is None:
         raise NotFollowed(f"`{function.name}` returns in more than one place; edit it by hand")
     value = returns[0].value
-    parameters = {a.name for a in function.args.arguments}
-    read = sorted({n.name for n in value.nodes_of_class(nodes.Name) if n.name in parameters})
+    parameters = [a.name for a in function.args.arguments]
+    if callee.receiver is not None and parameters:
+        # A bound method's `self` / `cls` is the receiver, not an argument of the call:
+        # `self.capability[0] in [9, 10]` reads the device the way the call does.
+        parameters = parameters[1:]
+    read = sorted({n.name for n in value.nodes_of_class(nodes.Name) if n.name in set(parameters)})
     if read:
         raise NotFollowed(
             f"`{function.name}`'s allowlist reads its parameter `{read[0]}`: not followed"

@@ -62,6 +62,11 @@ NOOPS = [
         "the allowlist is the named constant `MAJORS`",
     ),
     (
+        _CAP + "class Backend:\n    def __init__(self):\n        self.majors = [9, 10]\n"
+        "    def enabled(self, args):\n        return cap[0] in self.majors and args.go\n",
+        "the allowlist is the attribute `self.majors`: extend it where it is assigned",
+    ),
+    (
         _CAP + "def enabled(args):\n    return cap[0] >= 9 and cap[0] != 12 and args.go\n",
         "range or inequality",
     ),
@@ -103,6 +108,11 @@ def fix(ctx: Context, target: nodes.NodeNG) -> Fix | None:
         raise Refuse(
             f"the allowlist is the named constant `{right.name}`: extend it where it is "
             "defined (it may serve other gates too)"
+        )
+    if op == "in" and isinstance(right, nodes.Attribute):
+        raise Refuse(
+            f"the allowlist is the attribute `{right.as_string()}`: extend it where it is "
+            "assigned (it may serve other gates too)"
         )
     raise Refuse(
         f"range or inequality `{target.as_string()}`: widening it would also admit "

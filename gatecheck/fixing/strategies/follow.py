@@ -33,6 +33,26 @@ EXAMPLES = [
         _CAP + "def enabled(args):\n    supported = cap[0] == 9 or cap[0] == 10 or cap[0] == 12\n"
         "    return args.go and supported\n",
     ),
+    # A method reading the capability its object holds: `self` is the receiver, not an
+    # argument of the call, so the allowlist in its body is the one to widen.
+    (
+        "import torch\nclass Backend:\n    def __init__(self):\n"
+        "        self.capability = torch.cuda.get_device_capability()\n"
+        "    def _use_fast(self):\n        return self.capability[0] in [9, 10]\n"
+        "    def enabled(self, args):\n        return self._use_fast() and args.go\n",
+        "import torch\nclass Backend:\n    def __init__(self):\n"
+        "        self.capability = torch.cuda.get_device_capability()\n"
+        "    def _use_fast(self):\n        return self.capability[0] in [9, 10, 12]\n"
+        "    def enabled(self, args):\n        return self._use_fast() and args.go\n",
+    ),
+    (
+        _CAP + "class Backend:\n    @classmethod\n    def _use_fast(cls):\n"
+        "        return cap[0] in cls.MAJORS or cap[0] == 10\n    MAJORS = (9,)\n"
+        "    def enabled(self, args):\n        return self._use_fast() and args.go\n",
+        _CAP + "class Backend:\n    @classmethod\n    def _use_fast(cls):\n"
+        "        return cap[0] in cls.MAJORS or cap[0] == 10 or cap[0] == 12\n    MAJORS = (9,)\n"
+        "    def enabled(self, args):\n        return self._use_fast() and args.go\n",
+    ),
     # A module-level allowlist with a name that says no generation: fixed where defined.
     (
         _CAP + "_FAST_OK = cap[0] == 9 or cap[0] == 10\n"
@@ -53,6 +73,13 @@ NOOPS = [
         _CAP + "def _use_fast(majors=(9, 10)):\n    return cap[0] in majors\n"
         "def enabled(args):\n    return _use_fast() and args.go\n",
         "reads its parameter `majors`",
+    ),
+    # A method's other parameters are the call's arguments: still not followed.
+    (
+        _CAP + "class Backend:\n    def _use_fast(self, majors=(9, 10)):\n"
+        "        return cap[0] in majors\n"
+        "    def enabled(self, args):\n        return self._use_fast() and args.go\n",
+        "`_use_fast`'s allowlist reads its parameter `majors`: not followed",
     ),
     (
         _CAP + "def enabled(args):\n    supported = cap[0] == 9\n"

@@ -99,3 +99,29 @@ def test_fix_on_real_engine(
     assert {p: p.read_bytes() for p in root.rglob("*.py")} == snapshot
     fixed = root / edited
     compile(fixed.read_bytes(), str(fixed), "exec")
+
+
+@pytest.mark.corpus
+def test_declaration_on_a_real_kernel_library_is_widened_only_with_force(tmp_path: Path) -> None:
+    """flashinfer's own `@supported_compute_capability([100, 103, 107])` on a requirement
+    checker named as a gate function: refused without --force, one entry with it."""
+    root = tmp_path / "tree"
+    _copy_python(corpus_package("flashinfer-python==0.7.4") / "flashinfer", root / "flashinfer")
+    rules = ["--rules", str(RULES / "flashinfer_cutlass_bf16.yaml")]
+    runner = CliRunner()
+    refused = runner.invoke(cli, ["check", str(root), *rules, "--diff"])
+    assert refused.exit_code == 1 and not refused.stdout
+    assert "says what a kernel is built for" in refused.stderr
+    shown = runner.invoke(cli, ["check", str(root), *rules, "--diff", "--force"])
+    assert _changed_lines(shown.stdout) == (
+        ["-@supported_compute_capability([100, 103, 107])"],
+        ["+@supported_compute_capability([100, 103, 107, 120])"],
+    ), shown.stdout
+    assert runner.invoke(cli, ["check", str(root), *rules, "--fix", "--force"]).exit_code == 0
+    assert runner.invoke(cli, ["check", str(root), *rules]).exit_code == 0
+    snapshot = {p: p.read_bytes() for p in root.rglob("*.py")}
+    again = runner.invoke(cli, ["check", str(root), *rules, "--fix", "--force"])
+    assert again.exit_code == 0, again.output
+    assert {p: p.read_bytes() for p in root.rglob("*.py")} == snapshot
+    fixed = root / "flashinfer" / "gemm" / "gemm_base.py"
+    compile(fixed.read_bytes(), str(fixed), "exec")

@@ -85,6 +85,12 @@ FORCED_NOOPS = [
         "the declared list `CCS` is not written in this module as a literal",
         ("sm100", "sm103", "sm120"),
     ),
+    # An entry that names no generation: nothing spelled like it names sm120.
+    (
+        "def requirement(a):\n    return a.build(arch_list=['native'])\n",
+        "no entry added to `['native']` makes the declaration admit sm90, sm120 alone",
+        ("sm90", "sm120"),
+    ),
 ]
 
 MODULES = {"pkg.ccs": "CCS = [100, 103]\n"}
@@ -112,8 +118,7 @@ def fix(ctx: Context, target: nodes.NodeNG) -> Fix | None:
     for texts in _spellings(inner, literal):
         admits = _admits_with(inner, gate.statement, literal, texts)
         if fits(inner, admits):
-            append_elements(inner, literal, texts)
-            ctx.edits[:] = inner.edits
+            append_elements(inner, literal, texts)  # inner shares ctx's edits
             return Fix(
                 admits,
                 f"added {', '.join(texts)} to `{literal.as_string()}` "

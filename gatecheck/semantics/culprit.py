@@ -111,7 +111,8 @@ def _returned_value(evaluator: Evaluator, call: nodes.Call) -> nodes.NodeNG | No
         # A bound method's `self` / `cls` is the receiver, not an argument of the call:
         # `self.capability[0] in [9, 10]` reads the device the way the call does.
         parameters = parameters[1:]
-    read = sorted({n.name for n in value.nodes_of_class(nodes.Name) if n.name in set(parameters)})
+    arguments = set(parameters)
+    read = sorted({n.name for n in value.nodes_of_class(nodes.Name) if n.name in arguments})
     if read:
         raise NotFollowed(
             f"`{function.name}`'s allowlist reads its parameter `{read[0]}`: not followed"

@@ -67,13 +67,20 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
         # bound": skip it (and never make that module).
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
-    try:
-        scope, assigns = lookup(node, node.name, bound=True)
-    except RecursionError:
-        ev.reads.bounds.add(bounds.TOO_DEEP)  # a chain of aliases deeper than the stack
-        return UNKNOWN
-    except Exception:  # astroid's lookup fails on odd scopes: no binding then
-        return UNKNOWN
+    key = ("lookup", id(node))
+    found = ev.facts.get(key)
+    if found is None:
+        try:
+            found = lookup(node, node.name, bound=True)
+        except RecursionError:
+            ev.reads.bounds.add(bounds.TOO_DEEP)  # a chain of aliases deeper than the stack
+            return UNKNOWN
+        except Exception:  # astroid's lookup fails on odd scopes: no binding then
+            return UNKNOWN
+        # Where a name is bound is the code's, the same for every generation: looked up
+        # once per node (astroid filters the scope's statements on every lookup).
+        ev.facts[key] = found
+    scope, assigns = found
     if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)

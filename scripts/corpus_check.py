@@ -341,11 +341,14 @@ def _row_from(data: dict[str, Any]) -> Row:
 
 def _child(out: Path, requirement: str, *, with_audit: bool, stress_rules: bool) -> int:
     rows = check_corpus(requirement, with_audit=with_audit, stress_rules=stress_rules)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     for row in rows:
-        row.peak_rss_mb = peak
+        row.peak_rss_mb = _peak_rss_mb()
     out.write_text(json.dumps([dataclasses.asdict(row) for row in rows]), encoding="utf-8")
     return 0
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -373,6 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for requirement in options.requirements:
         if options.in_process:
             rows_of = check_corpus(requirement, with_audit=with_audit, stress_rules=stress_rules)
+            for row in rows_of:  # this process's peak so far: every corpus before counts
+                row.peak_rss_mb = _peak_rss_mb()
         else:
             rows_of = rows_in_child(requirement, stress_rules=stress_rules)
         for row in rows_of:

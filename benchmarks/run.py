@@ -131,6 +131,8 @@ def _run_once(args: Sequence[str], cwd: Path) -> Step:
     if done.returncode != 0:
         raise SystemExit(f"step failed: {' '.join(args)}\n{done.stderr}")
     data = json.loads(done.stdout.strip().splitlines()[-1])
+    if data.get("exit") not in (None, 0, 1):  # 1: findings; anything else did not measure
+        raise SystemExit(f"step exited {data.get('exit')}: {' '.join(args)}\n{done.stderr}")
     return Step(
         float(data["seconds"]),
         wall,

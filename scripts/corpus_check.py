@@ -21,16 +21,20 @@ error, over the whole tree:
 Per corpus and rule set: .py files on disk; files seen / parsed / skipped / diagnosed
 (every file seen is exactly one of these, and every file on disk is seen or excluded by
 a default glob); findings; files fixed; crashes (exceptions escaping a command); wall
-time per command. Exits 1 on any crash, any file not accounted for, or any fix that
-does not compile.
+time per command; peak RSS of the corpus's run. Each corpus runs in its own process (the
+trees and memos of one would otherwise stay in the next one's peak). Exits 1 on any
+crash, any file not accounted for, or any fix that does not compile.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +42,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import click
 from click.testing import CliRunner
@@ -105,6 +110,8 @@ class Row:
     broken: list[str] = field(default_factory=list)
     unaccounted: list[str] = field(default_factory=list)
     runs: list[CommandRun] = field(default_factory=list)
+    # Peak resident memory of the process that ran this corpus (every command of it).
+    peak_rss_mb: float = 0.0
 
     @property
     def crashes(self) -> list[CommandRun]:
@@ -280,6 +287,7 @@ def print_row(row: Row) -> None:
         f"diagnosed {row.diagnosed}; findings {row.findings}"
         + ("" if row.fixed_files is None else f"; files fixed {row.fixed_files}")
         + (f"; audit: {row.audit}" if row.audit else "")
+        + (f"; peak RSS {row.peak_rss_mb:.0f} MB" if row.peak_rss_mb else "")
     )
     for run in row.runs:
         state = "CRASH" if run.crash else f"exit {run.exit_code}"
@@ -307,9 +315,40 @@ def corpus_summary(rows: Sequence[Row]) -> str:
             f"{r.requirement:<26} {r.rules:<8} {r.on_disk:>6} .py files, "
             f"{accounted(r):>6} accounted for ({r.seen} seen: {r.parsed} parsed, "
             f"{r.skipped} skipped, {r.diagnosed} diagnosed; {r.excluded} excluded), "
-            f"{len(r.crashes)} crashes, {len(r.broken)} broken fixes: {verdict}"
+            f"{len(r.crashes)} crashes, {len(r.broken)} broken fixes, "
+            f"peak RSS {r.peak_rss_mb:.0f} MB: {verdict}"
         )
     return "\n".join(lines)
+
+
+def rows_in_child(requirement: str, *, stress_rules: bool) -> list[Row]:
+    """check_corpus in a fresh process: its peak memory is this corpus's alone, and all
+    of it is returned to the system before the next corpus starts."""
+    with tempfile.TemporaryDirectory(prefix="gatecheck-corpus-rows-") as tmp:
+        out = Path(tmp) / "rows.json"
+        command = [sys.executable, str(Path(__file__).resolve()), "--child", str(out)]
+        command += [requirement] + ([] if stress_rules else ["--shipped-only"])
+        done = subprocess.run(command, check=False)
+        if done.returncode != 0 or not out.exists():
+            raise SystemExit(f"corpus_check: the run of {requirement} failed ({done.returncode})")
+        return [_row_from(data) for data in json.loads(out.read_text(encoding="utf-8"))]
+
+
+def _row_from(data: dict[str, Any]) -> Row:
+    runs = [CommandRun(**run) for run in data.pop("runs")]
+    return Row(**data, runs=runs)
+
+
+def _child(out: Path, requirement: str, *, with_audit: bool, stress_rules: bool) -> int:
+    rows = check_corpus(requirement, with_audit=with_audit, stress_rules=stress_rules)
+    for row in rows:
+        row.peak_rss_mb = _peak_rss_mb()
+    out.write_text(json.dumps([dataclasses.asdict(row) for row in rows]), encoding="utf-8")
+    return 0
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -321,13 +360,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="Only the shipped rules (the stress rules take most of the time on big trees).",
     )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="Run every corpus in this process (the peak RSS then builds up across corpora).",
+    )
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     with_audit = "audit" in cli.list_commands(click.Context(cli))
+    stress_rules = not options.shipped_only
+    if options.child is not None:
+        (requirement,) = options.requirements
+        return _child(options.child, requirement, with_audit=with_audit, stress_rules=stress_rules)
     rows: list[Row] = []
     for requirement in options.requirements:
-        rows_of = check_corpus(
-            requirement, with_audit=with_audit, stress_rules=not options.shipped_only
-        )
+        if options.in_process:
+            rows_of = check_corpus(requirement, with_audit=with_audit, stress_rules=stress_rules)
+            for row in rows_of:  # this process's peak so far: every corpus before counts
+                row.peak_rss_mb = _peak_rss_mb()
+        else:
+            rows_of = rows_in_child(requirement, stress_rules=stress_rules)
         for row in rows_of:
             print_row(row)
             rows.append(row)

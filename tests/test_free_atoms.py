@@ -58,3 +58,65 @@ def test_too_many_free_atoms_say_nothing(ruleset: RuleSet) -> None:
     admission = admission_of(source, expr, ruleset.registry)
     assert admission.can_be_true == ruleset.registry.all_names()
     assert not admission.depends_on_generation
+
+
+def _per_generation_sets(
+    formula_src: str, per_atom: list[dict[str, object]]
+) -> tuple[frozenset[str], ...]:
+    """The definition, one generation at a time (what free_true_sets computes faster)."""
+    import itertools
+
+    from gatecheck.semantics.values import UNKNOWN
+
+    generations = list(per_atom[0])
+    free = [i for i, truths in enumerate(per_atom) if UNKNOWN in truths.values()]
+    if not free:
+        return ()  # decided everywhere: the three-valued answer says it all
+    found: list[frozenset[str]] = []
+    for choice in itertools.product((True, False), repeat=len(free)):
+        fixed = dict(zip(free, choice, strict=True))
+        true_on = set()
+        for gen in generations:
+            env = {
+                f"a{i}": fixed[i] if truths[gen] is UNKNOWN else bool(truths[gen])
+                for i, truths in enumerate(per_atom)
+            }
+            if eval(formula_src, {}, env):
+                true_on.add(gen)
+        if 0 < len(true_on) < len(generations) and frozenset(true_on) not in found:
+            found.append(frozenset(true_on))
+    return tuple(found)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_free_true_sets_matches_the_per_generation_definition(seed: int) -> None:
+    """Generations are grouped by their row of atom truths: the same sets, in the same
+    order, as evaluating the formula for every generation."""
+    import random
+    import re
+
+    import astroid
+
+    from gatecheck.semantics.free_atoms import free_true_sets
+    from gatecheck.semantics.values import UNKNOWN
+
+    rng = random.Random(seed)
+    formula_src = rng.choice(
+        ["a0 and not (a1 or a2)", "a0 or a1", "(a0 and a1) or (not a2 and a3)", "not a0 and a1"]
+    )
+    node = astroid.extract_node(formula_src)
+    atoms = sorted({int(n) for n in re.findall(r"\ba(\d+)\b", formula_src)})
+    generations = [f"g{i}" for i in range(rng.randint(1, 8))]
+    values = (True, False, UNKNOWN)
+    per_atom = [{g: rng.choice(values) for g in generations} for _ in atoms]
+    by_node = dict(zip([a.as_string() for a in _atoms_of(node)], per_atom, strict=True))
+    got = free_true_sets(node, lambda leaf: by_node[leaf.as_string()])
+    assert got == _per_generation_sets(formula_src, per_atom)
+
+
+def _atoms_of(node: object) -> list[object]:
+    from gatecheck.semantics.free_atoms import structure
+
+    split = structure(node)  # type: ignore[arg-type]
+    assert split is not None
+    return list(split[1])

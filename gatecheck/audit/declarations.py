@@ -7,7 +7,7 @@ library's maintainer sees "not built for sm120" next to the gates."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from astroid import nodes
@@ -35,9 +35,13 @@ from gatecheck.semantics.evaluator import Evaluator
 
 
 def declared_conditions(
-    semantics: Semantics, module: nodes.Module, vendor_gens: frozenset[str]
+    semantics: Semantics,
+    module: nodes.Module,
+    vendor_gens: frozenset[str],
+    slots: Sequence[Slot] | None = None,
 ) -> list[ArchCondition]:
-    """Every declaration of the module that tells generations of the vendor apart."""
+    """Every declaration of the module that tells generations of the vendor apart.
+    `slots`: the module's outermost_slots, when the caller has them (a walk of the tree)."""
     registry = semantics.registry
     # A declared list is a constant, the same under every generation: one evaluator reads it.
     evaluator = semantics.evaluator(registry.names[0])
@@ -63,7 +67,7 @@ def declared_conditions(
                 (declared.node,),
             )
         )
-    return found + build_flag_conditions(semantics, module, vendor_gens)
+    return found + build_flag_conditions(semantics, module, vendor_gens, slots)
 
 
 def _declarations(
@@ -77,13 +81,19 @@ def _declarations(
             yield declared, SlotKind.BUILD
 
 
+# (condition, statement, kind), as conditions.outermost_slots gives them.
+Slot = tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]
+
 # An AOT build flag named for the arch it targets (`has_sm100`, `has_sm100f`): true when
 # the arch list being compiled holds that arch, whatever the device.
 _BUILD_FLAG = re.compile(r"^_?has_sm_?(\d{2,3}[af]?)$")
 
 
 def build_flag_conditions(
-    semantics: Semantics, module: nodes.Module, vendor_gens: frozenset[str]
+    semantics: Semantics,
+    module: nodes.Module,
+    vendor_gens: frozenset[str],
+    slots: Sequence[Slot] | None = None,
 ) -> list[ArchCondition]:
     """`if has_sm100:` / `if has_sm120 or has_sm121:` in an AOT builder: the kernels under
     it are built for the generations the flags name. Only conditions made of such flags
@@ -92,7 +102,7 @@ def build_flag_conditions(
     registry = semantics.registry
     every = registry.all_names()
     found: list[ArchCondition] = []
-    for condition, statement, kind in outermost_slots(module):
+    for condition, statement, kind in outermost_slots(module) if slots is None else slots:
         flags = [_flag_arch(term) for term in operands(condition)]
         if not flags or any(arch is None for arch in flags):
             continue

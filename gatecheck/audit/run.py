@@ -57,7 +57,8 @@ def discover(
     conditions: list[ArchCondition] = []
     for module in modules:
         path = Path(module.file) if module.file else Path(str(module.name))
-        for condition, statement, kind in outermost_slots(module):
+        slots = outermost_slots(module)  # a walk of the whole tree: once per module
+        for condition, statement, kind in slots:
             found = contain.run(
                 path,
                 int(condition.lineno or 1),
@@ -69,7 +70,7 @@ def discover(
             if found is not None:
                 conditions.append(found)
         declared = contain.run(
-            path, 1, 0, partial(declared_conditions, semantics, module, vendor_gens)
+            path, 1, 0, partial(declared_conditions, semantics, module, vendor_gens, slots)
         )
         conditions.extend(declared or ())
         if on_module is not None:

@@ -120,17 +120,24 @@ def free_true_sets(
     if not free or len(free) > MAX_FREE_ATOMS:
         return ()
     generations = list(per_atom[0])
+    # Generations whose atoms all answer alike answer alike under every choice: the
+    # formula is evaluated once per distinct row of atom truths, not once per generation
+    # (and a condition whose atoms no generation tells apart needs no choice at all).
+    rows: dict[tuple[Tri, ...], list[str]] = {}
+    for gen in generations:
+        rows.setdefault(tuple(truths[gen] for truths in per_atom), []).append(gen)
+    if len(rows) < 2:
+        return ()
     found: list[frozenset[str]] = []
     for choice in itertools.product((True, False), repeat=len(free)):
         fixed = dict(zip(free, choice, strict=True))
         true_on: set[str] = set()
-        for gen in generations:
+        for row, gens in rows.items():
             values = {
-                i: fixed[i] if truths[gen] is UNKNOWN else bool(truths[gen])
-                for i, truths in enumerate(per_atom)
+                i: fixed[i] if truth is UNKNOWN else bool(truth) for i, truth in enumerate(row)
             }
             if _value(formula, values):
-                true_on.add(gen)
+                true_on.update(gens)
         if 0 < len(true_on) < len(generations) and frozenset(true_on) not in found:
             found.append(frozenset(true_on))
     return tuple(found)

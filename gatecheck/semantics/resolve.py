@@ -28,6 +28,15 @@ def star_sources(module: nodes.Module) -> Iterator[str]:
             yield absolute_import_name(stmt)
 
 
+def _star_sources(ev: Evaluator, module: nodes.Module) -> tuple[str, ...]:
+    """star_sources(module), read off the module's body once per run."""
+    key = ("star-sources", id(module))
+    found = ev.facts.get(key)
+    if found is None:
+        found = ev.facts[key] = tuple(star_sources(module))
+    return found
+
+
 def module_definitions(
     project: Project, module_name: str, name: str, max_hops: int, _hops: int = 0
 ) -> list[nodes.NodeNG]:
@@ -62,22 +71,34 @@ def follow_imports(
 
 
 def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
-    if not node.name.startswith("__") and not bound_in_scopes(node, node.name):
-        # astroid's lookup would end in its builtins module, read below as "not
-        # bound": skip it (and never make that module).
-        star = _star_imported(ev, node)
-        return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
-    try:
-        scope, assigns = lookup(node, node.name, bound=True)
-    except RecursionError:
-        ev.reads.bounds.add(bounds.TOO_DEEP)  # a chain of aliases deeper than the stack
-        return UNKNOWN
-    except Exception:  # astroid's lookup fails on odd scopes: no binding then
-        return UNKNOWN
+    # Where a name is bound is the code's, the same for every generation: found once per
+    # node (astroid filters the scope's statements on every lookup), not once per
+    # generation and evaluation.
+    key = ("lookup", id(node))
+    found = ev.facts.get(key)
+    if found is None:
+        if not node.name.startswith("__") and not bound_in_scopes(node, node.name):
+            # astroid's lookup would end in its builtins module, read below as "not
+            # bound": skip it (and never make that module).
+            found = _UNBOUND
+        else:
+            try:
+                found = lookup(node, node.name, bound=True)
+            except RecursionError:
+                ev.reads.bounds.add(bounds.TOO_DEEP)  # a chain of aliases deeper than the stack
+                return UNKNOWN
+            except Exception:  # astroid's lookup fails on odd scopes: no binding then
+                return UNKNOWN
+        ev.facts[key] = found
+    scope, assigns = found
     if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
     return join_all([binding_of(ev, a, node.name) for a in assigns])
+
+
+# A name no scope around it binds (the lookup is skipped): no scope, no bindings.
+_UNBOUND: tuple[None, list[nodes.NodeNG]] = (None, [])
 
 
 def _star_imported(ev: Evaluator, node: nodes.Name) -> Any:
@@ -104,7 +125,7 @@ def module_attribute(
         return ModuleRef(f"{module_name}.{attr}")
     if module_name in _seen:
         return UNKNOWN
-    for source in star_sources(module):
+    for source in _star_sources(ev, module):
         if project.module(source) is not None:
             value = module_attribute(ev, source, attr, _seen | {module_name})
             if value is not UNKNOWN:

@@ -46,6 +46,11 @@ def run_impact(
     if not changed:
         return _nothing(base.label, base.commit, generation, vendor, registry)
     found = discover(targets, excludes)
+    # Only what the audit reads (no cache folder, no --exclude'd file), and deleted files.
+    scanned = set(found.files)
+    changed = [path for path in changed if path in scanned or not path.exists()]
+    if not changed:
+        return _nothing(base.label, base.commit, generation, vendor, registry)
     # Deleted files are named where they were: their importers are reached all the same.
     reached = reached_files(found.files, found.roots, changed, _text)
     everything = reached >= set(found.files)

@@ -51,8 +51,10 @@ def run_impact(
     changed = [path for path in changed if path in scanned or not path.exists()]
     if not changed:
         return _nothing(base.label, base.commit, generation, vendor, registry)
-    # Deleted files are named where they were: their importers are reached all the same.
-    reached = reached_files(found.files, found.roots, changed, _text)
+    # Deleted files are compared too: their gates are BASE's only.
+    reached = reached_files(found.files, found.roots, changed, _text) | {
+        path for path in changed if path not in scanned
+    }
     everything = reached >= set(found.files)
     after_only = None if everything else sorted(reached & set(found.files))
     tree = snapshot(top, base.commit, [] if "" in within else within, keep_in).resolve()

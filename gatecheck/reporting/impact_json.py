@@ -18,6 +18,7 @@ def _side(gate: AuditedGate | None, base: Path, columns: tuple[str, ...]) -> dic
     return {
         "path": shown_path(gate.path, base),
         "line": gate.found.line,
+        "module": gate.found.module,
         "qualname": gate.found.qualname,
         "condition": gate.condition,
         "admits": [g for g in columns if g in gate.admits],

@@ -1,11 +1,12 @@
 """Two audits in, one impact report out: pure functions, no git and no trees.
 
-Gates are matched in two passes. First by identity (module, qualname, normalised
+Gates are matched in three passes. First by identity (module, qualname, normalised
 condition): a gate that only moved or was reformatted is the same gate, duplicates of one
-identity in a scope matched in line order. Then, inside each scope, the gates left over
-are paired by how alike their conditions read (an edited condition is still that gate:
-`is_sm90_supported()` -> `is_sm90_supported() or is_sm120_supported()`); what stays
-unpaired is new or removed."""
+identity in a scope matched in line order. Then the same condition in the same module
+(code moved into another function). Then, inside each scope, the gates left over are
+paired by how alike their conditions read (an edited condition is still that gate:
+`is_sm90_supported()` -> `is_sm90_supported() or is_sm120_supported()`; a lone leftover on
+each side is paired however different); what stays unpaired is new or removed."""
 
 from __future__ import annotations
 
@@ -39,11 +40,34 @@ def match_gates(before: Sequence[AuditedGate], after: Sequence[AuditedGate]) -> 
         pairs.extend(zip(olds, news, strict=False))
         rest_before.extend(olds[len(news) :])
         rest_after.extend(news[len(olds) :])
+    moved, rest_before, rest_after = _pair_moved(rest_before, rest_after)
+    pairs.extend(moved)
     scoped_before = _grouped(rest_before, scope_of)
     scoped_after = _grouped(rest_after, scope_of)
     for scope in sorted(scoped_before.keys() | scoped_after.keys()):
         pairs.extend(_pair_edited(scoped_before.get(scope, []), scoped_after.get(scope, [])))
     return pairs
+
+
+def _pair_moved(
+    before: list[AuditedGate], after: list[AuditedGate]
+) -> tuple[list[Pair], list[AuditedGate], list[AuditedGate]]:
+    """The same condition in the same module, in another function: code moved into a
+    new or renamed function (matched in line order)."""
+
+    def key(gate: AuditedGate) -> Identity:
+        return Identity(Scope(gate.found.module, ""), normalise_condition(gate.found.condition))
+
+    left, right = _grouped(before, key), _grouped(after, key)
+    pairs: list[Pair] = []
+    rest_before: list[AuditedGate] = []
+    rest_after: list[AuditedGate] = []
+    for identity in sorted(left.keys() | right.keys()):
+        olds, news = left.get(identity, []), right.get(identity, [])
+        pairs.extend(zip(olds, news, strict=False))
+        rest_before.extend(olds[len(news) :])
+        rest_after.extend(news[len(olds) :])
+    return pairs, rest_before, rest_after
 
 
 def _grouped(
@@ -64,8 +88,13 @@ def _pair_edited(olds: list[AuditedGate], news: list[AuditedGate]) -> list[Pair]
     used_old: set[int] = set()
     used_new: set[int] = set()
     pairs: list[Pair] = []
-    for _score, i, j in scored:
+    # One gate left on each side is that gate edited, however much; among several,
+    # conditions that share too little are not taken for one another.
+    alone = len(olds) == 1 and len(news) == 1
+    for score, i, j in scored:
         if i in used_old or j in used_new:
+            continue
+        if not alone and -score < MIN_SIMILARITY:
             continue
         used_old.add(i)
         used_new.add(j)
@@ -75,11 +104,19 @@ def _pair_edited(olds: list[AuditedGate], news: list[AuditedGate]) -> list[Pair]
     return pairs
 
 
-def _similarity(old: AuditedGate, new: AuditedGate) -> float:
+MIN_SIMILARITY = 0.5
+
+
+def _text_similarity(old: AuditedGate, new: AuditedGate) -> float:
     a = normalise_condition(old.found.condition)
     b = normalise_condition(new.found.condition)
-    same_kind = 1.0 if old.found.kind is new.found.kind else 0.0
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() + same_kind
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _similarity(old: AuditedGate, new: AuditedGate) -> float:
+    # The same statement kind (if / assert / assignment...) breaks ties.
+    same_kind = 0.01 if old.found.kind is new.found.kind else 0.0
+    return _text_similarity(old, new) + same_kind
 
 
 def compare_reports(

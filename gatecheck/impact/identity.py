@@ -5,11 +5,13 @@ function moved inside its module, a reflowed or re-parenthesised condition keep 
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 from gatecheck.audit.report import AuditedGate
 
 
+@functools.lru_cache(maxsize=8192)
 def normalise_condition(text: str) -> str:
     """The condition as `ast.unparse` prints it: one layout, no redundant parentheses,
     one quote style. Text that does not parse as an expression keeps its words only."""

@@ -449,12 +449,18 @@ def test_normalise_condition(source: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("source", "module", "is_package", "expected"),
     [
-        pytest.param("import a.b", "m", False, {"a.b"}, id="import"),
+        pytest.param("import a.b", "m", False, {"a", "a.b"}, id="import"),
         pytest.param("from a.b import c", "m", False, {"a.b", "a.b.c"}, id="from"),
         pytest.param("from . import c", "p.m", False, {"p", "p.c"}, id="relative"),
         pytest.param("from .. import c", "p.q.m", False, {"p", "p.c"}, id="relative-2"),
         pytest.param("from .x import y", "p", True, {"p.x", "p.x.y"}, id="package-relative"),
-        pytest.param("X = 'pkg.platforms.cuda'", "m", False, {"pkg.platforms.cuda"}, id="string"),
+        pytest.param(
+            "X = 'pkg.platforms.cuda'",
+            "m",
+            False,
+            {"pkg", "pkg.platforms", "pkg.platforms.cuda"},
+            id="string",
+        ),
         pytest.param("X = 'not a name'", "m", False, set(), id="prose-string"),
     ],
 )
@@ -470,7 +476,7 @@ def test_imported_names_unparsable_is_none() -> None:
     ("imported", "module", "expected"),
     [
         pytest.param({"a.b"}, "a.b", True, id="itself"),
-        pytest.param({"a.b.c"}, "a.b", True, id="submodule"),
+        pytest.param({"a.b.c"}, "a.b", False, id="submodule-alone"),
         pytest.param({"a.bc"}, "a.b", False, id="prefix-not-dotted"),
         pytest.param({"a"}, "a.b", False, id="parent"),
     ],

@@ -68,6 +68,12 @@ class ImpactError(click.ClickException):
     help="Also write a SARIF report here.",
 )
 @click.option("--allow-narrowing", is_flag=True, help="Exit 0 on narrowed gates (still reported).")
+@click.option(
+    "--one-process",
+    is_flag=True,
+    help="Audit BASE, then the working tree (default: both at once, in two processes, "
+    "on Linux with two cores or more).",
+)
 @kernel_source_option
 @no_cache_option
 @quiet_option
@@ -82,6 +88,7 @@ def impact(
     output: Path | None,
     sarif_output: Path | None,
     allow_narrowing: bool,
+    one_process: bool,
     kernel_sources: tuple[Path, ...],
     no_cache: bool,
     quiet: bool,
@@ -129,6 +136,7 @@ def impact(
                 chosen,
                 excludes=excludes,
                 keep_in=root / CACHE_DIR if use_cache else None,
+                parallel=not one_process and not debugging(),
             )
     except BaseError as err:
         raise ImpactError(str(err)) from err

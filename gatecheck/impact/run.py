@@ -13,7 +13,8 @@ from gatecheck.config.model import Registry
 from gatecheck.discovery import discover
 from gatecheck.impact.compare import compare_reports
 from gatecheck.impact.model import ImpactReport
-from gatecheck.impact.scope import reached_files
+from gatecheck.impact.parallel import both
+from gatecheck.impact.scope import changed_names, reached_files
 from gatecheck.impact.snapshot import BaseError, changed_paths, resolve_base, snapshot, toplevel
 from gatecheck.loading.project import FileDiagnostic, read_source
 
@@ -30,8 +31,10 @@ def run_impact(
     *,
     excludes: Sequence[str] = (),
     keep_in: Path | None = None,
+    parallel: bool = True,
 ) -> ImpactReport:
-    """`keep_in` (the cache folder) keeps BASE's exported files for the next run."""
+    """`keep_in` (the cache folder) keeps BASE's exported files for the next run;
+    `parallel` audits the two sides at once (see parallel.py)."""
     targets = [target.resolve() for target in targets]
     top = toplevel(targets[0] if targets[0].is_dir() else targets[0].parent)
     within = [_inside(top, target) for target in targets]
@@ -51,21 +54,27 @@ def run_impact(
     changed = [path for path in changed if path in scanned or not path.exists()]
     if not changed:
         return _nothing(base.label, base.commit, generation, vendor, registry)
-    # Deleted files are compared too: their gates are BASE's only.
-    reached = reached_files(found.files, found.roots, changed, _text) | {
-        path for path in changed if path not in scanned
-    }
-    everything = reached >= set(found.files)
-    after_only = None if everything else sorted(reached & set(found.files))
     tree = snapshot(top, base.commit, [] if "" in within else within, keep_in).resolve()
     try:
+        names = {
+            path: changed_names(_text(tree / path.relative_to(top)), _text(path))
+            for path in changed
+        }
+        # Deleted files are compared too: their gates are BASE's only.
+        reached = reached_files(found.files, found.roots, names, _text) | {
+            path for path in changed if path not in scanned
+        }
+        everything = reached >= set(found.files)
+        after_only = None if everything else sorted(reached & set(found.files))
         base_targets = [tree / w for w in within if (tree / w).exists()]
-        if base_targets:
-            base_only = None if everything else [tree / p.relative_to(top) for p in reached]
-            before = audit(base_targets, base_only)
-        else:
-            before = AuditReport(generation, vendor, (), registry)
-        after = audit(targets, after_only)
+        base_only = None if everything else [tree / p.relative_to(top) for p in reached]
+
+        def audit_base() -> AuditReport:
+            if not base_targets:
+                return AuditReport(generation, vendor, (), registry)
+            return audit(base_targets, base_only)
+
+        before, after = both(audit_base, lambda: audit(targets, after_only), parallel=parallel)
     finally:
         if keep_in is None:
             shutil.rmtree(tree, ignore_errors=True)

@@ -1,17 +1,23 @@
-"""Which files a change can reach: the changed files, and every file that imports one of
-them, again and again (a predicate's body edited in `utils.py` changes the gates of every
-module calling it). Gates of the other files read the same code on both sides, so they
-are the same: neither side audits them.
+"""Which files a change can reach: the changed files, and every file that imports a name
+that may read them, again and again (a predicate's body edited in `utils.py` changes the
+gates of every module calling it). Gates of the other files read the same code on both
+sides, so they are the same: neither side audits them.
 
-Read with the standard library's `ast` (imports only, no resolution), and erring towards
-reaching: `import a.b` reaches `a.b`'s submodules too, a string spelling a module's dotted
-name reaches it (platform classes named by qualname strings), a file that does not parse
-is reached."""
+Name by name: a changed module may change any of its names; a module reached through
+some of its imports may change its own definitions (their bodies may call what it
+imported) and the names it imported from reached modules, not the names it imported from
+elsewhere (a package `__init__` re-exporting fifty classes passes on the one that changed,
+not the fifty). Read with the standard library's `ast` (no resolution), erring towards
+reaching: `import a.b` and `from a import b` take all of `a.b`, a string spelling a
+module's dotted name (a class named by its qualname) takes all of it, a file that cannot be
+read or parsed is reached."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from gatecheck.loading.project import ModuleNamer
@@ -19,29 +25,146 @@ from gatecheck.loading.project import ModuleNamer
 Reader = Callable[[Path], str | None]
 
 
-def imported_names(source: str, module: str, is_package: bool) -> frozenset[str] | None:
-    """Dotted names the module imports or spells as strings (relative imports made
-    absolute); None when it does not parse."""
+ALL = "*"  # every name of a module
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One statement at module level: the names it binds, the names it reads, its shape
+    (`ast.dump`: no positions, no comments, no layout)."""
+
+    names: frozenset[str]
+    reads: frozenset[str]
+    shape: str
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """What reach needs of one file: its module-level statements, and each import as
+    (module, name or ALL for the whole module, the name bound here or ALL for a star)."""
+
+    bindings: tuple[Binding, ...]
+    imports: tuple[tuple[str, str, str], ...]
+
+    def readers(self, names: set[str]) -> set[str]:
+        """`names` and every name bound by a statement that reads one of them, again."""
+        found = set(names)
+        if ALL in found:
+            return {ALL}
+        grew = True
+        while grew:
+            grew = False
+            for binding in self.bindings:
+                if binding.reads & found and not binding.names <= found:
+                    found |= binding.names
+                    grew = True
+        return found
+
+
+def module_facts(source: str, module: str, is_package: bool) -> ModuleFacts | None:
+    """None: it does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     package = module if is_package else module.rpartition(".")[0]
-    names: set[str] = set()
+    imports: list[tuple[str, str, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                imports.extend((prefix, ALL, bound) for prefix in _prefixes(alias.name))
         elif isinstance(node, ast.ImportFrom):
             origin = _absolute(node.module, node.level, package)
             if origin is None:
                 continue
-            names.add(origin)
-            names.update(f"{origin}.{alias.name}".lstrip(".") for alias in node.names)
+            for alias in node.names:
+                if alias.name == "*":
+                    imports.append((origin, ALL, ALL))
+                    continue
+                bound = alias.asname or alias.name
+                imports.append((origin, alias.name, bound))
+                imports.append((f"{origin}.{alias.name}".lstrip("."), ALL, bound))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value
             if 0 < len(text) < 200 and "." in text and text.replace(".", "").isidentifier():
-                names.add(text)
-    return frozenset(names)
+                imports.extend((prefix, ALL, "") for prefix in _prefixes(text))
+    return ModuleFacts(tuple(_bindings(tree.body)), tuple(imports))
+
+
+_BLOCKS = (ast.If, ast.Try, ast.With)
+
+
+def _bindings(body: Sequence[ast.stmt]) -> list[Binding]:
+    """Module-level statements; those inside `if`/`try`/`with` blocks count on their own
+    (`if _is_cuda: def f(): ...` binds f)."""
+    out: list[Binding] = []
+    for node in body:
+        if isinstance(node, _BLOCKS):
+            inner: list[ast.stmt] = [*node.body, *getattr(node, "orelse", [])]
+            inner += getattr(node, "finalbody", [])
+            for handler in getattr(node, "handlers", []):
+                inner += handler.body
+            inside = _bindings(inner)
+            test = node.test if isinstance(node, ast.If) else None
+            header = ast.dump(test) if test is not None else type(node).__name__
+            reads = _read(test) if test is not None else set()
+            # The test decides every name bound inside.
+            bound = frozenset(n for b in inside for n in b.names)
+            out.append(Binding(bound, frozenset(reads), header))
+            out.extend(inside)
+            continue
+        out.append(Binding(frozenset(_bound(node)), frozenset(_read(node)), ast.dump(node)))
+    return out
+
+
+def _bound(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    return {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
+def _read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def changed_names(old: str | None, new: str | None) -> frozenset[str]:
+    """Module-level names whose statements differ between two versions of a file (ALL
+    when one side is missing or does not parse, or a statement binding nothing differs)."""
+    if old is None or new is None:
+        return frozenset({ALL})
+    try:
+        before, after = ast.parse(old), ast.parse(new)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset({ALL})
+    shapes: list[dict[str, list[str]]] = [{}, {}]
+    loose: list[list[str]] = [[], []]
+    for side, tree in enumerate((before, after)):
+        for binding in _bindings(tree.body):
+            if not binding.names:
+                loose[side].append(binding.shape)
+            for name in binding.names:
+                shapes[side].setdefault(name, []).append(binding.shape)
+    if sorted(loose[0]) != sorted(loose[1]):
+        return frozenset({ALL})
+    names = shapes[0].keys() | shapes[1].keys()
+    return frozenset(n for n in names if shapes[0].get(n) != shapes[1].get(n))
+
+
+def imported_names(source: str, module: str, is_package: bool) -> frozenset[str] | None:
+    """The modules it reads names of (relative imports made absolute), for tests and
+    tools; None: it does not parse."""
+    facts = module_facts(source, module, is_package)
+    return None if facts is None else frozenset(m for m, _name, _bound in facts.imports)
+
+
+def _prefixes(dotted: str) -> list[str]:
+    parts = dotted.split(".")
+    return [".".join(parts[: n + 1]) for n in range(len(parts))]
 
 
 def _absolute(name: str | None, level: int, package: str) -> str | None:
@@ -55,45 +178,85 @@ def _absolute(name: str | None, level: int, package: str) -> str | None:
 
 
 def reaches(imported: Iterable[str], module: str) -> bool:
-    """Whether importing these names can read `module` (itself, a submodule, or a name
-    inside it: `from a.b import c` names a.b.c)."""
-    prefix = module + "."
-    return any(name == module or name.startswith(prefix) for name in imported)
+    """Whether names resolved through these imports can read `module`'s code. Importing
+    `a.b.c` alone does not read `a.b`'s body (`a/b/__init__.py`): an import system runs
+    it, a resolver looking up `a.b.c`'s names does not."""
+    return module in imported
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def reached_files(
-    files: Sequence[Path], roots: Sequence[Path], changed: Iterable[Path], read: Reader
+    files: Sequence[Path],
+    roots: Sequence[Path],
+    changed: Mapping[Path, frozenset[str]],
+    read: Reader,
 ) -> frozenset[Path]:
-    """`files` the changed files reach (changed ones included). `changed` may hold
-    files that exist no more (deleted since BASE): they reach their importers too."""
+    """`files` the changed files reach (changed ones included), given each changed file's
+    changed names (see changed_names). `changed` may hold files that exist no more
+    (deleted since BASE): they reach their importers too."""
     namer = ModuleNamer(roots)
     names = {path: namer.name(path) for path in files}
-    pending = [namer.name(path) for path in changed]
-    reached = set(changed) & set(files)
-    texts: dict[Path, str | None] = {}
-    imports: dict[Path, frozenset[str] | None] = {}
-    seen_modules = set(pending)
+    texts = {path: read(path) for path in files}
+    # Which files spell a word: a module's importers spell its last name.
+    spelling: dict[str, list[Path]] = {}
+    for path, text in texts.items():
+        words = set(_WORD.findall(text or ""))
+        if text is not None and "from ." in text:
+            # `from . import x` names its packages without spelling them.
+            words.update(names[path].split("."))
+        for word in words:
+            spelling.setdefault(word, []).append(path)
+    facts: dict[Path, ModuleFacts | None] = {}
+
+    def facts_of(path: Path) -> ModuleFacts | None:
+        if path not in facts:
+            text = texts[path]
+            package = path.name == "__init__.py"
+            facts[path] = None if text is None else module_facts(text, names[path], package)
+        return facts[path]
+
+    # Module -> the names of it a change may have touched (ALL: any).
+    touched: dict[str, set[str]] = {}
+    reached: set[Path] = set()
+    pending: list[str] = []
+
+    def touch(module: str, new: set[str], path: Path | None) -> None:
+        current = touched.setdefault(module, set())
+        if ALL in current or new <= current:
+            return
+        current.update(new)
+        if path is not None:
+            reached.add(path)
+        pending.append(module)
+
+    for path, changed_here in changed.items():
+        here = facts_of(path) if path in texts else None
+        touched_here = set(changed_here) if here is None else here.readers(set(changed_here))
+        touch(namer.name(path), touched_here, path if path in texts else None)
+        if path in texts:
+            reached.add(path)  # its gates are compared, whatever it passes on
+    for path, text in texts.items():
+        if text is None or facts_of(path) is None:
+            touch(names[path], {ALL}, path)  # cannot tell what it imports or defines
     while pending:
         module = pending.pop()
-        leaf = module.rpartition(".")[2]
-        for path in files:
-            if path in reached:
+        names_touched = touched[module]
+        if "__getattr__" in names_touched:
+            names_touched = {ALL}  # any name may come from its module __getattr__
+        for path in spelling.get(module.rpartition(".")[2], ()):
+            found = facts_of(path)
+            if found is None:
                 continue
-            if path not in texts:
-                texts[path] = read(path)
-            text = texts[path]
-            if text is not None and leaf not in text:
+            passed = {
+                bound
+                for origin, name, bound in found.imports
+                if origin == module
+                and (ALL in names_touched or name == ALL or name in names_touched)
+            }
+            if not passed:
                 continue
-            if path not in imports:
-                imports[path] = (
-                    None
-                    if text is None
-                    else imported_names(text, names[path], path.name == "__init__.py")
-                )
-            found = imports[path]
-            if found is None or reaches(found, module):
-                reached.add(path)
-                if names[path] not in seen_modules:
-                    seen_modules.add(names[path])
-                    pending.append(names[path])
+            # What it binds from them, and its statements reading that; a star: everything.
+            touch(names[path], {ALL} if ALL in passed else found.readers(passed), path)
     return frozenset(reached)

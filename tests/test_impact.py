@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 from gatecheck.cli import cli
 from gatecheck.impact import normalise_condition
 from gatecheck.impact.scope import imported_names, reaches
-from tests.conftest import write_tree
+from tests.conftest import FIXTURES, write_tree
 from tests.test_sarif import assert_valid, load_validator
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -483,3 +483,47 @@ def test_imported_names_unparsable_is_none() -> None:
 )
 def test_reaches(imported: set[str], module: str, expected: bool) -> None:
     assert reaches(imported, module) is expected
+
+
+# -- kernel support: widening past what the kernels are built for ---------------------------
+
+KERNEL_RULE = """\
+features:
+  - id: flashinfer-allreduce-fusion
+    description: fused allreduce + RMSNorm
+    flags: [enable_flashinfer_allreduce_fusion]
+    gate_functions: [sglang.srt.layers.communicator.apply_flashinfer_allreduce_fusion]
+    require: [sm90, sm100, sm120]
+    kernels: [flashinfer.comm.allreduce_fusion]
+"""
+
+
+@pytest.mark.parametrize(
+    ("library", "rules", "code"),
+    [
+        pytest.param("flashinfer-0.1", ["impact-widened-past-kernels"], 1, id="built-for-9-10"),
+        pytest.param("flashinfer-0.2", ["impact-widened"], 0, id="built-for-9-10-12"),
+    ],
+)
+def test_widening_checked_against_kernel_support(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, library: str, rules: list[str], code: int
+) -> None:
+    root = tmp_path / "app"
+    shutil.copytree(FIXTURES / "seed_alias", root)
+    (tmp_path / "rules.yaml").write_text(KERNEL_RULE, encoding="utf-8")
+    git(root, "init", "-q", "-b", "main")
+    commit_all(root, "base")
+    edit(
+        root,
+        "sglang/srt/layers/communicator.py",
+        "(_is_sm90_supported or _is_sm100_supported)\n",
+        "(_is_sm90_supported or _is_sm100_supported or _is_sm120_supported)\n",
+    )
+    kernels = str(FIXTURES / "kernels" / library)
+    args = ["main", "--rules", str(tmp_path / "rules.yaml"), "--kernel-source", kernels]
+    result = impact(root, monkeypatch, *args, "--format", "json", "--no-cache")
+    assert result.exit_code == code, result.output
+    issues = json.loads(result.stdout)["issues"]
+    assert [i["rule"] for i in issues] == rules
+    assert issues[0]["generations"] == ["sm120", "sm121"]
+    assert issues[0]["feature"] == "flashinfer-allreduce-fusion"

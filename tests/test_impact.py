@@ -8,12 +8,14 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
+from gatecheck.audit.report import AuditReport
 from gatecheck.cli import cli
 from gatecheck.impact import normalise_condition
 from gatecheck.impact.scope import imported_names, reaches
@@ -527,3 +529,38 @@ def test_widening_checked_against_kernel_support(
     assert [i["rule"] for i in issues] == rules
     assert issues[0]["generations"] == ["sm120", "sm121"]
     assert issues[0]["feature"] == "flashinfer-allreduce-fusion"
+
+
+# -- auditing only what the change reaches answers as auditing everything -------------------
+
+
+def _issues_with(repo: Path, restricted: bool, parallel: bool) -> list[tuple[str, str, int]]:
+    from gatecheck.audit import run_audit
+    from gatecheck.config.loader import load_ruleset
+    from gatecheck.impact.run import run_impact
+
+    ruleset = load_ruleset(None)
+
+    def audit(targets: Sequence[Path], only: Sequence[Path] | None) -> AuditReport:
+        return run_audit(list(targets), ruleset, "sm120", only=only if restricted else None)
+
+    report = run_impact([repo], "HEAD~1", audit, ruleset.registry, "sm120", parallel=parallel)
+    return [(i.kind.value, i.message, i.change.gate.found.line) for i in report.issues]
+
+
+@pytest.mark.parametrize(("edits", "expected"), SCENARIOS)
+def test_reached_files_answer_as_the_whole_tree(
+    repo: Path, edits: list[tuple[str, str, str]], expected: object
+) -> None:
+    write_tree(
+        repo,
+        {
+            "pkg/unrelated.py": "import torch\n\nOLD = torch.cuda.get_device_capability() >= (8, 0)\n"
+        },
+    )
+    commit_all(repo, "unrelated")
+    for rel, old, new in edits:
+        edit(repo, rel, old, new)
+    commit_all(repo, "change")
+    whole = _issues_with(repo, restricted=False, parallel=False)
+    assert _issues_with(repo, restricted=True, parallel=True) == whole

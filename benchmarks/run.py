@@ -429,7 +429,8 @@ def impact_lines(root: Path, work: Path, repeat: int) -> list[str]:
 
     impact_args = ["gatecheck", "impact", "HEAD", "--format", "json", "--allow-narrowing"]
     audit_args = ["gatecheck", "audit", ".", "--generation", "sm120", "--format", "json"]
-    subprocess.run([sys.executable, TIMED, *impact_args], cwd=repo, env=child_env(), check=False)
+    warm_up = [sys.executable, str(TIMED), *impact_args]
+    subprocess.run(warm_up, cwd=repo, env=child_env(), capture_output=True, check=False)
     cold_audit, cold_impact, serial_impact, kept_impact = timed_rounds(
         [
             ([*audit_args, "--no-cache"], None),

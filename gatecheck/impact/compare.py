@@ -162,8 +162,11 @@ def compare_reports(
         changed_files=tuple(changed_files),
         compared_files=compared_files,
         project_files=after.files,
+        # Once each: an unreadable file unchanged since BASE is diagnosed on both sides.
         diagnostics=tuple(
-            f"{d.path}:{d.line}: {d.message}" for d in (*before.diagnostics, *after.diagnostics)
+            dict.fromkeys(
+                f"{d.path}:{d.line}: {d.message}" for d in (*before.diagnostics, *after.diagnostics)
+            )
         ),
     )
 

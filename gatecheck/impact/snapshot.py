@@ -149,6 +149,7 @@ def snapshot(top: Path, commit: str, within: Sequence[str], keep_in: Path | None
         os.utime(folder)  # recently used: kept when older snapshots go
         return folder
     keep_in.mkdir(exist_ok=True)
+    _ignore_all(keep_in)
     fresh = Path(tempfile.mkdtemp(prefix=".impact-", dir=keep_in))
     export(top, commit, within, fresh)
     (fresh / ".complete").write_text(key, "utf-8")
@@ -160,6 +161,18 @@ def snapshot(top: Path, commit: str, within: Sequence[str], keep_in: Path | None
         return fresh  # another run put one there first: use ours
     _prune(keep_in)
     return folder
+
+
+def _ignore_all(folder: Path) -> None:
+    """The cache folder's `.gitignore` (as the cache writes it): BASE's files are never
+    untracked files of the working tree. An existing name is left alone."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        handle = os.open(folder / ".gitignore", flags, 0o644)
+    except OSError:
+        return
+    with os.fdopen(handle, "w") as out:
+        out.write("# Created by gatecheck: the cache is never committed.\n*\n")
 
 
 def _real_folder(path: Path) -> bool:

@@ -564,3 +564,23 @@ def test_reached_files_answer_as_the_whole_tree(
     commit_all(repo, "change")
     whole = _issues_with(repo, restricted=False, parallel=False)
     assert _issues_with(repo, restricted=True, parallel=True) == whole
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        pytest.param(
+            "def f():\n    return 1\n", "def f():\n    return (1)  # same\n", set(), id="layout"
+        ),
+        pytest.param('"""Doc."""\nX = 1\n', '"""Other doc."""\nX = 1\n', set(), id="docstring"),
+        pytest.param("def f():\n    return 1\n", "def f():\n    return 2\n", {"f"}, id="body"),
+        pytest.param("X = 1\nY = 2\n", "X = 1\n", {"Y"}, id="removed"),
+        pytest.param("from a import b\n", "from c import b\n", {"b"}, id="import-source"),
+        pytest.param("X = 1\nregister(X)\n", "X = 1\nregister(X, 2)\n", {"*"}, id="loose-call"),
+        pytest.param("X = 1\n", "X = (\n", {"*"}, id="unparsable"),
+    ],
+)
+def test_changed_names(old: str, new: str, expected: set[str]) -> None:
+    from gatecheck.impact.scope import changed_names
+
+    assert changed_names(old, new) == expected

@@ -118,6 +118,10 @@ def _bindings(body: Sequence[ast.stmt]) -> list[Binding]:
     return out
 
 
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+
+
 def _bound(node: ast.stmt) -> set[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return {node.name}
@@ -144,7 +148,8 @@ def changed_names(old: str | None, new: str | None) -> frozenset[str]:
     shapes: list[dict[str, list[str]]] = [{}, {}]
     loose: list[list[str]] = [[], []]
     for side, tree in enumerate((before, after)):
-        for binding in _bindings(tree.body):
+        body = [n for n in tree.body if not _is_docstring(n)]
+        for binding in _bindings(body):
             if not binding.names:
                 loose[side].append(binding.shape)
             for name in binding.names:

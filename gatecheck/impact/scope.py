@@ -3,18 +3,21 @@ that may read them, again and again (a predicate's body edited in `utils.py` cha
 gates of every module calling it). Gates of the other files read the same code on both
 sides, so they are the same: neither side audits them.
 
-Name by name: a changed module may change any of its names; a module reached through
-some of its imports may change its own definitions (their bodies may call what it
-imported) and the names it imported from reached modules, not the names it imported from
-elsewhere (a package `__init__` re-exporting fifty classes passes on the one that changed,
-not the fifty). Read with the standard library's `ast` (no resolution), erring towards
-reaching: `import a.b` and `from a import b` take all of `a.b`, a string spelling a
-module's dotted name (a class named by its qualname) takes all of it, a file that cannot be
-read or parsed is reached."""
+Name by name: of a changed module, the module-level statements that differ (changed_names)
+and those reading them; of a module reached through some of its imports, the names it
+imported from reached modules and its statements reading them -- not the names it
+imported from elsewhere (a package `__init__` re-exporting fifty classes passes on the one
+that changed, not the fifty). Read with the standard library's `ast` (no resolution),
+erring towards reaching: `import a.b` and `from a import b` take all of `a.b`, a string
+spelling a module's dotted name (a class named by its qualname) takes all of it, a module
+`__getattr__` passes on every name. A file that does not parse holds no gate for the audit
+either: it is compared only when changed.
+"""
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,14 +31,18 @@ Reader = Callable[[Path], str | None]
 ALL = "*"  # every name of a module
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Binding:
-    """One statement at module level: the names it binds, the names it reads, its shape
-    (`ast.dump`: no positions, no comments, no layout)."""
+    """One statement at module level: the names it binds, the names it reads, and its
+    node (whose `ast.dump` -- no positions, comments or layout -- is its shape)."""
 
     names: frozenset[str]
     reads: frozenset[str]
-    shape: str
+    node: ast.AST
+
+    @property
+    def shape(self) -> str:
+        return ast.dump(self.node)
 
 
 @dataclass(frozen=True)
@@ -69,35 +76,19 @@ def module_facts(source: str, module: str, is_package: bool) -> ModuleFacts | No
         return None
     package = module if is_package else module.rpartition(".")[0]
     imports: list[tuple[str, str, str]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                imports.extend((prefix, ALL, bound) for prefix in _prefixes(alias.name))
-        elif isinstance(node, ast.ImportFrom):
-            origin = _absolute(node.module, node.level, package)
-            if origin is None:
-                continue
-            for alias in node.names:
-                if alias.name == "*":
-                    imports.append((origin, ALL, ALL))
-                    continue
-                bound = alias.asname or alias.name
-                imports.append((origin, alias.name, bound))
-                imports.append((f"{origin}.{alias.name}".lstrip("."), ALL, bound))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            text = node.value
-            if 0 < len(text) < 200 and "." in text and text.replace(".", "").isidentifier():
-                imports.extend((prefix, ALL, "") for prefix in _prefixes(text))
-    return ModuleFacts(tuple(_bindings(tree.body)), tuple(imports))
+    bindings = _bindings(tree.body, package, imports)
+    return ModuleFacts(tuple(bindings), tuple(imports))
 
 
 _BLOCKS = (ast.If, ast.Try, ast.With)
 
 
-def _bindings(body: Sequence[ast.stmt]) -> list[Binding]:
+def _bindings(
+    body: Sequence[ast.stmt], package: str, imports: list[tuple[str, str, str]] | None = None
+) -> list[Binding]:
     """Module-level statements; those inside `if`/`try`/`with` blocks count on their own
-    (`if _is_cuda: def f(): ...` binds f)."""
+    (`if _is_cuda: def f(): ...` binds f). One walk of each statement; its imports (also
+    those inside functions) go to `imports`."""
     out: list[Binding] = []
     for node in body:
         if isinstance(node, _BLOCKS):
@@ -105,35 +96,64 @@ def _bindings(body: Sequence[ast.stmt]) -> list[Binding]:
             inner += getattr(node, "finalbody", [])
             for handler in getattr(node, "handlers", []):
                 inner += handler.body
-            inside = _bindings(inner)
-            test = node.test if isinstance(node, ast.If) else None
-            header = ast.dump(test) if test is not None else type(node).__name__
-            reads = _read(test) if test is not None else set()
+            inside = _bindings(inner, package, imports)
+            test: ast.AST = (
+                node.test if isinstance(node, ast.If) else ast.Name(type(node).__name__, ast.Load())
+            )
+            _, reads = _walk(test, package, imports)
             # The test decides every name bound inside.
             bound = frozenset(n for b in inside for n in b.names)
-            out.append(Binding(bound, frozenset(reads), header))
+            out.append(Binding(bound, frozenset(reads), test))
             out.extend(inside)
             continue
-        out.append(Binding(frozenset(_bound(node)), frozenset(_read(node)), ast.dump(node)))
+        stored, reads = _walk(node, package, imports)
+        out.append(Binding(frozenset(_bound(node, stored)), frozenset(reads), node))
     return out
+
+
+def _walk(
+    node: ast.AST, package: str, imports: list[tuple[str, str, str]] | None
+) -> tuple[set[str], set[str]]:
+    """Names stored and loaded in `node`; its imports and dotted strings into `imports`."""
+    stored: set[str] = set()
+    loaded: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
+            (stored if isinstance(child.ctx, ast.Store) else loaded).add(child.id)
+        elif imports is None:
+            continue
+        elif isinstance(child, ast.Import):
+            for alias in child.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                imports.extend((prefix, ALL, bound) for prefix in _prefixes(alias.name))
+        elif isinstance(child, ast.ImportFrom):
+            origin = _absolute(child.module, child.level, package)
+            if origin is None:
+                continue
+            for alias in child.names:
+                if alias.name == "*":
+                    imports.append((origin, ALL, ALL))
+                    continue
+                bound = alias.asname or alias.name
+                imports.append((origin, alias.name, bound))
+                imports.append((f"{origin}.{alias.name}".lstrip("."), ALL, bound))
+        elif isinstance(child, ast.Constant) and isinstance(child.value, str):
+            text = child.value
+            if 0 < len(text) < 200 and "." in text and text.replace(".", "").isidentifier():
+                imports.extend((prefix, ALL, "") for prefix in _prefixes(text))
+    return stored, loaded
 
 
 def _is_docstring(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
 
 
-def _bound(node: ast.stmt) -> set[str]:
+def _bound(node: ast.stmt, stored: set[str]) -> set[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return {node.name}
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return {(a.asname or a.name).split(".")[0] for a in node.names}
-    return {
-        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
-
-
-def _read(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return stored
 
 
 def changed_names(old: str | None, new: str | None) -> frozenset[str]:
@@ -149,7 +169,7 @@ def changed_names(old: str | None, new: str | None) -> frozenset[str]:
     loose: list[list[str]] = [[], []]
     for side, tree in enumerate((before, after)):
         body = [n for n in tree.body if not _is_docstring(n)]
-        for binding in _bindings(body):
+        for binding in _bindings(body, ""):
             if not binding.names:
                 loose[side].append(binding.shape)
             for name in binding.names:
@@ -190,6 +210,22 @@ def reaches(imported: Iterable[str], module: str) -> bool:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IMPORTING = (
+    r"^[ \t]*(?:from|import)[ \t][^\n]*\b{0}\b"  # on the import's line
+    r"|^[ \t]*from[ \t][^\n]*import[ \t]*\([^)]*\b{0}\b"  # inside its parentheses
+    r"|^[ \t]*(?:from|import)[ \t][^\n]*\\\n[^\n]*\b{0}\b"  # after a backslash
+    r"|[\"'][\w.]*\b{0}\b[\w.]*[\"']"  # a dotted string
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _importing(leaf: str) -> re.Pattern[str]:
+    return re.compile(_IMPORTING.format(re.escape(leaf)), re.MULTILINE)
+
+
+def may_import(text: str, leaf: str) -> bool:
+    """Whether a file's text can import a module named `leaf` (or name it in a string)."""
+    return _importing(leaf).search(text) is not None
 
 
 def reached_files(
@@ -242,18 +278,18 @@ def reached_files(
         touch(namer.name(path), touched_here, path if path in texts else None)
         if path in texts:
             reached.add(path)  # its gates are compared, whatever it passes on
-    for path, text in texts.items():
-        if text is None or facts_of(path) is None:
-            touch(names[path], {ALL}, path)  # cannot tell what it imports or defines
     while pending:
         module = pending.pop()
         names_touched = touched[module]
         if "__getattr__" in names_touched:
             names_touched = {ALL}  # any name may come from its module __getattr__
-        for path in spelling.get(module.rpartition(".")[2], ()):
+        leaf = module.rpartition(".")[2]
+        for path in spelling.get(leaf, ()):
+            if path not in facts and not may_import(texts[path] or "", leaf):
+                continue  # parsing is the cost: only files whose text can import it
             found = facts_of(path)
             if found is None:
-                continue
+                continue  # unreadable or not Python: the audit reads no gate in it either
             passed = {
                 bound
                 for origin, name, bound in found.imports

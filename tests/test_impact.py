@@ -584,3 +584,16 @@ def test_changed_names(old: str, new: str, expected: set[str]) -> None:
     from gatecheck.impact.scope import changed_names
 
     assert changed_names(old, new) == expected
+
+
+def test_paths_limit_what_is_compared(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(
+        repo,
+        {"tools/probe.py": "import torch\n\nOK = torch.cuda.get_device_capability() >= (9, 0)\n"},
+    )
+    commit_all(repo, "tools")
+    edit(repo, "tools/probe.py", ">= (9, 0)", ">= (10, 0)")
+    assert impact_json(repo, monkeypatch, "HEAD", "pkg")["issues"] == []
+    assert [i["rule"] for i in impact_json(repo, monkeypatch, "HEAD", "tools")["issues"]] == [
+        "impact-narrowed"
+    ]

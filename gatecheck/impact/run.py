@@ -40,7 +40,7 @@ def run_impact(
     within = [_inside(top, target) for target in targets]
     base = resolve_base(top, base_ref)
     vendor = registry.get(generation).vendor
-    prefixes = [w for w in within if w]
+    prefixes = [] if "" in within else within  # none: the whole work tree
     changed = [
         top / name
         for name in changed_paths(top, base.commit)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import warnings
 from dataclasses import dataclass
 
 from gatecheck.audit.report import AuditedGate
@@ -16,7 +17,9 @@ def normalise_condition(text: str) -> str:
     """The condition as `ast.unparse` prints it: one layout, no redundant parentheses,
     one quote style. Text that does not parse as an expression keeps its words only."""
     try:
-        return ast.unparse(ast.parse(text.strip(), mode="eval"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.unparse(ast.parse(text.strip(), mode="eval"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return " ".join(text.split())
 

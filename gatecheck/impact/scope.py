@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,10 +69,16 @@ class ModuleFacts:
         return found
 
 
+def _parse(source: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes in the analysed code are not ours
+        return ast.parse(source)
+
+
 def module_facts(source: str, module: str, is_package: bool) -> ModuleFacts | None:
     """None: it does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = _parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     package = module if is_package else module.rpartition(".")[0]
@@ -162,7 +169,7 @@ def changed_names(old: str | None, new: str | None) -> frozenset[str]:
     if old is None or new is None:
         return frozenset({ALL})
     try:
-        before, after = ast.parse(old), ast.parse(new)
+        before, after = _parse(old), _parse(new)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset({ALL})
     shapes: list[dict[str, list[str]]] = [{}, {}]

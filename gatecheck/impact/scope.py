@@ -216,6 +216,12 @@ def reaches(imported: Iterable[str], module: str) -> bool:
     return module in imported
 
 
+# Past this share of the files reached (or as many read), reach stops and everything
+# is compared: parsing is as costly as auditing, so a change that reaches much of the
+# tree is cheaper audited whole (sglang 0.5.9: 1,404 files, 11 s cold audit, 21 s to parse
+# the 1,296 an edit of quantization/fp8.py led to).
+BUDGET_SHARE = 0.15
+MIN_BUDGET = 50
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORTING = (
     r"^[ \t]*(?:from|import)[ \t][^\n]*\b{0}\b"  # on the import's line
@@ -285,7 +291,11 @@ def reached_files(
         touch(namer.name(path), touched_here, path if path in texts else None)
         if path in texts:
             reached.add(path)  # its gates are compared, whatever it passes on
+    budget = max(MIN_BUDGET, int(len(files) * BUDGET_SHARE))
     while pending:
+        if len(reached) > budget or len(facts) > budget:
+            # Most of the tree: auditing it all is as cheap as reading what it imports.
+            return frozenset(files) | reached
         module = pending.pop()
         names_touched = touched[module]
         if "__getattr__" in names_touched:
@@ -295,6 +305,8 @@ def reached_files(
             if path not in facts and not may_import(texts[path] or "", leaf):
                 continue  # parsing is the cost: only files whose text can import it
             found = facts_of(path)
+            if len(reached) > budget or len(facts) > budget:
+                return frozenset(files) | reached  # see BUDGET_SHARE
             if found is None:
                 continue  # unreadable or not Python: the audit reads no gate in it either
             passed = {

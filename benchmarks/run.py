@@ -22,6 +22,8 @@ cache is the one the cold steps clear), then measures, each step in a fresh proc
   time(1x) for check and audit;
 - the largest engines (sglang 0.5.23, vllm 0.33.0; `--large`, `--skip-large`): yardstick,
   cold check and cold audit in the same rounds (`--large-repeat`, default 1).
+- `gatecheck impact HEAD` in a git copy of the corpus with one gate edited, against one
+  cold audit (`--skip-impact` leaves it out).
 
 Each step runs `--repeat` times (default 3; twice for the scaling check) and the fastest
 run counts: on a shared machine the minimum is the figure least disturbed by other work.
@@ -268,6 +270,7 @@ def main() -> None:
         help=f"a large corpus to measure too (repeatable; default {', '.join(LARGE)})",
     )
     parser.add_argument("--skip-large", action="store_true")
+    parser.add_argument("--skip-impact", action="store_true")
     parser.add_argument("--large-repeat", type=int, default=1, help="rounds per large corpus")
     parser.add_argument(
         "--quick", action="store_true", help="--skip-semgrep --skip-scaling --skip-large"
@@ -342,6 +345,8 @@ def measure(root: Path, work: Path, repeat: int, options: argparse.Namespace) ->
     out += precommit_lines(root, work, repeat)
     if not (options.skip_scaling or options.quick):
         out += scaling_lines(root, work)
+    if not options.skip_impact:
+        out += impact_lines(root, work, repeat)
     return out
 
 
@@ -465,6 +470,72 @@ def scaling_lines(root: Path, work: Path) -> list[str]:
             f"peak RSS {small.max_rss_mb:.0f} / {large.max_rss_mb:.0f} MB"
         )
     return out
+
+
+# The gate edited for `impact`: the cutlass FP8 MoE assert of sglang 0.5.9 loses sm90.
+IMPACT_EDIT = (
+    "sglang/srt/layers/quantization/fp8.py",
+    "assert is_sm100_supported() or is_sm90_supported()",
+    "assert is_sm100_supported()",
+)
+
+
+def impact_lines(root: Path, work: Path, repeat: int) -> list[str]:
+    """`impact HEAD` on a git copy of the corpus with one gate edited (uncommitted), cold
+    (--no-cache: BASE exported and both sides audited afresh; the two audits in two
+    processes, and in one), and warm (BASE and both audits kept by the run before), each
+    against one cold audit of the same tree (acceptance: well under 2x). Seconds are the
+    step's own wall clock: two processes count once."""
+    repo = work / "impact"
+    shutil.copytree(root / "sglang", repo / "sglang")
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "corpus"], cwd=repo, check=True)
+    rel, old, new = IMPACT_EDIT
+    edited = repo / rel
+    text = edited.read_text(encoding="utf-8")
+    if old not in text:
+        return ["", f"impact: the edited gate is not in this corpus ({rel}), skipped"]
+    edited.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    impact_args = ["gatecheck", "impact", "HEAD", "--format", "json", "--allow-narrowing"]
+    audit_args = ["gatecheck", "audit", ".", "--generation", "sm120", "--format", "json"]
+    warm_up = [sys.executable, str(TIMED), *impact_args]
+    subprocess.run(warm_up, cwd=repo, env=child_env(), capture_output=True, check=False)
+    cold_audit, cold_impact, serial_impact, kept_impact = timed_rounds(
+        [
+            ([*audit_args, "--no-cache"], None),
+            ([*impact_args, "--no-cache"], None),
+            ([*impact_args, "--no-cache", "--one-process"], None),
+            (impact_args, None),  # BASE and both audits kept by the run before
+        ],
+        repo,
+        repeat,
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "gatecheck", *impact_args[1:]],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=child_env(),
+    )
+    report = json.loads(done.stdout)
+    counts = ", ".join(f"{n} {kind}" for kind, n in report["counts"].items() if n)
+    return [
+        "",
+        f"impact: one gate edited ({rel}: `{new}`), `impact HEAD` (in-process, best of {repeat}):",
+        f"  audit, cold (no cache)      {cold_audit.seconds:7.2f} s",
+        f"  impact, cold (no cache)     {cold_impact.seconds:7.2f} s   "
+        f"impact / cold audit {ratio(cold_impact.seconds, cold_audit.seconds):>6}"
+        "   (well under 2x)",
+        f"  impact, cold, one process   {serial_impact.seconds:7.2f} s   "
+        f"impact / cold audit {ratio(serial_impact.seconds, cold_audit.seconds):>6}",
+        f"  impact, warm (cache)        {kept_impact.seconds:7.2f} s   "
+        f"impact / cold audit {ratio(kept_impact.seconds, cold_audit.seconds):>6}",
+        f"  {report['compared_files']} of {report['project_files']} files compared "
+        f"(the edited one and what imports it); reported: {counts or 'nothing'}",
+    ]
 
 
 if __name__ == "__main__":

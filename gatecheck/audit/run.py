@@ -5,7 +5,7 @@ No click, no rich: reporters render an AuditReport."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -125,13 +125,15 @@ def run_audit(
     kernel_sources: Sequence[Path] = (),
     shortcuts: bool = True,
     debug: bool = False,
+    only: Collection[Path] | None = None,
 ) -> AuditReport:
     """`shortcuts=False` evaluates every generation in full (see Semantics): the same
     report, slower; for tests. `debug` re-raises an unexpected exception in one condition
-    instead of diagnosing it."""
+    instead of diagnosing it. `only` limits the files whose conditions are looked for
+    (every file still resolves names): `impact` audits the files a change can reach."""
     with bulk_allocation():
         return _run_audit(
-            paths, ruleset, generation, columns, excludes, kernel_sources, shortcuts, debug
+            paths, ruleset, generation, columns, excludes, kernel_sources, shortcuts, debug, only
         )
 
 
@@ -144,12 +146,13 @@ def _run_audit(
     kernel_sources: Sequence[Path],
     shortcuts: bool,
     debug: bool,
+    only: Collection[Path] | None = None,
 ) -> AuditReport:
     project, _ = open_project(paths, excludes)
     contain = Containment(project.diagnostics, debug)
     registry = ruleset.registry
     vendor = registry.get(generation).vendor
-    modules = _arch_modules(project)
+    modules = _arch_modules(project, None if only is None else frozenset(only))
     semantics = Semantics(project, registry, ruleset.vocabulary, shortcuts=shortcuts)
     progress.stage("evaluating conditions", len(modules))
     conditions = discover(project, semantics, modules, vendor, progress.advance, contain)
@@ -209,10 +212,13 @@ def _with_kernel_reason(gate: AuditedGate, report: AuditReport) -> AuditedGate:
     return dataclasses.replace(gate, reasons=(*gate.reasons, reason))
 
 
-def _arch_modules(project: Project) -> list[nodes.Module]:
+def _arch_modules(project: Project, only: frozenset[Path] | None = None) -> list[nodes.Module]:
     progress.stage("reading files", len(project.files))
     paths: list[Path] = []
     for path in project.files:
+        if only is not None and path not in only:
+            progress.advance()
+            continue
         progress.advance()
         try:
             text = read_source(path, project.overrides.get(path)).text

@@ -140,6 +140,7 @@ def audit_report_cached(
     kernel_sources: Sequence[Path],
     use_cache: bool,
     debug: bool = False,
+    only: Sequence[Path] | None = None,
 ) -> AuditReport:
     def fresh() -> AuditReport:
         from gatecheck.audit import run_audit
@@ -152,6 +153,7 @@ def audit_report_cached(
             excludes=excludes,
             kernel_sources=kernel_sources,
             debug=debug,
+            only=only,
         )
 
     if not use_cache or not _usable(root):
@@ -163,6 +165,7 @@ def audit_report_cached(
         generation=generation,
         columns=list(columns or []),
         excludes=list(excludes),
+        only=None if only is None else sorted(str(p) for p in only),
         **_shared_material(ruleset, kernel_sources, found),
     )
     cache = RunCache(root, "audit", key)

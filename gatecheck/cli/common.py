@@ -150,6 +150,7 @@ COMMAND_MODULES = {
     "check": "gatecheck.cli.check",
     "config": "gatecheck.cli.config_cmd",
     "explain": "gatecheck.cli.explain",
+    "impact": "gatecheck.cli.impact",
     "rules": "gatecheck.cli.rules_cmd",
 }
 

@@ -1,0 +1,322 @@
+"""Which files a change can reach: the changed files, and every file that imports a name
+that may read them, again and again (a predicate's body edited in `utils.py` changes the
+gates of every module calling it). Gates of the other files read the same code on both
+sides, so they are the same: neither side audits them.
+
+Name by name: of a changed module, the module-level statements that differ (changed_names)
+and those reading them; of a module reached through some of its imports, the names it
+imported from reached modules and its statements reading them -- not the names it
+imported from elsewhere (a package `__init__` re-exporting fifty classes passes on the one
+that changed, not the fifty). Read with the standard library's `ast` (no resolution),
+erring towards reaching: `import a.b` and `from a import b` take all of `a.b`, a string
+spelling a module's dotted name (a class named by its qualname) takes all of it, a module
+`__getattr__` passes on every name. A file that does not parse holds no gate for the audit
+either: it is compared only when changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gatecheck.loading.project import ModuleNamer
+
+Reader = Callable[[Path], str | None]
+
+
+ALL = "*"  # every name of a module
+
+
+@dataclass(frozen=True, eq=False)
+class Binding:
+    """One statement at module level: the names it binds, the names it reads, and its
+    node (whose `ast.dump` -- no positions, comments or layout -- is its shape)."""
+
+    names: frozenset[str]
+    reads: frozenset[str]
+    node: ast.AST
+
+    @property
+    def shape(self) -> str:
+        return ast.dump(self.node)
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """What reach needs of one file: its module-level statements, and each import as
+    (module, name or ALL for the whole module, the name bound here or ALL for a star)."""
+
+    bindings: tuple[Binding, ...]
+    imports: tuple[tuple[str, str, str], ...]
+
+    def readers(self, names: set[str]) -> set[str]:
+        """`names` and every name bound by a statement that reads one of them, again."""
+        found = set(names)
+        if ALL in found:
+            return {ALL}
+        grew = True
+        while grew:
+            grew = False
+            for binding in self.bindings:
+                if binding.reads & found and not binding.names <= found:
+                    found |= binding.names
+                    grew = True
+        return found
+
+
+def _parse(source: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes in the analysed code are not ours
+        return ast.parse(source)
+
+
+def module_facts(source: str, module: str, is_package: bool) -> ModuleFacts | None:
+    """None: it does not parse."""
+    try:
+        tree = _parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    package = module if is_package else module.rpartition(".")[0]
+    imports: list[tuple[str, str, str]] = []
+    bindings = _bindings(tree.body, package, imports)
+    return ModuleFacts(tuple(bindings), tuple(imports))
+
+
+_BLOCKS = (ast.If, ast.Try, ast.With)
+
+
+def _bindings(
+    body: Sequence[ast.stmt], package: str, imports: list[tuple[str, str, str]] | None = None
+) -> list[Binding]:
+    """Module-level statements; those inside `if`/`try`/`with` blocks count on their own
+    (`if _is_cuda: def f(): ...` binds f). One walk of each statement; its imports (also
+    those inside functions) go to `imports`."""
+    out: list[Binding] = []
+    for node in body:
+        if isinstance(node, _BLOCKS):
+            inner: list[ast.stmt] = [*node.body, *getattr(node, "orelse", [])]
+            inner += getattr(node, "finalbody", [])
+            for handler in getattr(node, "handlers", []):
+                inner += handler.body
+            inside = _bindings(inner, package, imports)
+            test: ast.AST = (
+                node.test if isinstance(node, ast.If) else ast.Name(type(node).__name__, ast.Load())
+            )
+            _, reads = _walk(test, package, imports)
+            # The test decides every name bound inside.
+            bound = frozenset(n for b in inside for n in b.names)
+            out.append(Binding(bound, frozenset(reads), test))
+            out.extend(inside)
+            continue
+        stored, reads = _walk(node, package, imports)
+        out.append(Binding(frozenset(_bound(node, stored)), frozenset(reads), node))
+    return out
+
+
+def _walk(
+    node: ast.AST, package: str, imports: list[tuple[str, str, str]] | None
+) -> tuple[set[str], set[str]]:
+    """Names stored and loaded in `node`; its imports and dotted strings into `imports`."""
+    stored: set[str] = set()
+    loaded: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
+            (stored if isinstance(child.ctx, ast.Store) else loaded).add(child.id)
+        elif imports is None:
+            continue
+        elif isinstance(child, ast.Import):
+            for alias in child.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                imports.extend((prefix, ALL, bound) for prefix in _prefixes(alias.name))
+        elif isinstance(child, ast.ImportFrom):
+            origin = _absolute(child.module, child.level, package)
+            if origin is None:
+                continue
+            for alias in child.names:
+                if alias.name == "*":
+                    imports.append((origin, ALL, ALL))
+                    continue
+                bound = alias.asname or alias.name
+                imports.append((origin, alias.name, bound))
+                imports.append((f"{origin}.{alias.name}".lstrip("."), ALL, bound))
+        elif isinstance(child, ast.Constant) and isinstance(child.value, str):
+            text = child.value
+            if 0 < len(text) < 200 and "." in text and text.replace(".", "").isidentifier():
+                imports.extend((prefix, ALL, "") for prefix in _prefixes(text))
+    return stored, loaded
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+
+
+def _bound(node: ast.stmt, stored: set[str]) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    return stored
+
+
+def changed_names(old: str | None, new: str | None) -> frozenset[str]:
+    """Module-level names whose statements differ between two versions of a file (ALL
+    when one side is missing or does not parse, or a statement binding nothing differs)."""
+    if old is None or new is None:
+        return frozenset({ALL})
+    try:
+        before, after = _parse(old), _parse(new)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset({ALL})
+    shapes: list[dict[str, list[str]]] = [{}, {}]
+    loose: list[list[str]] = [[], []]
+    for side, tree in enumerate((before, after)):
+        body = [n for n in tree.body if not _is_docstring(n)]
+        for binding in _bindings(body, ""):
+            if not binding.names:
+                loose[side].append(binding.shape)
+            for name in binding.names:
+                shapes[side].setdefault(name, []).append(binding.shape)
+    if sorted(loose[0]) != sorted(loose[1]):
+        return frozenset({ALL})
+    names = shapes[0].keys() | shapes[1].keys()
+    return frozenset(n for n in names if shapes[0].get(n) != shapes[1].get(n))
+
+
+def imported_names(source: str, module: str, is_package: bool) -> frozenset[str] | None:
+    """The modules it reads names of (relative imports made absolute), for tests and
+    tools; None: it does not parse."""
+    facts = module_facts(source, module, is_package)
+    return None if facts is None else frozenset(m for m, _name, _bound in facts.imports)
+
+
+def _prefixes(dotted: str) -> list[str]:
+    parts = dotted.split(".")
+    return [".".join(parts[: n + 1]) for n in range(len(parts))]
+
+
+def _absolute(name: str | None, level: int, package: str) -> str | None:
+    if level == 0:
+        return name
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, *([name] if name else [])])
+
+
+def reaches(imported: Iterable[str], module: str) -> bool:
+    """Whether names resolved through these imports can read `module`'s code. Importing
+    `a.b.c` alone does not read `a.b`'s body (`a/b/__init__.py`): an import system runs
+    it, a resolver looking up `a.b.c`'s names does not."""
+    return module in imported
+
+
+# Past this share of the files reached (or as many read), reach stops and everything
+# is compared: parsing is as costly as auditing, so a change that reaches much of the
+# tree is cheaper audited whole (sglang 0.5.9: 1,404 files, 11 s cold audit, 21 s to parse
+# the 1,296 an edit of quantization/fp8.py led to).
+BUDGET_SHARE = 0.15
+MIN_BUDGET = 50
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IMPORTING = (
+    r"^[ \t]*(?:from|import)[ \t][^\n]*\b{0}\b"  # on the import's line
+    r"|^[ \t]*from[ \t][^\n]*import[ \t]*\([^)]*\b{0}\b"  # inside its parentheses
+    r"|^[ \t]*(?:from|import)[ \t][^\n]*\\\n[^\n]*\b{0}\b"  # after a backslash
+    r"|[\"'][\w.]*\b{0}\b[\w.]*[\"']"  # a dotted string
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _importing(leaf: str) -> re.Pattern[str]:
+    return re.compile(_IMPORTING.format(re.escape(leaf)), re.MULTILINE)
+
+
+def may_import(text: str, leaf: str) -> bool:
+    """Whether a file's text can import a module named `leaf` (or name it in a string)."""
+    return _importing(leaf).search(text) is not None
+
+
+def reached_files(
+    files: Sequence[Path],
+    roots: Sequence[Path],
+    changed: Mapping[Path, frozenset[str]],
+    read: Reader,
+) -> frozenset[Path]:
+    """`files` the changed files reach (changed ones included), given each changed file's
+    changed names (see changed_names). `changed` may hold files that exist no more
+    (deleted since BASE): they reach their importers too."""
+    namer = ModuleNamer(roots)
+    names = {path: namer.name(path) for path in files}
+    texts = {path: read(path) for path in files}
+    # Which files spell a word: a module's importers spell its last name.
+    spelling: dict[str, list[Path]] = {}
+    for path, text in texts.items():
+        words = set(_WORD.findall(text or ""))
+        if text is not None and "from ." in text:
+            # `from . import x` names its packages without spelling them.
+            words.update(names[path].split("."))
+        for word in words:
+            spelling.setdefault(word, []).append(path)
+    facts: dict[Path, ModuleFacts | None] = {}
+
+    def facts_of(path: Path) -> ModuleFacts | None:
+        if path not in facts:
+            text = texts[path]
+            package = path.name == "__init__.py"
+            facts[path] = None if text is None else module_facts(text, names[path], package)
+        return facts[path]
+
+    # Module -> the names of it a change may have touched (ALL: any).
+    touched: dict[str, set[str]] = {}
+    reached: set[Path] = set()
+    pending: list[str] = []
+
+    def touch(module: str, new: set[str], path: Path | None) -> None:
+        current = touched.setdefault(module, set())
+        if ALL in current or new <= current:
+            return
+        current.update(new)
+        if path is not None:
+            reached.add(path)
+        pending.append(module)
+
+    for path, changed_here in changed.items():
+        here = facts_of(path) if path in texts else None
+        touched_here = set(changed_here) if here is None else here.readers(set(changed_here))
+        touch(namer.name(path), touched_here, path if path in texts else None)
+        if path in texts:
+            reached.add(path)  # its gates are compared, whatever it passes on
+    budget = max(MIN_BUDGET, int(len(files) * BUDGET_SHARE))
+    while pending:
+        if len(reached) > budget or len(facts) > budget:
+            # Most of the tree: auditing it all is as cheap as reading what it imports.
+            return frozenset(files) | reached
+        module = pending.pop()
+        names_touched = touched[module]
+        if "__getattr__" in names_touched:
+            names_touched = {ALL}  # any name may come from its module __getattr__
+        leaf = module.rpartition(".")[2]
+        for path in spelling.get(leaf, ()):
+            if path not in facts and not may_import(texts[path] or "", leaf):
+                continue  # parsing is the cost: only files whose text can import it
+            found = facts_of(path)
+            if len(reached) > budget or len(facts) > budget:
+                return frozenset(files) | reached  # see BUDGET_SHARE
+            if found is None:
+                continue  # unreadable or not Python: the audit reads no gate in it either
+            passed = {
+                bound
+                for origin, name, bound in found.imports
+                if origin == module
+                and (ALL in names_touched or name == ALL or name in names_touched)
+            }
+            if not passed:
+                continue
+            # What it binds from them, and its statements reading that; a star: everything.
+            touch(names[path], {ALL} if ALL in passed else found.readers(passed), path)
+    return frozenset(reached)

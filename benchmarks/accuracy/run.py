@@ -76,6 +76,9 @@ class Label:
     generation: str
     reason: str
     fixed_in: str | None
+    # Would a maintainer auditing for the generation want this row among the likely gaps?
+    # A gap yes, a deliberate exclusion no; a plain gate only when judged (`worth:`).
+    worth: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,11 @@ def _label(entry: dict[str, Any], where: str, known: set[str]) -> Label:
     if entry["kind"] == "gap" and not entry.get("fixed_in"):
         raise ValueError("a gap names the release and place that widened it (fixed_in)")
     line = int(entry["line"])
+    worth = entry.get("worth", {"gap": True, "deliberate": False}.get(entry["kind"]))
+    if worth is not None and not isinstance(worth, bool):
+        raise ValueError(f"worth {worth!r} is not true or false")
+    if worth is not None and entry["kind"] != "gate" and worth is not (entry["kind"] == "gap"):
+        raise ValueError(f"a {entry['kind']} label cannot say worth: {worth}")
     return Label(
         where=where,
         corpus=entry["corpus"],
@@ -176,6 +184,7 @@ def _label(entry: dict[str, Any], where: str, known: set[str]) -> Label:
         generation=generation,
         reason=entry["reason"],
         fixed_in=entry.get("fixed_in"),
+        worth=worth,
     )
 
 
@@ -272,20 +281,28 @@ def figures(outcomes: list[Outcome]) -> dict[str, Any]:
 
 def top_likely_gaps(rows: list[Row], outcomes: list[Outcome]) -> list[dict[str, Any]]:
     """The first likely gaps of the report, each with what the labels say about it."""
-    labelled: dict[Row, str] = {}
+    labelled: dict[Row, Label] = {}
     for outcome in outcomes:
         if outcome.row is not None:
-            labelled.setdefault(outcome.row, outcome.label.kind)
+            labelled.setdefault(outcome.row, outcome.label)
     top = [r for r in rows if r.gate_class == LIKELY_GAP][:TOP]
     return [
         {
             "path": r.path,
             "line": r.first,
             "condition": r.condition,
-            "label": labelled.get(r, "unlabelled"),
+            "label": labelled[r].kind if r in labelled else "unlabelled",
+            "worth": labelled[r].worth if r in labelled else None,
         }
         for r in top
     ]
+
+
+def worth_figure(top: list[dict[str, Any]]) -> str:
+    """'k/10 worth a maintainer's time' over the top rows, with how many are judged."""
+    worth = sum(1 for row in top if row.get("worth") is True)
+    judged = sum(1 for row in top if row.get("worth") is not None)
+    return f"{worth}/{len(top)} worth a maintainer's time ({judged} judged)"
 
 
 def measure(labels: list[Label], corpora: list[str]) -> dict[str, Any]:
@@ -385,10 +402,14 @@ def render(result: dict[str, Any], verbose: bool) -> str:
         )
         if corpus == "TOTAL":
             continue
-        lines.append(f"  top {TOP} likely gaps (--generation {DEFAULT_GENERATION}):")
-        for row in data["top_likely_gaps"]:
+        top = data["top_likely_gaps"]
+        lines.append(
+            f"  top {TOP} likely gaps (--generation {DEFAULT_GENERATION}): {worth_figure(top)}"
+        )
+        for row in top:
             text = row["condition"] if len(row["condition"]) < 70 else row["condition"][:67] + "..."
-            lines.append(f"    [{row['label']:>10}] {row['path']}:{row['line']}  {text}")
+            mark = {True: "+", False: "-"}.get(row.get("worth"), "?")
+            lines.append(f"    {mark} [{row['label']:>10}] {row['path']}:{row['line']}  {text}")
         if verbose:
             for d in data["labels_detail"]:
                 if not d["listed"]:

@@ -345,6 +345,15 @@ NOOPS = [
         [(5, "probably-deliberate")],
         id="failing-condition-names-the-major",
     ),
+    # A name for an off state set by the condition: where it is true the feature is off.
+    pytest.param(
+        "def deprecated(bits):\n"
+        "    sm = torch.cuda.get_device_capability()[0]\n"
+        "    is_fp8_deprecated = bits < 16 and 10 <= sm < 12\n"
+        "    return is_fp8_deprecated\n",
+        [(5, "admits")],
+        id="off-state-name-disables",
+    ),
     # A module-level gate has no function whose messages speak for it.
     pytest.param(
         "assert x, 'requires SM90+'\nif is_sm100_supported():\n    kernel = 'trtllm'\n",

@@ -305,7 +305,11 @@ def worth_figure(top: list[dict[str, Any]]) -> str:
     return f"{worth}/{len(top)} worth a maintainer's time ({judged} judged)"
 
 
-def measure(labels: list[Label], corpora: list[str]) -> dict[str, Any]:
+def measure(
+    labels: list[Label], corpora: list[str], reports: Path | None = None, reuse: bool = False
+) -> dict[str, Any]:
+    """`reports`: a folder to write each audit's JSON to (`reuse`: read them from it
+    instead of auditing, to score changed labels without a new audit)."""
     result: dict[str, Any] = {"corpora": {}, "audits": []}
     everything: list[Outcome] = []
     for corpus in corpora:
@@ -314,7 +318,14 @@ def measure(labels: list[Label], corpora: list[str]) -> dict[str, Any]:
         generations = sorted({DEFAULT_GENERATION} | {lab.generation for lab in mine})
         rows_by_generation: dict[str, list[Row]] = {}
         for generation in generations:
-            report, seconds = run_audit(root, generation)
+            kept = reports / f"{corpus}-{generation}.json" if reports else None
+            if reuse and kept is not None:
+                report, seconds = json.loads(kept.read_text()), 0.0
+            else:
+                report, seconds = run_audit(root, generation)
+            if kept is not None and not reuse:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                kept.write_text(json.dumps(report))
             rows_by_generation[generation] = rows_of(report, root)
             result["audits"].append(
                 {
@@ -444,6 +455,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="list every label that misses")
     parser.add_argument("--save", type=Path, help="also write the JSON figures to this file")
     parser.add_argument("--load", type=Path, help="print a --save'd run instead of auditing")
+    parser.add_argument("--reports", type=Path, help="also write each audit's JSON here")
+    parser.add_argument(
+        "--reuse", action="store_true", help="score the --reports JSON instead of auditing"
+    )
     parser.add_argument(
         "--check", action="store_true", help="only check that each label's lines hold it"
     )
@@ -465,8 +480,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(problems) or f"{len(chosen)} labels: every place holds its condition")
         return 1 if problems else 0
     try:
-        result = measure(labels, corpora)
-    except (CorpusUnavailable, RuntimeError) as err:
+        result = measure(labels, corpora, args.reports, args.reuse)
+    except (CorpusUnavailable, RuntimeError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if args.save:

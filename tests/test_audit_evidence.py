@@ -354,6 +354,14 @@ NOOPS = [
         [(5, "admits")],
         id="off-state-name-disables",
     ),
+    # A kernel named for the generation it admits is that hardware's kernel.
+    pytest.param(
+        "def gemm_sm100(a):\n"
+        "    if not is_sm100_supported():\n"
+        "        raise RuntimeError('this Blackwell GEMM supports SM100')\n",
+        [(4, "probably-deliberate")],
+        id="kernel-named-for-what-it-admits",
+    ),
     # A module-level gate has no function whose messages speak for it.
     pytest.param(
         "assert x, 'requires SM90+'\nif is_sm100_supported():\n    kernel = 'trtllm'\n",

@@ -127,7 +127,8 @@ class Classifier:
         if documented:
             return GateClass.DELIBERATE, tuple(documented + _but(evidence_found) + notes)
         asked = [r for r in worded_gap if r.startswith("its words ask")]
-        if asked and structural is not None and structural.startswith(("excludes", "a hole")):
+        written_out = ("excludes", "a hole", "a kernel named for")
+        if asked and structural is not None and structural.startswith(written_out):
             # `major < 10 or major == 12` under "requires SM100+": the code names what the
             # words' floor leaves to be read.
             return GateClass.DELIBERATE, (structural, *_but(evidence_found), *notes)
@@ -147,6 +148,9 @@ class Classifier:
         cut-off, a hole written out around it, an exclusion that names it."""
         gen = self.generation.name
         admitted_text = ", ".join(self.registry.ordered(inside))
+        named = self._named_kernel(found, inside)
+        if named is not None:
+            return named
         shut_out = (reach & self.vendor_gens) - found.admits
         if shut_out and all(self.registry.get(g).major == self.generation.major for g in shut_out):
             # `if cap != (12, 0): return "generic"`: a gate about this generation
@@ -182,6 +186,29 @@ class Classifier:
             admits = self.semantics.admission(term).can_be_true & self.vendor_gens
             if gen.name in admits and all(self.registry.get(g).major == gen.major for g in admits):
                 return f"excludes {gen.name} by name: '{term.as_string()}'"
+        return None
+
+    def _named_kernel(self, found: ArchCondition, inside: frozenset[str]) -> str | None:
+        """`fmha_sm100/atten_fwd_sm100.py`, `def tgv_gemm_sm100`: the module, class or
+        function is named for the generations it admits, not for this one: a kernel
+        written for that hardware."""
+        gen = self.generation
+        for part in found.qualname.split("."):
+            named = {
+                g
+                for number in _SM_TOKEN.findall(part.lower())
+                for g in self.vendor_gens
+                if self.registry.get(g).capability == (int(number) // 10, int(number) % 10)
+            }
+            if not named or not named <= inside:
+                continue
+            if any(self.registry.get(g).major == gen.major for g in named):
+                continue
+            shown = ", ".join(self.registry.ordered(frozenset(named)))
+            return (
+                f"a kernel named for {shown} ('{part}'): it admits only "
+                f"{', '.join(self.registry.ordered(inside))}; {gen.name} has its own path"
+            )
         return None
 
     def _gap_evidence(self, found: ArchCondition, inside: frozenset[str]) -> list[str]:
@@ -221,7 +248,7 @@ class Classifier:
                 self.generation,
             )
             if r not in worded
-        ]
+        ][:1]  # the function's words are one piece of evidence, however often repeated
         other = self._other_branch(found)
         if other is not None:
             reasons.append(other)
@@ -486,6 +513,8 @@ class Classifier:
 
 
 _SCOPES = (nodes.FunctionDef, nodes.ClassDef, nodes.Module, nodes.Lambda)
+# `sm100`, `sm_90a` inside a module, class or function name (not `sm1000`, not `rsm100`).
+_SM_TOKEN = re.compile(r"(?<![a-z0-9])sm_?(\d{2,3})(?![0-9])")
 
 
 def _is_predicate_term(term: nodes.NodeNG, condition: nodes.NodeNG) -> bool:

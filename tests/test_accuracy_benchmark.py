@@ -182,3 +182,34 @@ def test_figures_and_top_gaps() -> None:
     assert (numbers["gaps"], numbers["gaps_listed"], numbers["gaps_likely_gap"]) == (1, 1, 1)
     assert (numbers["deliberate"], numbers["deliberate_likely_gap"]) == (1, 0)
     assert [t["label"] for t in run.top_likely_gaps(rows, outcomes)] == ["gap"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "worth"),
+    [
+        ({"kind": "gate"}, None),
+        ({"kind": "gate", "worth": False}, False),
+        ({"kind": "gap", "generation": "sm120", "fixed_in": "pkg==2.0 pkg/mod.py:1"}, True),
+        ({"kind": "deliberate"}, False),
+    ],
+)
+def test_worth_follows_the_kind_unless_judged(fields: dict[str, object], worth: object) -> None:
+    assert _label(**fields).worth is worth  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"kind": "gate", "worth": "yes"}, {"kind": "deliberate", "worth": True}],
+)
+def test_worth_refusals(fields: dict[str, object]) -> None:
+    with pytest.raises(ValueError, match="worth"):
+        _label(**fields)
+
+
+def test_the_top_rows_are_scored_by_the_labels_that_judge_them() -> None:
+    rows = [_row(10, 10, "is_sm100_supported()", rank=0), _row(20, 20, "x", rank=1)]
+    rows.append(_row(30, 30, "y", rank=2))
+    labels = [_label(worth=True), _label(line=20, condition="x", kind="deliberate")]
+    top = run.top_likely_gaps(rows, [run.match(lab, rows) for lab in labels])
+    assert [r["worth"] for r in top] == [True, False, None]
+    assert run.worth_figure(top) == "1/3 worth a maintainer's time (2 judged)"

@@ -469,6 +469,7 @@ def test_predicate_names(name: str, expected: bool) -> None:
         ("arch = props.gcnArchName", True),
         ("model_arch = config.architectures[0]", False),
         ("search(query)", False),
+        ("@unittest.skipIf(get_device_sm() < 90, 'needs Hopper')", True),
     ],
 )
 def test_file_prefilter(text: str, expected: bool) -> None:

@@ -152,6 +152,69 @@ CASES = [
         "'is_blackwell' is named for Blackwell but leaves out sm120",
         id="family-name-promises-more",
     ),
+    pytest.param(
+        "if not is_sm100_supported():\n"
+        "    raise ValueError('The backend is only supported on Blackwell GPUs (SM100).')\n",
+        "sm120",
+        [(3, "likely-gap")],
+        "its words ask for Blackwell, which sm120 is",
+        id="message-asks-for-the-family",
+    ),
+    pytest.param(
+        "def quantize(x):\n"
+        "    if x.dtype not in DTYPES:\n"
+        "        raise ValueError('quantize requires SM90+ GPU and a known dtype')\n"
+        "    if is_sm100_supported():\n"
+        "        return fast(x)\n"
+        "    return slow(x)\n",
+        "sm120",
+        [(6, "likely-gap")],
+        "in its function, its words ask for SM90+",
+        id="function-message-asks-for-more",
+    ),
+    pytest.param(
+        "if is_sm100_supported():\n"
+        "    y = fast(x)\n"
+        "else:\n"
+        "    # SM90: the slow path takes the inverted scale\n"
+        "    y = slow(x)\n",
+        "sm120",
+        [(3, "likely-gap")],
+        "sm120 takes the else branch, written for sm9x",
+        id="else-branch-written-for-another-generation",
+    ),
+    pytest.param(
+        "@supported_compute_capability([100, 103])\n"
+        "def _cudnn_mm_check(a):\n"
+        "    return True\n"
+        "@supported_compute_capability([100, 103, 120])\n"
+        "def _cudnn_fp4_check(a):\n"
+        "    return True\n"
+        "MM = {'cudnn': _cudnn_mm_check}\n"
+        "FP4 = {'cudnn': _cudnn_fp4_check}\n",
+        "sm120",
+        [(3, "likely-gap"), (6, "admits")],
+        "registered as the 'cudnn' check, like '_cudnn_fp4_check' (line 6), which admits sm120",
+        id="sibling-check-of-the-same-backend-admits-it",
+    ),
+    pytest.param(
+        "# Now the fused kernel only supports sm90\n"
+        "if is_sm90_supported():\n"
+        "    kernel = 'fused'\n",
+        "sm120",
+        [(4, "likely-gap")],
+        "a gap with a TODO",
+        id="now-only-is-a-todo",
+    ),
+    pytest.param(
+        "# SM120 needs this fix: https://example.org/pull/1\n"
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    kernel = 'fused'\n",
+        "sm120",
+        [(4, "likely-gap")],
+        "a gap with a TODO",
+        id="needs-this-fix-is-a-todo",
+    ),
 ]
 
 
@@ -228,6 +291,83 @@ NOOPS = [
         [(3, "admits")],
         id="own-exact-minor",
     ),
+    # A family named as unsupported, or only a part of it, is not asked for.
+    pytest.param(
+        "if not is_sm100_supported():\n"
+        "    raise ValueError('requires Blackwell datacenter GPUs (SM100)')\n",
+        [(3, "probably-deliberate")],
+        id="part-of-the-family-is-not-the-family",
+    ),
+    pytest.param(
+        "if is_sm100_supported():\n    raise ValueError('not supported on Blackwell')\n",
+        [(3, "admits")],
+        id="family-named-unsupported",
+    ),
+    # An else branch written for this generation's own major is not another's path.
+    pytest.param(
+        "if is_sm100_supported():\n"
+        "    y = fast(x)\n"
+        "else:\n"
+        "    # SM120 and older: the slow path\n"
+        "    y = slow(x)\n",
+        [(3, "probably-deliberate")],
+        id="else-branch-for-this-generation",
+    ),
+    # Checks registered under different backends are not siblings.
+    pytest.param(
+        "@supported_compute_capability([100, 103])\n"
+        "def _deepgemm_check(a):\n"
+        "    return True\n"
+        "@supported_compute_capability([100, 103, 120])\n"
+        "def _cudnn_check(a):\n"
+        "    return True\n"
+        "MM = {'deepgemm': _deepgemm_check, 'cudnn': _cudnn_check}\n",
+        [(3, "probably-deliberate"), (6, "admits")],
+        id="checks-of-other-backends",
+    ),
+    # Another branch of a dispatch speaks of another option, not of this gate.
+    pytest.param(
+        "def pick(backend):\n"
+        "    if backend == 'a':\n"
+        "        if not is_sm90_supported():\n"
+        "            raise RuntimeError('backend a requires Hopper (SM90) GPUs')\n"
+        "    elif backend == 'b':\n"
+        "        raise RuntimeError('backend b requires SM90+ GPUs')\n",
+        [(5, "probably-deliberate")],
+        id="message-of-another-branch",
+    ),
+    # A failing condition that names this generation's major excludes it by name.
+    pytest.param(
+        "def build():\n"
+        "    major, minor = torch.cuda.get_device_capability()\n"
+        "    if major < 10 or major == 12:\n"
+        "        raise RuntimeError(f'requires SM100+; SM{major}{minor} is unsupported')\n",
+        [(5, "probably-deliberate")],
+        id="failing-condition-names-the-major",
+    ),
+    # A name for an off state set by the condition: where it is true the feature is off.
+    pytest.param(
+        "def deprecated(bits):\n"
+        "    sm = torch.cuda.get_device_capability()[0]\n"
+        "    is_fp8_deprecated = bits < 16 and 10 <= sm < 12\n"
+        "    return is_fp8_deprecated\n",
+        [(5, "admits")],
+        id="off-state-name-disables",
+    ),
+    # A kernel named for the generation it admits is that hardware's kernel.
+    pytest.param(
+        "def gemm_sm100(a):\n"
+        "    if not is_sm100_supported():\n"
+        "        raise RuntimeError('this Blackwell GEMM supports SM100')\n",
+        [(4, "probably-deliberate")],
+        id="kernel-named-for-what-it-admits",
+    ),
+    # A module-level gate has no function whose messages speak for it.
+    pytest.param(
+        "assert x, 'requires SM90+'\nif is_sm100_supported():\n    kernel = 'trtllm'\n",
+        [(4, "probably-deliberate")],
+        id="module-level-messages-are-not-a-function",
+    ),
 ]
 
 
@@ -246,6 +386,8 @@ def test_evidence_noops(make_tree: MakeTree, source: str, expected: list[tuple[i
         ("every SM10x part has them", False),  # no sm120, and no negative
         ("supported on SM120", False),
         ("not supported on SM121", False),  # another minor of the major is another device
+        ("requires SM100+ excluding SM12x", True),
+        ("the kernel targets SM100+ except SM12x", True),
     ],
 )
 def test_says_unsupported_here(text: str, expected: bool) -> None:

@@ -77,6 +77,10 @@ def test_likely_gaps_checked_by_hand(sglang: tuple[Path, AuditReport, float]) ->
             # widened it to SM120); the same message on the MXFP8 test's skip.
             "sglang/srt/layers/quantization/fp8_utils.py:665",
             "sglang/test/test_block_fp8.py:455",
+            # `if not is_sm100_supported(): raise ValueError("TRTLLM MHA backend is only
+            # supported on Blackwell GPUs (SM100)...")`: the message promises Blackwell, sm120
+            # is one (0.5.12 lets trtllm_mha decode run on SM90, SM100 and SM120).
+            "sglang/srt/server_args.py:1899",
             # multimodal platform: `if cls.is_sm120():` falls back to Torch SDPA under the
             # comment "the sgl-kernel FlashAttention wheels may not include support yet" (a
             # gap with a TODO); `... and cls.is_blackwell()` where is_blackwell is major 10
@@ -101,8 +105,8 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     _, report, seconds = sglang
     counts = {c.value: n for c, n in report.counts().items()}
     assert counts == {
-        "likely-gap": 16,  # listed one by one above
-        # 51 = single-generation gates (server_args' `is_sm100_supported()` /
+        "likely-gap": 17,  # listed one by one above
+        # 50 = single-generation gates (server_args' `is_sm100_supported()` /
         # `is_sm90_supported()` / `is_hopper_with_cuda_12_3()` backend picks: sm120's
         # predicate is used elsewhere in that module, so they stay deliberate; sm90-only
         # CuTe paths `compute_capability == 9`), older-hardware branches (`major < 8`),
@@ -110,7 +114,7 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # message says "FlashAttention is not supported on SM12.x in this build"; and
         # deepseek_v2.py:2868 `(not _is_cuda or cap < (8, 0)) and (not _is_hip or cap <
         # (9, 4))`, an older-hardware fallback once its unknowns are free variables.
-        "probably-deliberate": 52,
+        "probably-deliberate": 50,
         "decided": 0,  # no rules, no `# gatecheck: ignore` comments in sglang
         # 56: `is_blackwell()` (majors 10, 11, 12), `major >= 9` / `>= 8` cut-offs, and
         # `if sm_version < 90: return False` exits (the feature is where it is false);
@@ -123,7 +127,9 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # single_batch_overlap.py:38 and :52 `is_sbo_enabled() and not is_blackwell()` and
         # fla/utils.py:263 `is_nvidia and ("NVIDIA H" in name or major >= 9)`: Unknown on
         # every generation three-valued, yet they depend on the generation.
-        "admits": 56,
+        # jit_kernel/tests/test_flash_attention_4.py:16 `skip_condition = cap < (10, 0)`:
+        # a name for an off state, so the test runs where it is false (sm100 up).
+        "admits": 57,
     }
     # `_is_hip`, `_is_cuda`, `_use_aiter` checks tell vendors apart, not generations;
     # 2 of them are multimodal_gen's `current_platform.is_cuda()` (gpu_worker.py:471,

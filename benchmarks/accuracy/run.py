@@ -76,6 +76,9 @@ class Label:
     generation: str
     reason: str
     fixed_in: str | None
+    # Would a maintainer auditing for the generation want this row among the likely gaps?
+    # A gap yes, a deliberate exclusion no; a plain gate only when judged (`worth:`).
+    worth: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,11 @@ def _label(entry: dict[str, Any], where: str, known: set[str]) -> Label:
     if entry["kind"] == "gap" and not entry.get("fixed_in"):
         raise ValueError("a gap names the release and place that widened it (fixed_in)")
     line = int(entry["line"])
+    worth = entry.get("worth", {"gap": True, "deliberate": False}.get(entry["kind"]))
+    if worth is not None and not isinstance(worth, bool):
+        raise ValueError(f"worth {worth!r} is not true or false")
+    if worth is not None and entry["kind"] != "gate" and worth is not (entry["kind"] == "gap"):
+        raise ValueError(f"a {entry['kind']} label cannot say worth: {worth}")
     return Label(
         where=where,
         corpus=entry["corpus"],
@@ -176,6 +184,7 @@ def _label(entry: dict[str, Any], where: str, known: set[str]) -> Label:
         generation=generation,
         reason=entry["reason"],
         fixed_in=entry.get("fixed_in"),
+        worth=worth,
     )
 
 
@@ -272,23 +281,35 @@ def figures(outcomes: list[Outcome]) -> dict[str, Any]:
 
 def top_likely_gaps(rows: list[Row], outcomes: list[Outcome]) -> list[dict[str, Any]]:
     """The first likely gaps of the report, each with what the labels say about it."""
-    labelled: dict[Row, str] = {}
+    labelled: dict[Row, Label] = {}
     for outcome in outcomes:
         if outcome.row is not None:
-            labelled.setdefault(outcome.row, outcome.label.kind)
+            labelled.setdefault(outcome.row, outcome.label)
     top = [r for r in rows if r.gate_class == LIKELY_GAP][:TOP]
     return [
         {
             "path": r.path,
             "line": r.first,
             "condition": r.condition,
-            "label": labelled.get(r, "unlabelled"),
+            "label": labelled[r].kind if r in labelled else "unlabelled",
+            "worth": labelled[r].worth if r in labelled else None,
         }
         for r in top
     ]
 
 
-def measure(labels: list[Label], corpora: list[str]) -> dict[str, Any]:
+def worth_figure(top: list[dict[str, Any]]) -> str:
+    """'k/10 worth a maintainer's time' over the top rows, with how many are judged."""
+    worth = sum(1 for row in top if row.get("worth") is True)
+    judged = sum(1 for row in top if row.get("worth") is not None)
+    return f"{worth}/{len(top)} worth a maintainer's time ({judged} judged)"
+
+
+def measure(
+    labels: list[Label], corpora: list[str], reports: Path | None = None, reuse: bool = False
+) -> dict[str, Any]:
+    """`reports`: a folder to write each audit's JSON to (`reuse`: read them from it
+    instead of auditing, to score changed labels without a new audit)."""
     result: dict[str, Any] = {"corpora": {}, "audits": []}
     everything: list[Outcome] = []
     for corpus in corpora:
@@ -297,7 +318,14 @@ def measure(labels: list[Label], corpora: list[str]) -> dict[str, Any]:
         generations = sorted({DEFAULT_GENERATION} | {lab.generation for lab in mine})
         rows_by_generation: dict[str, list[Row]] = {}
         for generation in generations:
-            report, seconds = run_audit(root, generation)
+            kept = reports / f"{corpus}-{generation}.json" if reports else None
+            if reuse and kept is not None:
+                report, seconds = json.loads(kept.read_text()), 0.0
+            else:
+                report, seconds = run_audit(root, generation)
+            if kept is not None and not reuse:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                kept.write_text(json.dumps(report))
             rows_by_generation[generation] = rows_of(report, root)
             result["audits"].append(
                 {
@@ -385,10 +413,14 @@ def render(result: dict[str, Any], verbose: bool) -> str:
         )
         if corpus == "TOTAL":
             continue
-        lines.append(f"  top {TOP} likely gaps (--generation {DEFAULT_GENERATION}):")
-        for row in data["top_likely_gaps"]:
+        top = data["top_likely_gaps"]
+        lines.append(
+            f"  top {TOP} likely gaps (--generation {DEFAULT_GENERATION}): {worth_figure(top)}"
+        )
+        for row in top:
             text = row["condition"] if len(row["condition"]) < 70 else row["condition"][:67] + "..."
-            lines.append(f"    [{row['label']:>10}] {row['path']}:{row['line']}  {text}")
+            mark = {True: "+", False: "-"}.get(row.get("worth"), "?")
+            lines.append(f"    {mark} [{row['label']:>10}] {row['path']}:{row['line']}  {text}")
         if verbose:
             for d in data["labels_detail"]:
                 if not d["listed"]:
@@ -423,6 +455,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="list every label that misses")
     parser.add_argument("--save", type=Path, help="also write the JSON figures to this file")
     parser.add_argument("--load", type=Path, help="print a --save'd run instead of auditing")
+    parser.add_argument("--reports", type=Path, help="also write each audit's JSON here")
+    parser.add_argument(
+        "--reuse", action="store_true", help="score the --reports JSON instead of auditing"
+    )
     parser.add_argument(
         "--check", action="store_true", help="only check that each label's lines hold it"
     )
@@ -444,8 +480,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(problems) or f"{len(chosen)} labels: every place holds its condition")
         return 1 if problems else 0
     try:
-        result = measure(labels, corpora)
-    except (CorpusUnavailable, RuntimeError) as err:
+        result = measure(labels, corpora, args.reports, args.reuse)
+    except (CorpusUnavailable, RuntimeError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if args.save:

@@ -4,6 +4,7 @@ generation itself, a single-generation gate) or a likely gap (with its evidence)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from astroid import nodes
 from gatecheck.audit import evidence
 from gatecheck.audit.conditions import (
     ArchCondition,
+    Role,
     SlotKind,
     assigned_names,
     negated,
@@ -43,6 +45,9 @@ class Classifier:
         self.project = project
         self.semantics = semantics
         self.branches = {id(c.statement): c for c in conditions if c.kind is SlotKind.IF}
+        self.by_function: dict[str, list[ArchCondition]] = {}
+        for c in conditions:
+            self.by_function.setdefault(c.qualname, []).append(c)
         self.registry = ruleset.registry
         self.generation = self.registry.get(generation)
         self.vendor_gens = self.registry.vendor_names(self.generation.vendor)
@@ -52,6 +57,7 @@ class Classifier:
         self._predicates: dict[str, list[ScopePredicate]] = {}
         self._names: dict[str, set[str]] = {}
         self._comments: dict[Path, list[evidence.Words]] = {}
+        self._registrations: dict[str, dict[str, list[str]]] = {}
 
     def classify(self, found: ArchCondition, call_sites: tuple[CallSite, ...]) -> AuditedGate:
         rule_feature = self.rule_matches.get(id(found.condition)) or rule_feature_of(
@@ -102,7 +108,8 @@ class Classifier:
         # A gate about this generation alone enumerates nothing it forgot.
         about_itself = structural is not None and structural.startswith("shuts out only")
         shape = [] if about_itself else self._gap_evidence(found, inside)
-        evidence_found = worded_gap + shape
+        around = [] if about_itself else self._around_evidence(found, worded_gap)
+        evidence_found = worded_gap + shape + around
         notes: list[str] = []
         at_hand = self._generation_predicate(found)
         if at_hand is not None:
@@ -120,6 +127,11 @@ class Classifier:
         if documented:
             return GateClass.DELIBERATE, tuple(documented + _but(evidence_found) + notes)
         asked = [r for r in worded_gap if r.startswith("its words ask")]
+        written_out = ("excludes", "a hole", "a kernel named for")
+        if asked and structural is not None and structural.startswith(written_out):
+            # `major < 10 or major == 12` under "requires SM100+": the code names what the
+            # words' floor leaves to be read.
+            return GateClass.DELIBERATE, (structural, *_but(evidence_found), *notes)
         if asked:
             return GateClass.LIKELY_GAP, tuple(dict.fromkeys(asked + evidence_found + notes))
         if structural is not None:
@@ -136,6 +148,9 @@ class Classifier:
         cut-off, a hole written out around it, an exclusion that names it."""
         gen = self.generation.name
         admitted_text = ", ".join(self.registry.ordered(inside))
+        named = self._named_kernel(found, inside)
+        if named is not None:
+            return named
         shut_out = (reach & self.vendor_gens) - found.admits
         if shut_out and all(self.registry.get(g).major == self.generation.major for g in shut_out):
             # `if cap != (12, 0): return "generic"`: a gate about this generation
@@ -150,10 +165,50 @@ class Classifier:
                 f"{side}-hardware branch: it admits only {admitted_text}; "
                 f"{gen} takes the other branch"
             )
-        # For a disabling gate the allowlist is the condition's false side: no hole there.
-        hole = self._hole(found) if found.polarity is Polarity.ENABLES else None
-        if hole is not None:
-            return hole
+        # For a disabling gate the allowlist is the condition's false side: no hole there,
+        # but an alternative that names this generation's major shuts it out by name.
+        if found.polarity is Polarity.ENABLES:
+            return self._hole(found)
+        return self._named_among_failures(found)
+
+    def _named_among_failures(self, found: ArchCondition) -> str | None:
+        """`if major < 10 or major == 12: raise`: one alternative of the failing condition
+        is an equality naming this generation's major alone: excluded by name."""
+        gen = self.generation
+        condition = found.condition
+        if not (isinstance(condition, nodes.BoolOp) and condition.op == "or"):
+            return None
+        for term in condition.values:
+            if not isinstance(term, nodes.Compare) or len(term.ops) != 1:
+                continue
+            if term.ops[0][0] not in ("==", "in"):
+                continue
+            admits = self.semantics.admission(term).can_be_true & self.vendor_gens
+            if gen.name in admits and all(self.registry.get(g).major == gen.major for g in admits):
+                return f"excludes {gen.name} by name: '{term.as_string()}'"
+        return None
+
+    def _named_kernel(self, found: ArchCondition, inside: frozenset[str]) -> str | None:
+        """`fmha_sm100/atten_fwd_sm100.py`, `def tgv_gemm_sm100`: the module, class or
+        function is named for the generations it admits, not for this one: a kernel
+        written for that hardware."""
+        gen = self.generation
+        for part in found.qualname.split("."):
+            named = {
+                g
+                for number in _SM_TOKEN.findall(part.lower())
+                for g in self.vendor_gens
+                if self.registry.get(g).capability == (int(number) // 10, int(number) % 10)
+            }
+            if not named or not named <= inside:
+                continue
+            if any(self.registry.get(g).major == gen.major for g in named):
+                continue
+            shown = ", ".join(self.registry.ordered(frozenset(named)))
+            return (
+                f"a kernel named for {shown} ('{part}'): it admits only "
+                f"{', '.join(self.registry.ordered(inside))}; {gen.name} has its own path"
+            )
         return None
 
     def _gap_evidence(self, found: ArchCondition, inside: frozenset[str]) -> list[str]:
@@ -180,6 +235,94 @@ class Classifier:
         if chained is not None:
             reasons.append(chained)
         return reasons
+
+    def _around_evidence(self, found: ArchCondition, worded: list[str]) -> list[str]:
+        """What the code around the gate says it is for: its function's messages ask for
+        more, the branch the generation takes is written for another one, a sibling check
+        of the same backend admits it."""
+        reasons = [
+            f"in its function, {r}"
+            for r in evidence.apply(
+                (evidence.asks_for_more,),
+                evidence.function_messages(found.statement),
+                self.generation,
+            )
+            if r not in worded
+        ][:1]  # the function's words are one piece of evidence, however often repeated
+        other = self._other_branch(found)
+        if other is not None:
+            reasons.append(other)
+        peer = self._peer_admits(found)
+        if peer is not None:
+            reasons.append(peer)
+        return reasons
+
+    def _other_branch(self, found: ArchCondition) -> str | None:
+        """`if is_sm100(): fast() else:  # SM90: ...`: the generation takes the else branch,
+        which its comment says is for another generation's major."""
+        gen = self.generation
+        if found.kind is not SlotKind.IF or found.polarity is not Polarity.ENABLES:
+            return None
+        self._texts(found)  # reads the file's comments once
+        for words in evidence.else_comments(found.statement, self._comments[found.path]):
+            named = self._generations_named(words.text)
+            if not named or any(self.registry.get(g).major == gen.major for g in named):
+                continue  # says nothing of another generation, or speaks of this one
+            numbers = sorted({self.registry.get(g).major for g in named})
+            majors = ", ".join(f"sm{m}x" for m in numbers)
+            return f"{gen.name} takes the else branch, written for {majors}: {words.quoted()}"
+        return None
+
+    def _generations_named(self, text: str) -> set[str]:
+        named = set()
+        for name in self.vendor_gens:
+            other = self.registry.get(name)
+            family = other.family
+            if evidence.generation_mention(other).search(text) or (
+                family and re.search(rf"\b{re.escape(family)}\b", text, re.IGNORECASE)
+            ):
+                named.add(name)
+        return named
+
+    def _peer_admits(self, found: ArchCondition) -> str | None:
+        """`{"cudnn": _cudnn_mm_bf16_requirement}` and `{"cudnn": _cudnn_gemm_fp4_requirement}`:
+        the gate's function is registered under a backend's name next to another check of
+        that backend that admits the generation."""
+        scope = found.statement.scope()
+        module = found.condition.root()
+        if not isinstance(scope, nodes.FunctionDef) or not isinstance(module, nodes.Module):
+            return None
+        table = self._registered(module)
+        for key, functions in table.items():
+            if scope.name not in functions:
+                continue
+            for peer in functions:
+                if peer == scope.name:
+                    continue
+                for other in self.by_function.get(f"{module.name}.{peer}", ()):
+                    if other.role is Role.GATE and self.generation.name in other.admits:
+                        return (
+                            f"registered as the '{key}' check, like '{peer}' (line {other.line}), "
+                            f"which admits {self.generation.name}"
+                        )
+        return None
+
+    def _registered(self, module: nodes.Module) -> dict[str, list[str]]:
+        """Module-level functions registered in dict literals, by the string key."""
+        name = str(module.name)
+        if name not in self._registrations:
+            table: dict[str, list[str]] = {}
+            for mapping in module.nodes_of_class(nodes.Dict):
+                for key, value in mapping.items:
+                    if (
+                        isinstance(key, nodes.Const)
+                        and isinstance(key.value, str)
+                        and isinstance(value, nodes.Name)
+                        and value.name not in table.get(key.value, [])
+                    ):
+                        table.setdefault(key.value, []).append(str(value.name))
+            self._registrations[name] = {k: v for k, v in table.items() if len(v) >= 2}
+        return self._registrations[name]
 
     def _chain_enumerates(self, found: ArchCondition) -> str | None:
         """`if is_device_capability(90): ... elif family(100): ...`: each test admits one
@@ -370,6 +513,8 @@ class Classifier:
 
 
 _SCOPES = (nodes.FunctionDef, nodes.ClassDef, nodes.Module, nodes.Lambda)
+# `sm100`, `sm_90a` inside a module, class or function name (not `sm1000`, not `rsm100`).
+_SM_TOKEN = re.compile(r"(?<![a-z0-9])sm_?(\d{2,3})(?![0-9])")
 
 
 def _is_predicate_term(term: nodes.NodeNG, condition: nodes.NodeNG) -> bool:

@@ -6,6 +6,7 @@ audit/hops.py's job.)"""
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -216,9 +217,19 @@ def feature_side(
         return Polarity.ENABLES, true_side
     if kind is SlotKind.IF and branch_disables(statement.body):
         return Polarity.DISABLES, false_side
+    if kind is SlotKind.ASSIGN and any(_OFF_STATE.search(n) for n in assigned_names(statement)):
+        return Polarity.DISABLES, false_side  # `is_fp8_deprecated = 100 <= sm < 120`
     if _restricted(false_side, vendor_gens) and not _restricted(true_side, vendor_gens):
         return Polarity.DISABLES, false_side
     return Polarity.ENABLES, true_side
+
+
+# A name for an off state: set True, the feature is off (`is_fp8_deprecated`, `x_unsupported`,
+# `disable_x`, `needs_fallback`).
+_OFF_STATE = re.compile(
+    r"(^|_)(deprecated|unsupported|disabled?|broken|fallback)(_|$)|^_*(no|not|avoid|skip)_",
+    re.IGNORECASE,
+)
 
 
 def _marker_of(condition: nodes.NodeNG | None) -> str:

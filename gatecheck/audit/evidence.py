@@ -40,8 +40,8 @@ class Words:
 _NEGATIVE = re.compile(
     r"not supported|unsupported|n[o']t (yet )?support|does not|doesn'?t|do not|don'?t|cannot"
     r"|can'?t|\black|\blacks\b|lacking|no support|not available|unavailable|not work"
-    r"|incompatible|not compatible|without|disabled?\b|exclude|isn'?t|is not|are not|aren'?t"
-    r"|\bfails?\b|broken|missing|\bnor\b|\bno\b",
+    r"|incompatible|not compatible|without|disabled?\b|exclud|\bexcept\b|isn'?t|is not"
+    r"|are not|aren'?t|\bfails?\b|broken|missing|\bnor\b|\bno\b",
     re.IGNORECASE,
 )
 # Hardware a kernel needs that only some generations have: naming it is the reason.
@@ -61,8 +61,9 @@ _VALIDATED = re.compile(
 )
 _TODO = re.compile(
     r"\bTODO\b|\bFIXME\b|\bXXX\b|not yet|\byet\b|will (be )?support|coming soon|in the future"
-    r"|to be (added|enabled|supported)|needs? (a |an )?(fix|update|upgrade)|\bpending\b"
-    r"|\bonce\b.*\bsupport",
+    r"|to be (added|enabled|supported)|\bpending\b"
+    r"|needs? (a |an |this |the )?(\w+ )?(fix|update|upgrade|patch)\b|\bonce\b.*\bsupport"
+    r"|\bfor now\b|\bnow\b[^.;]*\bonly\b",
     re.IGNORECASE,
 )
 _ANY_SM = re.compile(r"\bsm[_ ]?\d{2,3}[a-z]?\b|\bsm[_ ]?\d{1,2}\.?x\b", re.IGNORECASE)
@@ -171,13 +172,33 @@ def enumerates_others(words: Words, generation: Generation) -> str | None:
     return None
 
 
+# A family name qualified down to part of it: "Blackwell datacenter GPUs", "consumer Blackwell".
+_PART_OF_FAMILY = re.compile(
+    r"data[- ]?cent(er|re)|consumer|desktop|workstation|\blite\b|\bserver\b", re.IGNORECASE
+)
+
+
+def asks_for_its_family(words: Words, generation: Generation) -> str | None:
+    """'only supported on Blackwell GPUs (SM100)' on a gate that leaves out sm120, a
+    Blackwell: the message promises the family, the gate admits one part of it. Not when
+    the sentence says the family is unsupported or names only part of it."""
+    family = generation.family
+    if words.kind != "message" or not family:
+        return None
+    if not re.search(rf"\b{re.escape(family)}\b", words.text, re.IGNORECASE):
+        return None
+    if _NEGATIVE.search(words.text) or _PART_OF_FAMILY.search(words.text):
+        return None
+    return f"its words ask for {family}, which {generation.name} is: {words.quoted()}"
+
+
 DELIBERATE_RULES: tuple[Rule, ...] = (
     says_unsupported_here,
     names_missing_hardware,
     calls_it_a_workaround,
     says_validated_only,
 )
-GAP_RULES: tuple[Rule, ...] = (has_todo, asks_for_more, enumerates_others)
+GAP_RULES: tuple[Rule, ...] = (has_todo, asks_for_more, asks_for_its_family, enumerates_others)
 
 
 # Rules that read a whole note (a mapping over several lines), not one sentence.
@@ -251,3 +272,47 @@ def comments(source: str) -> list[Words]:
     except (tokenize.TokenError, SyntaxError, IndentationError):
         pass  # the comments read until then are what there is
     return out
+
+
+def function_messages(statement: nodes.NodeNG) -> list[Words]:
+    """The sentences of the enclosing function's strings (its raise, assert and log
+    messages), outside nested definitions and the docstring: what the function as a whole
+    asks for ("requires SM90+" above a gate that admits only SM100)."""
+    scope = statement.scope()
+    if not isinstance(scope, nodes.FunctionDef):
+        return []
+    doc = scope.doc_node
+    around = {id(n) for n in statement.node_ancestors()} | {id(statement)}
+    out: list[Words] = []
+    for stmt in scope.body:
+        if isinstance(stmt, (nodes.FunctionDef, nodes.ClassDef)):
+            continue
+        for const in stmt.nodes_of_class(nodes.Const, skip_klass=(nodes.FunctionDef,)):
+            if const is doc or not isinstance(const.value, str) or " " not in const.value.strip():
+                continue
+            if _in_another_branch(const, statement, around):
+                continue
+            out.append(Words(int(const.lineno or stmt.lineno or 1), "message", const.value))
+    return out
+
+
+def _in_another_branch(node: nodes.NodeNG, statement: nodes.NodeNG, around: set[int]) -> bool:
+    """The message and the gate part at an `if` (other branches of a dispatch speak of
+    other options: "CUTLASS requires SM90+" is not about the DeepGEMM branch's gate)."""
+    for parent in node.node_ancestors():
+        if id(parent) in around:
+            return isinstance(parent, nodes.If) and parent is not statement
+    return False
+
+
+def else_comments(statement: nodes.NodeNG, file_comments: list[Words]) -> list[Words]:
+    """Comments on the `else:` of an if/else (from the end of the body to the first
+    lines of the else branch): what the other branch is for. None for an elif."""
+    if not isinstance(statement, nodes.If) or not statement.orelse or not statement.body:
+        return []
+    if len(statement.orelse) == 1 and isinstance(statement.orelse[0], nodes.If):
+        return []
+    start = int(statement.body[-1].end_lineno or statement.lineno or 1) + 1
+    first = int(statement.orelse[0].lineno or start)
+    last = min(int(statement.orelse[-1].end_lineno or first), first + _BODY_LINES)
+    return [w for w in file_comments if start <= w.line <= last]

@@ -12,7 +12,7 @@ import re
 ARCH_IDIOM = re.compile(
     r"capability|is_sm_?\d|sm_?\d{2,3}|hopper|blackwell|gfx9|get_device_properties"
     r"|\barch\b|gcnArchName|gcn_arch|cuda_arch|arch_list|\bis_arch_|\bget_arch"
-    r"|supported_major_versions",
+    r"|supported_major_versions|get_device_sm",
     re.IGNORECASE,
 )
 # A device predicate asks about the device: is_/has_/supports_ plus an arch or vendor word.
@@ -72,6 +72,7 @@ _ARCH_LITERALS = (
     "cuda_arch",
     "arch_list",
     "supported_major_versions",  # a build arch list (audit/declarations.py)
+    "get_device_sm",  # major * 10 + minor, as engines spell it (`get_device_sm() < 90`)
 )
 _SM_NUMBER = re.compile(r"sm_?\d\d")  # sm_?\d{2,3}: two digits are enough to match
 _IS_SM = re.compile(r"is_sm_?\d")

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gatecheck.audit.prefilter import mentions_arch
 from gatecheck.cache import (
     RunCache,
     cache_key,
@@ -23,11 +22,9 @@ from gatecheck.cache import (
 from gatecheck.config.model import RuleSet
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import Finding, Hop
-from gatecheck.gates.feature_gates import mentions
+from gatecheck.gates.mentions import mentions
 from gatecheck.gates.results import Analysis, Restored
-from gatecheck.kernels.checks import KNOWN_KERNEL_LIBRARIES
-from gatecheck.kernels.locate import locate
-from gatecheck.kernels.support import KernelSupport
+from gatecheck.kernels.locate import KNOWN_KERNEL_LIBRARIES, locate
 from gatecheck.loading.project import FileDiagnostic, Project
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.suppressions import MARKER
@@ -169,6 +166,8 @@ def audit_report_cached(
         **_shared_material(ruleset, kernel_sources, found),
     )
     cache = RunCache(root, "audit", key)
+    from gatecheck.audit.prefilter import mentions_arch
+
     hit = cache.load(found.files, mentions_arch)
     if hit is not None:
         try:
@@ -301,6 +300,7 @@ def _report_payload(report: AuditReport) -> dict[str, Any]:
 
 def _restored_report(payload: dict[str, Any], ruleset: RuleSet) -> AuditReport:
     from gatecheck.audit import AuditedGate, AuditReport, CallSite
+    from gatecheck.kernels.support import KernelSupport
 
     return AuditReport(
         payload["generation"],

@@ -56,7 +56,6 @@ from gatecheck.reporting.grammar import count
 from gatecheck.reporting.json_report import render_json
 from gatecheck.reporting.markdown import render_markdown
 from gatecheck.reporting.plain import plain_console
-from gatecheck.reporting.statistics import finding_statistics
 from gatecheck.reporting.text import render_concise, render_diagnostics, render_finding
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "markdown")
@@ -176,6 +175,9 @@ def _print_fix(fix: app.FixOutcome) -> None:
 
 
 def _print_statistics(checked: Refined) -> None:
+    # Imported here: the statistics module also counts audits (the audit package).
+    from gatecheck.reporting.statistics import finding_statistics
+
     lines = finding_statistics(checked.findings)
     lines.append(summary_line(checked))
     write_report("".join(line + "\n" for line in lines), checked.run.options.output)

@@ -12,6 +12,7 @@ from astroid import nodes
 from gatecheck.config.model import Feature
 from gatecheck.gates.branches import branch_disables, branch_exits
 from gatecheck.gates.declared import declaration_gates
+from gatecheck.gates.mentions import mentions
 from gatecheck.gates.model import Gate, GateKind, Polarity, qualname_of
 from gatecheck.loading.project import Project
 
@@ -23,17 +24,10 @@ __all__ = [
     "guard_gates",
     "mentions",
     "resolve_dotted_function",
-    "unresolved_gate_functions",
 ]
 
 # Statement slots whose expression is a condition.
 _CONDITION_SLOTS = (nodes.If, nodes.While, nodes.Assert, nodes.Return, nodes.IfExp)
-
-
-def mentions(text: str, feature: Feature) -> bool:
-    """Cheap text prefilter: could this file hold one of the feature's gates?"""
-    needles = list(feature.flags) + [name.rsplit(".", 1)[-1] for name in feature.gate_functions]
-    return any(needle in text for needle in needles)
 
 
 def find_feature_gates(
@@ -60,12 +54,6 @@ def find_feature_gates(
         for gate in declaration_gates(func, path):
             add(gate)
     return sorted(gates.values(), key=lambda g: g.key)
-
-
-def unresolved_gate_functions(project: Project, feature: Feature) -> list[str]:
-    """The feature's gate functions that name nothing in the scanned tree: their gates
-    cannot be checked (a misspelt name, a moved function, or a tree without them)."""
-    return [d for d in feature.gate_functions if resolve_dotted_function(project, d) is None]
 
 
 def resolve_dotted_function(project: Project, dotted: str) -> nodes.FunctionDef | None:

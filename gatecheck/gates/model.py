@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-from astroid import nodes
+from typing import TYPE_CHECKING
 
 from gatecheck.findings import GateKind, Polarity
+
+if TYPE_CHECKING:  # a run answered from the cache imports no astroid
+    from astroid import nodes
 
 __all__ = ["Gate", "GateKind", "Polarity", "qualname_of"]
 
@@ -33,6 +35,8 @@ class Gate:
 
 
 def qualname_of(node: nodes.NodeNG) -> str:
+    from astroid import nodes
+
     parts: list[str] = []
     scope = node.scope()
     while not isinstance(scope, nodes.Module):

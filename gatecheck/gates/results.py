@@ -6,15 +6,17 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gatecheck.config.model import Feature
 from gatecheck.discovery import Discovery, Skipped
-from gatecheck.findings import Finding, FindingKey, Hop
-from gatecheck.gates.model import Gate, Polarity
-from gatecheck.kernels.support import KernelSupport
-from gatecheck.loading.project import FileDiagnostic, Project
-from gatecheck.semantics.admitted import Admission, Semantics
-from gatecheck.semantics.values import UNKNOWN
+from gatecheck.findings import Finding, FindingKey, Hop, Polarity
+
+if TYPE_CHECKING:  # types only: a run answered from the cache imports no analysis
+    from gatecheck.gates.model import Gate
+    from gatecheck.kernels.support import KernelSupport
+    from gatecheck.loading.project import FileDiagnostic, Project
+    from gatecheck.semantics.admitted import Admission, Semantics
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,8 @@ class Analysis:
 
 
 def flag_assumptions(feature: Feature, polarity: Polarity) -> dict[str, object]:
+    from gatecheck.semantics.values import UNKNOWN
+
     # Disabling gates are read with the feature requested (its flag on); enabling gates
     # cannot assume anything about the flag they are about to set.
     value: object = True if polarity is Polarity.DISABLES else UNKNOWN

@@ -13,13 +13,12 @@ from gatecheck.config.model import Feature, Registry
 from gatecheck.findings import UNBUILT_GENERATION, Finding, Position
 from gatecheck.gates.model import Polarity
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
-from gatecheck.kernels.locate import KernelSource, locate
+from gatecheck.kernels.locate import KNOWN_KERNEL_LIBRARIES, KernelSource, locate
 from gatecheck.kernels.reach import reach_kernels
 from gatecheck.kernels.support import KernelReader, KernelSupport
 from gatecheck.semantics.admitted import Semantics
 
 # Looked for without being named (site-packages / --kernel-source), for automatic reach.
-KNOWN_KERNEL_LIBRARIES = ("flashinfer", "sgl_kernel", "deep_gemm", "flash_attn", "vllm_flash_attn")
 
 
 class KernelCatalog:

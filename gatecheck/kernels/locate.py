@@ -13,6 +13,9 @@ from pathlib import Path
 
 from gatecheck.safe_io import CONFIG_BYTES, read_regular
 
+# The kernel libraries every run looks for (a rule can name more).
+KNOWN_KERNEL_LIBRARIES = ("flashinfer", "sgl_kernel", "deep_gemm", "flash_attn", "vllm_flash_attn")
+
 
 @dataclass(frozen=True)
 class KernelSource:

@@ -16,7 +16,7 @@ from pathlib import Path
 from astroid import nodes
 
 from gatecheck.gates.results import Analysis, GateResult
-from gatecheck.loading.project import lookup
+from gatecheck.loading.trees import lookup
 from gatecheck.semantics.values import ExternalRef, FunctionRef, PartialRef
 
 MAX_DEPTH = 5

@@ -10,19 +10,20 @@ import io
 import os
 import re
 import tokenize
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-from astroid import nodes
-from astroid.builder import AstroidBuilder
-from astroid.exceptions import AstroidBuildingError, AstroidSyntaxError
-from astroid.manager import AstroidManager
-from astroid.raw_building import InspectBuilder
+from typing import TYPE_CHECKING, Any
 
 from gatecheck import progress
 from gatecheck.safe_io import SOURCE_BYTES, read_regular
+
+if TYPE_CHECKING:
+    from astroid import nodes
+    from astroid.exceptions import AstroidSyntaxError
+
+    from gatecheck.loading.trees import ProjectBuilder
 
 # A file's astroid tree costs hundreds of bytes per token (a 5 MB one-line list literal:
 # ~860 MB), so a file is built only up to this many tokens (names, numbers, operators,
@@ -172,67 +173,15 @@ def _is_under(path: Path, root: Path) -> bool:
     return True
 
 
-def lookup(
-    node: nodes.NodeNG, name: str, bound: bool | None = None
-) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
-    """`node.lookup(name)`. astroid's builtins module (a third of a second to make) is
-    made on demand, before the first lookup that can reach it: a name bound in no
-    enclosing scope, a dunder (`__name__` reads it), a decorator inside a class.
-    `bound`: whether bound_in_scopes(node, name) holds, when the caller knows."""
-    if (
-        name.startswith("__")
-        or isinstance(node.parent, nodes.Decorators)
-        or not (bound if bound is not None else bound_in_scopes(node, name))
-    ):
-        ensure_builtins()
-    scope, found = node.lookup(name)
-    return scope, list(found)
+def __getattr__(name: str) -> Any:
+    # `lookup` and friends moved to loading/trees.py (they need astroid, which a run
+    # answered from the cache never imports); importers that still name them here get
+    # them from there, on first use.
+    if name in ("lookup", "bound_in_scopes", "ensure_builtins"):
+        from gatecheck.loading import trees
 
-
-def bound_in_scopes(node: nodes.NodeNG, name: str) -> bool:
-    """Whether any scope around `node` binds `name` (if none does, astroid's lookup
-    ends in its builtins module)."""
-    scope = node.scope()
-    while True:
-        if name in scope.locals:
-            return True
-        if scope.parent is None:
-            return False
-        scope = scope.parent.scope()
-
-
-def ensure_builtins() -> None:
-    manager = AstroidManager()
-    if "builtins" not in manager.astroid_cache:
-        manager.bootstrap()
-
-
-class _Builder(AstroidBuilder):
-    """astroid's builder without its import machinery: wildcard imports are expanded by
-    the evaluator over the project index (astroid would search sys.path, or reuse a
-    stale module of the same name), and `self.x = ...` is recorded without inference.
-    Nor does it make astroid's builtins module up front (see `lookup`)."""
-
-    def __init__(self, manager: AstroidManager) -> None:
-        InspectBuilder.__init__(self, manager)  # AstroidBuilder's would bootstrap
-        self._apply_transforms = False
-
-    def add_from_names_to_locals(
-        self, node: nodes.ImportFrom, global_name: Collection[str]
-    ) -> None:
-        if any(name == "*" for name, _ in node.names):
-            return
-        super().add_from_names_to_locals(node, global_name)
-
-    def delayed_assattr(self, node: nodes.AssignAttr) -> None:
-        if not isinstance(node.expr, nodes.Name):
-            return
-        func = node.scope()
-        if not isinstance(func, nodes.FunctionDef) or not isinstance(func.parent, nodes.ClassDef):
-            return
-        params = list(func.args.posonlyargs or []) + list(func.args.args or [])
-        if params and params[0].name == node.expr.name:
-            func.parent.instance_attrs.setdefault(node.attrname, []).append(node)
+        return getattr(trees, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Project:
@@ -246,9 +195,9 @@ class Project:
     ) -> None:
         # In-memory contents that replace files on disk (a fix being verified).
         self.overrides = dict(overrides or {})
-        self._manager = AstroidManager()
-        # Made on the first build (a run answered from the cache builds nothing).
-        self._builder: _Builder | None = None
+        # Made on the first build (a run answered from the cache builds nothing, and
+        # does not even import astroid).
+        self._builder: ProjectBuilder | None = None
         self.roots = tuple(roots)
         self.files = tuple(files)
         self._namer = ModuleNamer(self.roots)
@@ -301,6 +250,10 @@ class Project:
     def module_at(self, path: Path) -> nodes.Module | None:
         if path in self._modules:
             return self._modules[path]
+        from astroid.exceptions import AstroidBuildingError, AstroidSyntaxError
+
+        from gatecheck.loading.trees import ProjectBuilder
+
         module: nodes.Module | None = None
         try:
             source = read_source(path, self.overrides.get(path))
@@ -308,10 +261,10 @@ class Project:
             name = self.name_of(path)
             check_size(source.text)
             if self._builder is None:
-                self._builder = _Builder(self._manager)
+                self._builder = ProjectBuilder()
             module = self._builder.string_build(source.text, name, str(path))
             # Modules belong to this project, not to astroid's process-wide cache.
-            self._manager.astroid_cache.pop(name, None)
+            self._builder.manager.astroid_cache.pop(name, None)
         except TooLarge as err:
             self._diagnose(path, 1, 0, str(err))
         except AstroidSyntaxError as err:

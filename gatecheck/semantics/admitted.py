@@ -8,18 +8,21 @@ import textwrap
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
-
-from astroid import nodes
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gatecheck.config.model import Registry, VocabularyEntry
 from gatecheck.loading.project import Project
-from gatecheck.semantics import free_atoms
-from gatecheck.semantics.env import Env
-from gatecheck.semantics.evaluator import Evaluator
-from gatecheck.semantics.oracle import IdiomRegistry, default_idioms
 from gatecheck.semantics.reads import Memo, Reads
-from gatecheck.semantics.values import UNKNOWN, Tri
+
+if TYPE_CHECKING:
+    # The evaluator (and astroid) are imported on the first evaluation: a run answered
+    # from the cache makes a Semantics and never evaluates.
+    from astroid import nodes
+
+    from gatecheck.semantics.env import Env
+    from gatecheck.semantics.evaluator import Evaluator
+    from gatecheck.semantics.oracle import IdiomRegistry
+    from gatecheck.semantics.values import Tri
 
 T = TypeVar("T")
 
@@ -67,7 +70,7 @@ class Semantics:
         self.project = project
         self.registry = registry
         self.vocabulary = tuple(vocabulary)
-        self.idioms = idioms or default_idioms()
+        self._idioms = idioms
         # Without shortcuts every generation is evaluated in full, by its own evaluator
         # and memo: slower, the same answers (tests hold the shortcuts to that).
         self.shortcuts = shortcuts
@@ -77,7 +80,17 @@ class Semantics:
         # What every generation's evaluator reads alike (see Memo), per flag assumptions.
         self._shared: dict[tuple[tuple[str, Any], ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
 
+    @property
+    def idioms(self) -> IdiomRegistry:
+        if self._idioms is None:
+            from gatecheck.semantics.oracle import default_idioms
+
+            self._idioms = default_idioms()
+        return self._idioms
+
     def evaluator(self, generation: str, flags: Mapping[str, Any] | None = None) -> Evaluator:
+        from gatecheck.semantics.evaluator import Evaluator
+
         flag_items = tuple(sorted((flags or {}).items(), key=lambda kv: kv[0]))
         key = (generation, flag_items)
         found = self._evaluators.get(key)
@@ -134,6 +147,9 @@ class Semantics:
         flags: Mapping[str, Any] | None = None,
         env_for: Mapping[str, Env] | None = None,
     ) -> Admission:
+        from gatecheck.semantics import free_atoms
+        from gatecheck.semantics.values import UNKNOWN
+
         seen = Reads()
         truths = self._truths(node, flags, env_for, seen)
         can_true = frozenset(g for g, t in truths.items() if t is not False)
@@ -218,6 +234,8 @@ def admission_of(
     if module is None:
         diagnostic = project.diagnostics[-1] if project.diagnostics else None
         raise ValueError(diagnostic.message if diagnostic else "cannot build the source")
+    from astroid import nodes
+
     assign = module.locals[_RESULT][-1].parent
     assert isinstance(assign, nodes.Assign)
     semantics = Semantics(project, registry, vocabulary, idioms=idioms)

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from gatecheck.loading.project import Project, bound_in_scopes, lookup
+from gatecheck.loading.project import Project
 from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
+from gatecheck.loading.trees import bound_in_scopes, lookup
 from gatecheck.semantics import bounds
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.logic import join_all

@@ -1,0 +1,76 @@
+"""The astroid side of loading (project.py holds the rest, which a run answered from the
+cache uses without importing astroid): the builder a project's trees are made with, and
+name lookup with astroid's builtins module made on demand."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from astroid import nodes
+from astroid.builder import AstroidBuilder
+from astroid.manager import AstroidManager
+from astroid.raw_building import InspectBuilder
+
+
+def lookup(
+    node: nodes.NodeNG, name: str, bound: bool | None = None
+) -> tuple[nodes.NodeNG, list[nodes.NodeNG]]:
+    """`node.lookup(name)`. astroid's builtins module (a third of a second to make) is
+    made on demand, before the first lookup that can reach it: a name bound in no
+    enclosing scope, a dunder (`__name__` reads it), a decorator inside a class.
+    `bound`: whether bound_in_scopes(node, name) holds, when the caller knows."""
+    if (
+        name.startswith("__")
+        or isinstance(node.parent, nodes.Decorators)
+        or not (bound if bound is not None else bound_in_scopes(node, name))
+    ):
+        ensure_builtins()
+    scope, found = node.lookup(name)
+    return scope, list(found)
+
+
+def bound_in_scopes(node: nodes.NodeNG, name: str) -> bool:
+    """Whether any scope around `node` binds `name` (if none does, astroid's lookup
+    ends in its builtins module)."""
+    scope = node.scope()
+    while True:
+        if name in scope.locals:
+            return True
+        if scope.parent is None:
+            return False
+        scope = scope.parent.scope()
+
+
+def ensure_builtins() -> None:
+    manager = AstroidManager()
+    if "builtins" not in manager.astroid_cache:
+        manager.bootstrap()
+
+
+class ProjectBuilder(AstroidBuilder):
+    """astroid's builder without its import machinery: wildcard imports are expanded by
+    the evaluator over the project index (astroid would search sys.path, or reuse a
+    stale module of the same name), and `self.x = ...` is recorded without inference.
+    Nor does it make astroid's builtins module up front (see `lookup`)."""
+
+    def __init__(self) -> None:
+        self.manager = AstroidManager()
+        InspectBuilder.__init__(self, self.manager)  # AstroidBuilder's would bootstrap
+        self._apply_transforms = False
+
+    def add_from_names_to_locals(
+        self, node: nodes.ImportFrom, global_name: Collection[str]
+    ) -> None:
+        if any(name == "*" for name, _ in node.names):
+            return
+        super().add_from_names_to_locals(node, global_name)
+
+    def delayed_assattr(self, node: nodes.AssignAttr) -> None:
+        if not isinstance(node.expr, nodes.Name):
+            return
+        func = node.scope()
+        if not isinstance(func, nodes.FunctionDef) or not isinstance(func.parent, nodes.ClassDef):
+            return
+        params = list(func.args.posonlyargs or []) + list(func.args.args or [])
+        if params and params[0].name == node.expr.name:
+            func.parent.instance_attrs.setdefault(node.attrname, []).append(node)

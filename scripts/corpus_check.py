@@ -12,7 +12,7 @@ in-process and with --debug so that an exception escapes instead of becoming a o
 error, over the whole tree:
 
 - with the shipped rules: `check --format json`, `audit --generation sm120 --format json`
-  (when the command exists) and `check --fix --diff` (prints, writes nothing);
+  (when the command exists) and `check --diff` (prints, writes nothing);
 - with stress rules (flags such as `device`, `dtype`, `major` that real code reads
   everywhere, so that nearly every file is parsed and thousands of real conditions are
   evaluated): `check --format json`, then `check --fix` writing into a copy of the tree,
@@ -167,6 +167,9 @@ def run_command(name: str, args: Sequence[str]) -> tuple[CommandRun, str]:
         crash = "".join(traceback.format_exception(*result.exc_info))
     elif "internal error" in result.stderr:
         crash = result.stderr
+    elif result.exit_code == 2 and "Usage:" in result.stderr:
+        # A usage error is this script's own bug, and it tests nothing: never "ok".
+        crash = f"usage error: {result.stderr.strip().splitlines()[-1]}"
     return CommandRun(name, result.exit_code, seconds, crash), result.stdout
 
 
@@ -237,7 +240,7 @@ def check_corpus(requirement: str, *, with_audit: bool, stress_rules: bool = Tru
                 shipped.audit = (
                     f"{audit.get('scanned_files', '?')} files, {audit.get('total', '?')} gates"
                 )
-        run, diff = run_command("fix --diff", ["check", str(root), "--fix", "--diff"])
+        run, diff = run_command("fix --diff", ["check", str(root), "--diff"])
         shipped.runs.append(run)
         shipped.fixed_files = sum(1 for line in diff.splitlines() if line.startswith("+++ "))
 

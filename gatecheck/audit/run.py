@@ -153,7 +153,9 @@ def _run_audit(
     registry = ruleset.registry
     vendor = registry.get(generation).vendor
     modules = _arch_modules(project, None if only is None else frozenset(only))
-    semantics = Semantics(project, registry, ruleset.vocabulary, shortcuts=shortcuts)
+    semantics = Semantics(
+        project, registry, ruleset.vocabulary, shortcuts=shortcuts, follow_callers=True
+    )
     progress.stage("evaluating conditions", len(modules))
     conditions = discover(project, semantics, modules, vendor, progress.advance, contain)
     progress.stage("classifying gates", None)

@@ -66,6 +66,7 @@ class Semantics:
         *,
         shortcuts: bool = True,
         idioms: IdiomRegistry | None = None,
+        follow_callers: bool = False,
     ) -> None:
         self.project = project
         self.registry = registry
@@ -74,6 +75,9 @@ class Semantics:
         # Without shortcuts every generation is evaluated in full, by its own evaluator
         # and memo: slower, the same answers (tests hold the shortcuts to that).
         self.shortcuts = shortcuts
+        # A parameter read inside its function takes the value its callers pass
+        # (callers.py): the audit asks for it; `check` keeps its answers.
+        self.follow_callers = follow_callers
         self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...]], Evaluator] = {}
         # Facts about classes, the same for every generation (see dispatch.py).
         self._facts: dict[Any, Any] = {}
@@ -108,6 +112,7 @@ class Semantics:
                 binding_memo=Memo(bindings),
                 call_memo=Memo(calls),
                 facts=self._facts,
+                follow_callers=self.follow_callers,
             )
             self._evaluators[key] = found
         return found

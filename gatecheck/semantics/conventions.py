@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.config.model import Registry, VocabularyEntry
+from gatecheck.semantics import callers
 from gatecheck.semantics.values import UNKNOWN, Capability
 
 if TYPE_CHECKING:
@@ -145,11 +146,15 @@ def _has_default(args: nodes.Arguments, name: str) -> bool:
 
 
 def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
-    """A parameter read where no caller bound it (a condition inside the function):
-    annotated with a capability class (`capability: DeviceCapability`) or named like one
+    """A parameter read where no call bound it (a condition inside the function): the
+    value every caller in the project passes (callers.py); else, annotated with a
+    capability class (`capability: DeviceCapability`) or named like one
     (`device_capability`, `sm_version`), it is taken to be the device's, marked assumed
-    (the callers were not read)."""
+    (the callers were not all read)."""
     name = getattr(node, "name", "")
+    from_callers = callers.parameter_from_callers(ev, node, args)
+    if from_callers is not callers.NOT_FOUND:
+        return from_callers
     if _has_default(args, name):
         return UNKNOWN  # the caller may leave the default (`device_capability=None`)
     annotation = _annotation_name(node, args)

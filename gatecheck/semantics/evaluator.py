@@ -55,6 +55,9 @@ class Evaluator:
     # evaluator (Semantics gives them one dict): runtime platform dispatch per (declared
     # class, vendor), attributes set on the instance per class.
     facts: dict[Any, Any] = field(default_factory=dict)
+    # A parameter read where no call bound it takes the value every caller passes
+    # (callers.py); off, only the naming conventions are asked.
+    follow_callers: bool = False
     # Evaluation steps left for the condition being evaluated (see bounds.MAX_STEPS).
     _steps_left: int = 0
     _entered: int = 0

@@ -1,0 +1,175 @@
+"""A parameter read where no call bound it (a condition inside the function), given the
+value every caller in the project passes: `def _pick(sm_major): if sm_major in [10, 11]`
+with each call `_pick(get_device_capability()[0])` reads the device's major; a parameter
+no caller passes (`_compute_capability=None`) is its default.
+
+A bounded search, never a guess: the function's own module and the few files that spell
+its name; every call spelled with that name must resolve to the function (an unresolved
+`x.name(...)` may be a caller), pass the parameter plainly (no `*args`/`**kwargs`), and
+give a known value; the values must agree (two different values are unknown). Otherwise
+the search answers nothing and the naming convention (conventions.py) is asked, marked
+assumed. Plain functions and constructors (`__init__` called through its class) only:
+a method's callers need their receivers resolved."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from gatecheck.semantics.logic import join_all
+from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, contains_unknown
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+# Files that may spell the function's name before the search gives up (a name spelled
+# everywhere is a helper whose callers cannot all be read), and call sites read.
+MAX_FILES = 8
+MAX_CALLS = 24
+_NOT_FOUND = object()
+_CALLED = re.compile(r"(?<!def )\b([A-Za-z_]\w*)\s*\(")
+
+
+@dataclass(frozen=True)
+class _Site:
+    call: nodes.Call
+    offset: int  # leading parameters the call does not spell (`self` of a constructor)
+
+
+NOT_FOUND = _NOT_FOUND
+
+
+def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
+    """The value every caller passes for parameter `node` of the function owning `args`,
+    or `_NOT_FOUND` (callers not all resolved: ask the naming convention)."""
+    func = args.parent
+    if not ev.follow_callers:
+        return _NOT_FOUND
+    if not isinstance(func, nodes.FunctionDef) or args.vararg == getattr(node, "name", ""):
+        return _NOT_FOUND
+    # A caller's argument that is its own caller's parameter is searched in turn; a cycle
+    # back to this parameter reads as unknown (bindings.binding_value's active set).
+    sites = _call_sites(ev, func)
+    if not sites:
+        return _NOT_FOUND
+    values = [_argument(ev, site, func, node) for site in sites]
+    if any(v is _NOT_FOUND or contains_unknown(v) for v in values):
+        return _NOT_FOUND
+    return join_all(values)
+
+
+def _call_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
+    """Every call of `func` in the project, or None when one cannot be resolved. The
+    calls are the same for every generation: kept in the shared facts."""
+    key = ("call-sites", id(func))
+    if key in ev.facts:
+        return ev.facts[key]
+    ev.facts[key] = None  # a search reached again from inside itself finds nothing
+    found = _search(ev, func)
+    ev.facts[key] = found
+    return found
+
+
+def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
+    owner = func.parent
+    if isinstance(owner, nodes.ClassDef):
+        if func.name != "__init__":
+            return None
+        spelled, target, offset = str(owner.name), owner, 1
+    elif isinstance(owner, (nodes.Module, nodes.FunctionDef)):
+        spelled, target, offset = str(func.name), func, 0
+    else:
+        return None
+    files = _files_calling(ev).get(spelled, ())
+    if len(files) > MAX_FILES:
+        return None
+    home = func.root()
+    sites: list[_Site] = []
+    for module in _modules(ev, home, files):
+        for call in _calls_named(ev, module, spelled):
+            callee = call.func
+            value = ev.value(callee)
+            if isinstance(value, (FunctionRef, ClassRef)) and value.node is target:
+                sites.append(_Site(call, offset))
+            elif value is UNKNOWN:
+                return None  # may be a caller: the callers are not all known
+            if len(sites) > MAX_CALLS:
+                return None
+    return sites
+
+
+def _modules(ev: Evaluator, home: nodes.NodeNG, files: tuple[Path, ...]) -> Iterator[nodes.Module]:
+    """The function's module, then the other files' (built only when reached: a search
+    that ends early, on an unresolved call, parses no more of them)."""
+    if isinstance(home, nodes.Module):
+        yield home
+    for path in files:
+        module = ev.project.module_at(path)
+        if module is not None and module is not home:
+            yield module
+
+
+def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
+    """Each name spelled before `(` (outside a `def`) -> the files that spell it so: one
+    pass over the project's text, kept in the shared facts (a text search per function
+    made the search cost more than the audit). A function passed as a value (a callback)
+    is not a call: its callers are not followed."""
+    index = ev.facts.get("files-calling")
+    if index is None:
+        found: dict[str, list[Path]] = {}
+        for path in ev.project.files:
+            text = ev.project.text_of(path)
+            if text is None:
+                continue
+            for name in set(_CALLED.findall(text)):
+                found.setdefault(name, []).append(path)
+        index = {name: tuple(paths) for name, paths in found.items()}
+        ev.facts["files-calling"] = index
+    return index
+
+
+def _calls_named(ev: Evaluator, module: nodes.Module, name: str) -> list[nodes.Call]:
+    """The calls of `module` spelled `name` (`name(...)`, `x.name(...)`), indexed once per
+    module in the shared facts (a search per function would walk the module again)."""
+    key = ("calls-by-name", id(module))
+    held = ev.facts.get(key)
+    if held is None:
+        by_name: dict[str, list[nodes.Call]] = {}
+        for call in module.nodes_of_class(nodes.Call):
+            callee = call.func
+            spelled = (
+                callee.attrname
+                if isinstance(callee, nodes.Attribute)
+                else getattr(callee, "name", None)
+            )
+            if isinstance(spelled, str):
+                by_name.setdefault(spelled, []).append(call)
+        held = (module, by_name)  # the module kept alive with its id
+        ev.facts[key] = held
+    return held[1].get(name, [])
+
+
+def _argument(ev: Evaluator, site: _Site, func: nodes.FunctionDef, node: nodes.NodeNG) -> Any:
+    """The value `site` passes for the parameter (its default when it passes none)."""
+    call, name = site.call, str(getattr(node, "name", ""))
+    if any(isinstance(a, nodes.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords or ()
+    ):
+        return _NOT_FOUND
+    for keyword in call.keywords or ():
+        if keyword.arg == name:
+            return ev.value(keyword.value)
+    positional = [*func.args.posonlyargs, *func.args.args]
+    index = next((i for i, a in enumerate(positional) if a is node), None)
+    if index is not None and 0 <= index - site.offset < len(call.args):
+        return ev.value(call.args[index - site.offset])
+    try:
+        default = func.args.default_value(name)
+    except Exception:  # astroid's NoDefault: a required parameter not passed
+        return _NOT_FOUND
+    return ev.value(default)

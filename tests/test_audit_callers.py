@@ -1,0 +1,114 @@
+"""A parameter read inside its function takes the value every caller in the project passes
+(gatecheck/semantics/callers.py); where a caller cannot be resolved the parameter stays
+unknown (or its naming convention, marked assumed). The audit follows callers; `check`
+does not (its answers are kept)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from gatecheck.audit import run_audit
+from gatecheck.config.loader import load_ruleset
+
+MakeTree = Callable[[Mapping[str, str]], Path]
+
+DEVICE = "import torch\n\n\ndef major():\n    return torch.cuda.get_device_capability()[0]\n"
+
+
+def rows(make_tree: MakeTree, source: str, other: str = "") -> list[tuple[int, tuple[str, ...]]]:
+    """(line, admitted generations) of the gates in mod.py, audited for sm120."""
+    files = {"pkg/__init__.py": "", "pkg/dev.py": DEVICE, "pkg/mod.py": source}
+    if other:
+        files["pkg/other.py"] = other
+    report = run_audit([make_tree(files)], load_ruleset([]), "sm120")
+    return sorted(
+        (g.found.line, tuple(sorted(g.admits))) for g in report.gates if g.path.name == "mod.py"
+    )
+
+
+MAJORS_10_11 = ("sm100", "sm103", "sm110")
+
+CASES = [
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
+        "def run():\n    return _pick(major() * 10)\n",
+        "",
+        [(4, MAJORS_10_11)],
+        id="every-caller-passes-the-device-major",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _fwd(x, _compute_capability=None):\n"
+        "    compute_capability = major() if _compute_capability is None else _compute_capability\n"
+        "    assert compute_capability in [10, 11]\n\n"
+        "def run():\n    return _fwd(1)\n",
+        "",
+        [(5, MAJORS_10_11)],
+        id="no-caller-passes-it-so-the-default",
+    ),
+    pytest.param(
+        "class Post:\n    def __init__(self, arch):\n        assert arch in [100, 110]\n",
+        "from pkg.dev import major\nfrom pkg.mod import Post\n\n"
+        "def run():\n    arch = major() * 10\n    return Post(arch)\n",
+        [(3, MAJORS_10_11)],
+        id="constructor-callers-in-another-module",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
+        "def run():\n    return _pick(major() * 10) + _pick(arch=major() * 10)\n",
+        "",
+        [(4, MAJORS_10_11)],
+        id="keyword-and-positional-callers-agree",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "other", "expected"), CASES)
+def test_parameter_from_callers(
+    make_tree: MakeTree, source: str, other: str, expected: list[tuple[int, tuple[str, ...]]]
+) -> None:
+    assert rows(make_tree, source, other) == expected
+
+
+# Each refusal: the callers are not all known, so the parameter is not the device's and
+# the condition is no gate (not listed).
+NOOPS = [
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
+        "def run(obj):\n    return _pick(major() * 10) + obj._pick(90)\n",
+        id="a-call-on-an-unresolved-receiver-may-be-a-caller",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
+        "def run(args):\n    return _pick(*args)\n",
+        id="star-arguments-are-not-read",
+    ),
+    pytest.param(
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n",
+        id="no-caller-in-the-project",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
+        "def run(n):\n    return _pick(major() * 10) + _pick(n)\n",
+        id="a-caller-passing-an-unknown-value",
+    ),
+    pytest.param(
+        "class Kernel:\n    def pick(self, arch):\n        if arch in [100, 110]:\n"
+        "            return 1\n\n"
+        "def run(k: Kernel):\n    return k.pick(120)\n",
+        id="a-method-other-than-the-constructor-is-not-followed",
+    ),
+]
+
+
+@pytest.mark.parametrize("source", NOOPS)
+def test_callers_not_all_known(make_tree: MakeTree, source: str) -> None:
+    assert rows(make_tree, source) == []

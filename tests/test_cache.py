@@ -491,3 +491,47 @@ def test_the_key_follows_gatecheck_s_own_code(
     assert cache_module.cache_key("check", rules="r") == before
     (package / "engine.py").write_text("# the next commit\n", encoding="utf-8")
     assert cache_module.cache_key("check", rules="r") != before
+
+
+CALLER_TREE = {
+    "pkg/__init__.py": "",
+    "pkg/dev.py": "import torch\n\n\ndef major():\n    return torch.cuda.get_device_capability()[0]\n",
+    "pkg/mod.py": (
+        "from pkg.dev import major\n\n\n"
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n\n"
+        "def run():\n    return _pick(major() * 10)\n"
+    ),
+    "pkg/other.py": "VALUE = 1\n",
+}
+
+
+@pytest.mark.parametrize(
+    "edit, invalidates",
+    [
+        # A new caller of `_pick` in a file that spells no arch idiom and was never built:
+        # the parameter no longer has one device-derived value, so the answer changes.
+        ("from pkg.mod import _pick\n\n\ndef go():\n    return _pick(7)\n", True),
+        ("VALUE = 2\n", False),  # the same file changed without calling it: still a hit
+    ],
+    ids=["new-caller", "unrelated-edit"],
+)
+def test_a_file_that_comes_to_call_a_followed_function_invalidates_the_audit(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fresh_runs: list[str],
+    edit: str,
+    invalidates: bool,
+) -> None:
+    """The audit reads a parameter from its callers (semantics/callers.py), found through a
+    text index of every file; a cached report must not outlive a file that starts calling."""
+    root = tmp_path / "callers"
+    for name, text in CALLER_TREE.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    monkeypatch.chdir(root)
+    before = _audit("--format", "json")
+    (root / "pkg" / "other.py").write_text(edit)
+    warm = _audit("--format", "json")
+    assert warm == _audit("--format", "json", "--no-cache")
+    assert fresh_runs == (["audit", "audit", "audit"] if invalidates else ["audit", "audit"])
+    assert (warm != before) is invalidates

@@ -137,6 +137,9 @@ class AuditReport:
     kernels: Mapping[str, Sequence[KernelSupport]] = dataclasses.field(default_factory=dict)
     # Files built into trees (a cached report stays valid while none of them changes).
     parsed: tuple[Path, ...] = ()
+    # Names whose callers a parameter was read from: a file that comes to spell a call of
+    # one invalidates the cached report, whether or not it was parsed.
+    searched_calls: tuple[str, ...] = ()
 
     def kernel_verdict(self, gate: AuditedGate) -> KernelVerdict | None:
         """For the audited generation, when the gate's rule names kernels."""

@@ -197,6 +197,7 @@ def _run_audit(
         gates=tuple(order_gates([_with_kernel_reason(g, report) for g in gates])),
         diagnostics=tuple(project.diagnostics),
         parsed=tuple(sorted({Path(m.file) for m in project.loaded_modules() if m.file})),
+        searched_calls=tuple(sorted(semantics.searched_call_names())),
     )
 
 

@@ -167,8 +167,17 @@ def audit_report_cached(
     )
     cache = RunCache(root, "audit", key)
     from gatecheck.audit.prefilter import mentions_arch
+    from gatecheck.semantics.call_names import spells_call_of
 
-    hit = cache.load(found.files, mentions_arch)
+    searched: set[str] = set()
+
+    def prepare(payload: Any) -> None:
+        searched.update(str(name) for name in payload.get("searched_calls", ()))
+
+    def may_change_answers(text: str) -> bool:
+        return mentions_arch(text) or spells_call_of(text, searched)
+
+    hit = cache.load(found.files, may_change_answers, prepare=prepare)
     if hit is not None:
         try:
             return _restored_report(hit.payload, ruleset)
@@ -295,6 +304,7 @@ def _report_payload(report: AuditReport) -> dict[str, Any]:
         "diagnostics": [to_data(d) for d in report.diagnostics],
         "kernels": {k: [to_data(s) for s in v] for k, v in report.kernels.items()},
         "parsed": [str(p) for p in report.parsed],
+        "searched_calls": list(report.searched_calls),
     }
 
 

@@ -84,6 +84,12 @@ class Semantics:
         # What every generation's evaluator reads alike (see Memo), per flag assumptions.
         self._shared: dict[tuple[tuple[str, Any], ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
 
+    def searched_call_names(self) -> frozenset[str]:
+        """The names whose callers were searched so far (see `callers.searched_names`)."""
+        from gatecheck.semantics.callers import searched_names
+
+        return frozenset(searched_names(self._facts))
+
     @property
     def idioms(self) -> IdiomRegistry:
         if self._idioms is None:

@@ -13,7 +13,6 @@ a method's callers need their receivers resolved."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
+from gatecheck.semantics.call_names import called_names
 from gatecheck.semantics.logic import join_all
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, contains_unknown
 
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 MAX_FILES = 8
 MAX_CALLS = 24
 _NOT_FOUND = object()
-_CALLED = re.compile(r"(?<!def )\b([A-Za-z_]\w*)\s*\(")
 
 
 @dataclass(frozen=True)
@@ -42,6 +41,14 @@ class _Site:
 
 
 NOT_FOUND = _NOT_FOUND
+
+
+def searched_names(facts: dict[Any, Any]) -> set[str]:
+    """The names whose call sites a search looked for (kept in the shared facts): a file
+    that comes to spell a call of one can change an answer without spelling an arch idiom,
+    so a cached result must not outlive such a change."""
+    found: set[str] = facts.setdefault("searched-call-names", set())
+    return found
 
 
 def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
@@ -85,6 +92,7 @@ def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
         spelled, target, offset = str(func.name), func, 0
     else:
         return None
+    searched_names(ev.facts).add(spelled)
     files = _files_calling(ev).get(spelled, ())
     if len(files) > MAX_FILES:
         return None
@@ -126,7 +134,7 @@ def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
             text = ev.project.text_of(path)
             if text is None:
                 continue
-            for name in set(_CALLED.findall(text)):
+            for name in set(called_names(text)):
                 found.setdefault(name, []).append(path)
         index = {name: tuple(paths) for name, paths in found.items()}
         ev.facts["files-calling"] = index

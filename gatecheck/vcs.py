@@ -21,8 +21,16 @@ class VcsError(Exception):
 
 
 def _git(root: Path, args: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    return run_git(root, args, needed_for="needed for --new-since")
+
+
+def run_git(
+    root: Path, args: Sequence[str], *, needed_for: str
+) -> subprocess.CompletedProcess[str]:
+    """`git -C root ARGS`, text out (undecodable bytes kept as surrogates), never raising
+    for git's own exit status; VcsError when git is not installed."""
     if shutil.which("git") is None:
-        raise VcsError("git is not installed (needed for --new-since)")
+        raise VcsError(f"git is not installed ({needed_for})")
     return subprocess.run(
         ["git", "-C", str(root), "-c", "core.quotePath=false", *args],
         capture_output=True,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gatecheck.vcs import git_toplevel
+from gatecheck.vcs import VcsError, git_toplevel, run_git
 
 # The default branch, when origin/HEAD is not set (a clone made by actions/checkout).
 DEFAULT_BRANCHES = ("main", "master", "origin/main", "origin/master")
@@ -32,17 +32,11 @@ class Base:
     commit: str  # the merge-base with HEAD
 
 
-def _git(top: Path, args: Sequence[str], *, text: bool = True) -> subprocess.CompletedProcess[str]:
-    if shutil.which("git") is None:
-        raise BaseError("git is not installed (impact reads BASE from git)")
-    return subprocess.run(
-        ["git", "-C", str(top), "-c", "core.quotePath=false", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="surrogateescape",
-        check=False,
-    )
+def _git(top: Path, args: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    try:
+        return run_git(top, args, needed_for="impact reads BASE from git")
+    except VcsError as err:
+        raise BaseError(str(err)) from err
 
 
 def toplevel(start: Path) -> Path:

@@ -147,17 +147,7 @@ def _calls_named(ev: Evaluator, module: nodes.Module, name: str) -> list[nodes.C
     key = ("calls-by-name", id(module))
     held = ev.facts.get(key)
     if held is None:
-        by_name: dict[str, list[nodes.Call]] = {}
-        for call in module.nodes_of_class(nodes.Call):
-            callee = call.func
-            spelled = (
-                callee.attrname
-                if isinstance(callee, nodes.Attribute)
-                else getattr(callee, "name", None)
-            )
-            if isinstance(spelled, str):
-                by_name.setdefault(spelled, []).append(call)
-        held = (module, by_name)  # the module kept alive with its id
+        held = (module, calls_by_name(module))  # the module kept alive with its id
         ev.facts[key] = held
     return held[1].get(name, [])
 
@@ -181,3 +171,17 @@ def _argument(ev: Evaluator, site: _Site, func: nodes.FunctionDef, node: nodes.N
     except Exception:  # astroid's NoDefault: a required parameter not passed
         return _NOT_FOUND
     return ev.value(default)
+
+
+def calls_by_name(module: nodes.Module) -> dict[str, list[nodes.Call]]:
+    """The calls of `module` by the name they spell (`name(...)`, `x.name(...)`)."""
+    by_name: dict[str, list[nodes.Call]] = {}
+    for call in module.nodes_of_class(nodes.Call):
+        callee = call.func
+        if isinstance(callee, nodes.Attribute):
+            spelled = callee.attrname
+        else:
+            spelled = getattr(callee, "name", None)
+        if isinstance(spelled, str):
+            by_name.setdefault(spelled, []).append(call)
+    return by_name

@@ -19,6 +19,7 @@ from gatecheck.findings import Hop, HopKind
 from gatecheck.gates.model import GateKind, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.support import KernelSupport
+from gatecheck.semantics.callers import calls_by_name
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.values import FunctionRef
 
@@ -246,17 +247,7 @@ _CALLS: weakref.WeakKeyDictionary[nodes.Module, dict[str, list[nodes.Call]]] = (
 def _calls_named(module: nodes.Module, name: str) -> list[nodes.Call]:
     by_name = _CALLS.get(module)
     if by_name is None:
-        by_name = {}
-        for call in module.nodes_of_class(nodes.Call):
-            callee = call.func
-            spelled = (
-                callee.attrname
-                if isinstance(callee, nodes.Attribute)
-                else getattr(callee, "name", None)
-            )
-            if isinstance(spelled, str):
-                by_name.setdefault(spelled, []).append(call)
-        _CALLS[module] = by_name
+        by_name = _CALLS[module] = calls_by_name(module)
     return by_name.get(name, [])
 
 

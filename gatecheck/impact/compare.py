@@ -30,17 +30,10 @@ def _by_line(gates: Iterable[AuditedGate]) -> list[AuditedGate]:
 
 def match_gates(before: Sequence[AuditedGate], after: Sequence[AuditedGate]) -> list[Pair]:
     """Every gate of both sides once: (before, after), (None, new) or (removed, None)."""
-    pairs: list[Pair] = []
-    left = _grouped(before, identity_of)
-    right = _grouped(after, identity_of)
-    rest_before: list[AuditedGate] = []
-    rest_after: list[AuditedGate] = []
-    for identity in sorted(left.keys() | right.keys()):
-        olds, news = left.get(identity, []), right.get(identity, [])
-        pairs.extend(zip(olds, news, strict=False))
-        rest_before.extend(olds[len(news) :])
-        rest_after.extend(news[len(olds) :])
-    moved, rest_before, rest_after = _pair_moved(rest_before, rest_after)
+    pairs, rest_before, rest_after = _pair_by(before, after, identity_of)
+    # The same condition in the same module, in another function: code moved into a new
+    # or renamed function (matched in line order).
+    moved, rest_before, rest_after = _pair_by(rest_before, rest_after, _module_identity)
     pairs.extend(moved)
     scoped_before = _grouped(rest_before, scope_of)
     scoped_after = _grouped(rest_after, scope_of)
@@ -49,15 +42,16 @@ def match_gates(before: Sequence[AuditedGate], after: Sequence[AuditedGate]) -> 
     return pairs
 
 
-def _pair_moved(
-    before: list[AuditedGate], after: list[AuditedGate]
+def _module_identity(gate: AuditedGate) -> Identity:
+    return Identity(Scope(gate.found.module, ""), normalise_condition(gate.found.condition))
+
+
+def _pair_by(
+    before: Sequence[AuditedGate],
+    after: Sequence[AuditedGate],
+    key: Callable[[AuditedGate], Identity],
 ) -> tuple[list[Pair], list[AuditedGate], list[AuditedGate]]:
-    """The same condition in the same module, in another function: code moved into a
-    new or renamed function (matched in line order)."""
-
-    def key(gate: AuditedGate) -> Identity:
-        return Identity(Scope(gate.found.module, ""), normalise_condition(gate.found.condition))
-
+    """Gates of equal key paired in line order; the unpaired ones of each side."""
     left, right = _grouped(before, key), _grouped(after, key)
     pairs: list[Pair] = []
     rest_before: list[AuditedGate] = []

@@ -597,3 +597,20 @@ def test_paths_limit_what_is_compared(repo: Path, monkeypatch: pytest.MonkeyPatc
     assert [i["rule"] for i in impact_json(repo, monkeypatch, "HEAD", "tools")["issues"]] == [
         "impact-narrowed"
     ]
+
+
+def test_markdown_escapes_the_analysed_code(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A condition's text goes into the job summary as a code span and a table cell: a
+    pipe, a backtick or a tag from the analysed code must not break the table or render."""
+    edit(
+        repo,
+        "pkg/model.py",
+        '    if is_sm90():\n        return "hopper"',
+        '    if is_sm90() or (is_sm100() and "|`<b>" != "x"):\n        return "hopper"',
+    )
+    result = impact(repo, monkeypatch, "main", "--no-cache", "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if "<b>" in line)
+    assert "``" in row  # a fence longer than the backtick inside
+    assert "\\|`<b>" in row  # the pipe escaped inside the cell
+    assert row.count(" | ") == row.replace("\\|", "").count(" | ")

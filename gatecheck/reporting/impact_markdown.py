@@ -15,6 +15,7 @@ from gatecheck.reporting.impact_common import (
     shown_path,
     summary_line,
 )
+from gatecheck.reporting.markdown import cell, code, inline
 
 _HEADINGS = {
     IssueKind.NARROWED: "narrowed",
@@ -23,10 +24,6 @@ _HEADINGS = {
     IssueKind.NEW_GATE: "new gates shutting it out",
     IssueKind.REMOVED_GATE: "removed gates that shut it out",
 }
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def render_impact_markdown(report: ImpactReport, base: Path, budget: int | None = None) -> str:
@@ -51,18 +48,19 @@ def render_impact_markdown(report: ImpactReport, base: Path, budget: int | None 
     for change in report.changes:
         where = place(change, lines)
         at = " (BASE)" if where.at_base else ""
-        gate = f"`{shown_path(where.path, base)}:{where.line}`{at} `{change.gate.condition}`"
+        spot = code(f"{shown_path(where.path, base)}:{where.line}")
+        gate = f"{spot}{at} {code(change.gate.condition)}"
         cells = [admitted_cell(change, g) for g in columns]
         cells = [f"**{c}**" if "→" in c else c for c in cells]
         out.append(
-            f"| {_cell(gate)} | {_cell(change.feature)} | {kind_label(change)} | "
+            f"| {cell(gate)} | {cell(inline(change.feature))} | {kind_label(change)} | "
             + " | ".join(cells)
             + " |"
         )
     issues = [i for i in report.issues if i.kind is IssueKind.WIDENED_UNBUILT]
     if issues:
         out += ["", "### Kernels", ""]
-        out += [f"- {_cell(i.message)}" for i in issues]
+        out += [f"- {cell(inline(i.message))}" for i in issues]
     return _fit("\n".join(out) + "\n", budget)
 
 

@@ -115,8 +115,8 @@ class Semantics:
                 self.vocabulary,
                 dict(flag_items),
                 idioms=self.idioms,
-                binding_memo=Memo(bindings),
-                call_memo=Memo(calls),
+                binding_memo=Memo(bindings, self.project.read_log),
+                call_memo=Memo(calls, self.project.read_log),
                 facts=self._facts,
                 follow_callers=self.follow_callers,
             )

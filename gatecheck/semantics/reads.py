@@ -4,8 +4,13 @@ answer is Unknown for want of work, not of knowledge)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from gatecheck.loading.readlog import ReadLog
+    from gatecheck.semantics.evaluator import Evaluator
 
 
 @dataclass(frozen=True)
@@ -15,6 +20,8 @@ class Recorded:
     assumed: frozenset[str] = frozenset()
     device: bool = False
     bounds: frozenset[str] = frozenset()
+    # The modules and searches it read, when the project keeps a read log (readlog.py).
+    files: frozenset[str] = frozenset()
 
 
 NOTHING = Recorded()
@@ -31,6 +38,8 @@ class Reads:
     device: bool = False
     # Bounds hit (call depth, work, constant size): why a gate may have vanished.
     bounds: set[str] = field(default_factory=set)
+    # The modules and searches read (only when the project keeps a read log).
+    files: set[str] = field(default_factory=set)
 
     def absorb(self, other: Reads | Recorded) -> None:
         if other.assumed:
@@ -39,11 +48,15 @@ class Reads:
             self.device = True
         if other.bounds:
             self.bounds |= other.bounds
+        if other.files:
+            self.files |= other.files
 
     def frozen(self) -> Recorded:
-        if not (self.assumed or self.device or self.bounds):
+        if not (self.assumed or self.device or self.bounds or self.files):
             return NOTHING
-        return Recorded(frozenset(self.assumed), self.device, frozenset(self.bounds))
+        return Recorded(
+            frozenset(self.assumed), self.device, frozenset(self.bounds), frozenset(self.files)
+        )
 
 
 class Memo:
@@ -51,16 +64,48 @@ class Memo:
     read nothing from the device is the same for every generation (the generation only
     enters through intrinsics and conventions, which set `device`), so it goes to a store
     shared by the evaluators of all generations with the same flag assumptions: each
-    binding or call is evaluated once per run, not once per generation."""
+    binding or call is evaluated once per run, not once per generation. With a read log,
+    a hit replays the entry's reads into it (whoever takes the answer read them too)."""
 
-    def __init__(self, shared: dict[Any, tuple[Any, Recorded]] | None = None) -> None:
+    def __init__(
+        self, shared: dict[Any, tuple[Any, Recorded]] | None = None, log: ReadLog | None = None
+    ) -> None:
         self.own: dict[Any, tuple[Any, Recorded]] = {}
         self.shared: dict[Any, tuple[Any, Recorded]] = {} if shared is None else shared
+        self.log = log
 
     def get(self, key: Any) -> tuple[Any, Recorded] | None:
         found = self.own.get(key)
-        return self.shared.get(key) if found is None else found
+        if found is None:
+            found = self.shared.get(key)
+        if found is not None and self.log is not None:
+            self.log.replay(found[1].files)
+        return found
 
     def put(self, key: Any, value: Any, recorded: Recorded) -> None:
         store = self.own if recorded.device else self.shared
         store[key] = (value, recorded)
+
+
+T = TypeVar("T")
+
+
+def remembered(ev: Evaluator, key: Any, compute: Callable[[], T], meanwhile: T) -> T:
+    """`ev.facts[key]`, computed once per run (`meanwhile` while it is: a search reached
+    again from inside itself finds that). With a read log (readlog.py), the modules the
+    computation read are kept with it and replayed on every later use, as Memo does."""
+    if key in ev.facts:
+        value, files = ev.facts[key]
+        if files and ev.project.read_log is not None:
+            ev.project.read_log.replay(files)
+        found: T = value
+        return found
+    ev.facts[key] = (meanwhile, frozenset())
+    if ev.project.read_log is None:
+        value = compute()
+        ev.facts[key] = (value, frozenset())
+        return value
+    with ev.tracking() as reads:
+        value = compute()
+    ev.facts[key] = (value, frozenset(reads.files))
+    return value

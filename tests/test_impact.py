@@ -541,8 +541,16 @@ def _issues_with(repo: Path, restricted: bool, parallel: bool) -> list[tuple[str
 
     ruleset = load_ruleset(None)
 
-    def audit(targets: Sequence[Path], only: Sequence[Path] | None) -> AuditReport:
-        return run_audit(list(targets), ruleset, "sm120", only=only if restricted else None)
+    def audit(
+        targets: Sequence[Path], only: Sequence[Path] | None, *, record_reads: bool = False
+    ) -> AuditReport:
+        return run_audit(
+            list(targets),
+            ruleset,
+            "sm120",
+            only=only if restricted else None,
+            record_reads=record_reads,
+        )
 
     report = run_impact([repo], "HEAD~1", audit, ruleset.registry, "sm120", parallel=parallel)
     return [(i.kind.value, i.message, i.change.gate.found.line) for i in report.issues]

@@ -112,7 +112,9 @@ def impact(
             f"unknown generation {chosen!r} (known: {known})", param_hint="--generation"
         )
 
-    def audit(where: Sequence[Path], only: Sequence[Path] | None) -> AuditReport:
+    def audit(
+        where: Sequence[Path], only: Sequence[Path] | None, *, record_reads: bool = False
+    ) -> AuditReport:
         return audit_report_cached(
             root,
             where,
@@ -124,6 +126,7 @@ def impact(
             use_cache=use_cache,
             debug=debugging(),
             only=only,
+            record_reads=record_reads,
         )
 
     try:

@@ -12,6 +12,10 @@ erring towards reaching: `import a.b` and `from a import b` take all of `a.b`, a
 spelling a module's dotted name (a class named by its qualname) takes all of it, a module
 `__getattr__` passes on every name. A file that does not parse holds no gate for the audit
 either: it is compared only when changed.
+
+Calls reach too: a parameter read inside a function takes what the function's callers
+pass (semantics/callers.py), so a changed statement calling `name(...)` reaches the files
+defining a function or class `name` (changed_calls).
 """
 
 from __future__ import annotations
@@ -44,6 +48,22 @@ class Binding:
     @property
     def shape(self) -> str:
         return ast.dump(self.node)
+
+    def calls(self) -> set[str]:
+        """The names it calls (`name(...)`, `x.name(...)`)."""
+        return _calls_in(self.node)
+
+
+def _calls_in(node: ast.AST) -> set[str]:
+    found: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            func = child.func
+            if isinstance(func, ast.Name):
+                found.add(func.id)
+            elif isinstance(func, ast.Attribute):
+                found.add(func.attr)
+    return found
 
 
 @dataclass(frozen=True)
@@ -187,6 +207,30 @@ def changed_names(old: str | None, new: str | None) -> frozenset[str]:
     return frozenset(n for n in names if shapes[0].get(n) != shapes[1].get(n))
 
 
+def changed_calls(old: str | None, new: str | None) -> frozenset[str]:
+    """The names called, on either side, in the module-level statements a change touches
+    (those changed_names finds, and those reading them): every call of a file that is
+    missing on one side or does not parse."""
+    changed = changed_names(old, new)
+    found: set[str] = set()
+    for text in (old, new):
+        if text is None:
+            continue
+        try:
+            tree = _parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        if ALL in changed:
+            found |= _calls_in(tree)
+            continue
+        facts = ModuleFacts(tuple(_bindings(tree.body, "")), ())
+        touched = facts.readers(set(changed))
+        for binding in facts.bindings:
+            if binding.names & touched:
+                found |= binding.calls()
+    return frozenset(found)
+
+
 def imported_names(source: str, module: str, is_package: bool) -> frozenset[str] | None:
     """The modules it reads names of (relative imports made absolute), for tests and
     tools; None: it does not parse."""
@@ -241,15 +285,24 @@ def may_import(text: str, leaf: str) -> bool:
     return _importing(leaf).search(text) is not None
 
 
+@functools.lru_cache(maxsize=4096)
+def _defining(name: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+{re.escape(name)}\b", re.MULTILINE
+    )
+
+
 def reached_files(
     files: Sequence[Path],
     roots: Sequence[Path],
     changed: Mapping[Path, frozenset[str]],
     read: Reader,
+    calls: Mapping[Path, frozenset[str]] | None = None,
 ) -> frozenset[Path]:
     """`files` the changed files reach (changed ones included), given each changed file's
-    changed names (see changed_names). `changed` may hold files that exist no more
-    (deleted since BASE): they reach their importers too."""
+    changed names (see changed_names) and the calls in its changed statements (see
+    changed_calls). `changed` may hold files that exist no more (deleted since BASE):
+    they reach their importers too."""
     namer = ModuleNamer(roots)
     names = {path: namer.name(path) for path in files}
     texts = {path: read(path) for path in files}
@@ -291,6 +344,14 @@ def reached_files(
         touch(namer.name(path), touched_here, path if path in texts else None)
         if path in texts:
             reached.add(path)  # its gates are compared, whatever it passes on
+    # A changed call reaches the definitions it may call (their parameters' values).
+    for name in sorted({n for called in (calls or {}).values() for n in called}):
+        for path in spelling.get(name, ()):
+            text = texts[path]
+            if text is None or not _defining(name).search(text):
+                continue
+            found = facts_of(path)
+            touch(names[path], {ALL} if found is None else found.readers({name}), path)
     budget = max(MIN_BUDGET, int(len(files) * BUDGET_SHARE))
     while pending:
         if len(reached) > budget or len(facts) > budget:

@@ -35,7 +35,7 @@ USER = (
     "def run():\n    if is_blackwell_family():\n        return 1\n    return 0\n"
 )
 # A gate no change below reaches: reuse must leave it out of BASE's audit.
-UNRELATED = "from pkg.dev import major\n\nOLD = major() >= 8\n"
+UNRELATED = "from pkg.dev import major\n\nOLD = major() >= 8  # sm80\n"
 COMMON = {
     "pkg/__init__.py": "",
     "pkg/dev.py": DEVICE,
@@ -61,6 +61,16 @@ KERNEL = (
     "from pkg.dev import major\n\n\n"
     "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n    return 0\n\n\n"
     "def run():\n    return _pick(major() * 10)\n"
+)
+
+# A gate function (holds a gate, named for no generation): a call of it is a hop.
+POLICY = (
+    "from pkg.dev import major\n\n\n"
+    "def use_fast():\n    if major() >= 9:  # sm90\n        return True\n    return False\n"
+)
+POLICY_USER = (
+    "from pkg.policy import use_fast\n\n\n"
+    "def run():  # sm90\n    if use_fast():\n        return 1\n    return 0\n"
 )
 
 # (files at BASE, files written (None: deleted) after, issues expected: (rule, qualname)).
@@ -95,9 +105,17 @@ SCENARIOS = [
         id="changed-caller",  # the parameter's callers no longer agree on the device's
     ),
     pytest.param(
+        {"pkg/policy.py": POLICY, "pkg/model.py": POLICY_USER},
+        {"pkg/model.py": POLICY_USER.replace("return 0", "return 2")},
+        [],
+        # BASE's model.py alone would read `use_fast()` as a gate: policy.py's conditions
+        # are found too (the hop source's file, read through a memoised import).
+        id="hop-source-in-an-unchanged-file",
+    ),
+    pytest.param(
         {"pkg/a.py": USER},
         {"pkg/sub/__init__.py": "", "pkg/sub/x.py": UNRELATED},
-        [],
+        [("impact-new-gate", "pkg.sub.x")],
         id="added-package-audits-everything",
     ),
 ]

@@ -115,8 +115,9 @@ class Semantics:
                 self.vocabulary,
                 dict(flag_items),
                 idioms=self.idioms,
-                binding_memo=Memo(bindings, self.project.read_log),
-                call_memo=Memo(calls, self.project.read_log),
+                reads=Reads(log=self.project.read_log),  # see loading/readlog.py
+                binding_memo=Memo(bindings),
+                call_memo=Memo(calls),
                 facts=self._facts,
                 follow_callers=self.follow_callers,
             )

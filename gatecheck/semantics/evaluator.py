@@ -113,8 +113,8 @@ class Evaluator:
     def tracking(self) -> Iterator[Reads]:
         """Collect what the evaluation inside reads besides the code (see Reads)."""
         saved = self.reads
-        self.reads = Reads()
         log = self.project.read_log  # the modules read go to this Reads (readlog.py)
+        self.reads = Reads(log=log)
         if log is not None:
             log.push(self.reads.files)
         try:

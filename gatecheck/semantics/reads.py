@@ -38,8 +38,10 @@ class Reads:
     device: bool = False
     # Bounds hit (call depth, work, constant size): why a gate may have vanished.
     bounds: set[str] = field(default_factory=set)
-    # The modules and searches read (only when the project keeps a read log).
+    # The modules and searches read (only when the project keeps a read log), and the
+    # log: what is absorbed (a memo hit) is read where the log's innermost frame is.
     files: set[str] = field(default_factory=set)
+    log: ReadLog | None = field(default=None, repr=False, compare=False)
 
     def absorb(self, other: Reads | Recorded) -> None:
         if other.assumed:
@@ -50,6 +52,8 @@ class Reads:
             self.bounds |= other.bounds
         if other.files:
             self.files |= other.files
+            if self.log is not None:
+                self.log.replay(other.files)
 
     def frozen(self) -> Recorded:
         if not (self.assumed or self.device or self.bounds or self.files):
@@ -64,23 +68,15 @@ class Memo:
     read nothing from the device is the same for every generation (the generation only
     enters through intrinsics and conventions, which set `device`), so it goes to a store
     shared by the evaluators of all generations with the same flag assumptions: each
-    binding or call is evaluated once per run, not once per generation. With a read log,
-    a hit replays the entry's reads into it (whoever takes the answer read them too)."""
+    binding or call is evaluated once per run, not once per generation."""
 
-    def __init__(
-        self, shared: dict[Any, tuple[Any, Recorded]] | None = None, log: ReadLog | None = None
-    ) -> None:
+    def __init__(self, shared: dict[Any, tuple[Any, Recorded]] | None = None) -> None:
         self.own: dict[Any, tuple[Any, Recorded]] = {}
         self.shared: dict[Any, tuple[Any, Recorded]] = {} if shared is None else shared
-        self.log = log
 
     def get(self, key: Any) -> tuple[Any, Recorded] | None:
         found = self.own.get(key)
-        if found is None:
-            found = self.shared.get(key)
-        if found is not None and self.log is not None:
-            self.log.replay(found[1].files)
-        return found
+        return self.shared.get(key) if found is None else found
 
     def put(self, key: Any, value: Any, recorded: Recorded) -> None:
         store = self.own if recorded.device else self.shared
@@ -93,11 +89,11 @@ T = TypeVar("T")
 def remembered(ev: Evaluator, key: Any, compute: Callable[[], T], meanwhile: T) -> T:
     """`ev.facts[key]`, computed once per run (`meanwhile` while it is: a search reached
     again from inside itself finds that). With a read log (readlog.py), the modules the
-    computation read are kept with it and replayed on every later use, as Memo does."""
+    computation read are kept with it and replayed on every later use, as a memo hit's."""
     if key in ev.facts:
         value, files = ev.facts[key]
-        if files and ev.project.read_log is not None:
-            ev.project.read_log.replay(files)
+        if files:
+            ev.reads.absorb(Recorded(files=files))
         found: T = value
         return found
     ev.facts[key] = (meanwhile, frozenset())

@@ -17,6 +17,7 @@ Pure functions: no git, no trees."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,12 +40,16 @@ class Change:
     def texts(self) -> tuple[str, ...]:
         return tuple(t for t in (self.before, self.after) if t is not None)
 
+    @functools.cached_property
+    def called(self) -> frozenset[str]:
+        """The names it spells a call of, on either side."""
+        return frozenset(name for text in self.texts() for name in called_names(text))
+
 
 def _search_meets(key: str, change: Change) -> bool:
     """Whether a search over many files' text can find something else in `change`."""
     if key.startswith(CALLS):
-        name = key[len(CALLS) :]
-        return any(name in set(called_names(text)) for text in change.texts())
+        return key[len(CALLS) :] in change.called
     if key.startswith(TEXT):
         needle = key[len(TEXT) :]
         return any(needle in text for text in change.texts())

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -622,3 +623,34 @@ def test_markdown_escapes_the_analysed_code(repo: Path, monkeypatch: pytest.Monk
     assert "``" in row  # a fence longer than the backtick inside
     assert "\\|`<b>" in row  # the pipe escaped inside the cell
     assert row.count(" | ") == row.replace("\\|", "").count(" | ")
+
+
+def test_stale_exports_of_killed_runs_are_removed(repo: Path, tmp_path: Path) -> None:
+    """A run killed mid-export leaves its `.impact-XXXXXXXX` folder in the cache: the next
+    export removes such folders once stale; never a fresh one (a run exporting now), a
+    link so named (nor what it points to), or anything else."""
+    from gatecheck.impact.snapshot import STALE_SECONDS, resolve_base, snapshot
+
+    cache = repo / ".gatecheck_cache"
+    cache.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.py").write_text("x = 1\n", encoding="utf-8")
+    stale, fresh, other = cache / ".impact-abcd1234", cache / ".impact-efgh5678", cache / "mine"
+    for folder in (stale, fresh, other):
+        folder.mkdir()
+        (folder / "a.py").write_text("", encoding="utf-8")
+    link = cache / ".impact-ijkl9012"
+    link.symlink_to(outside, target_is_directory=True)
+    old = time.time() - STALE_SECONDS - 60
+    for path in (stale, other, outside):
+        os.utime(path, (old, old))
+    os.utime(link, (old, old), follow_symlinks=False)
+
+    base = resolve_base(repo, "main")
+    folder = snapshot(repo, base.commit, [], cache)
+
+    assert (folder / "pkg/utils.py").is_file()
+    assert not stale.exists()
+    assert fresh.is_dir() and other.is_dir() and link.is_symlink()
+    assert (outside / "keep.py").is_file()

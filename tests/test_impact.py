@@ -654,3 +654,28 @@ def test_stale_exports_of_killed_runs_are_removed(repo: Path, tmp_path: Path) ->
     assert not stale.exists()
     assert fresh.is_dir() and other.is_dir() and link.is_symlink()
     assert (outside / "keep.py").is_file()
+
+
+def test_paths_without_base_take_the_default_base(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    edit(repo, "pkg/utils.py", "major in (10, 11, 12)", "major == 10")
+    write_tree(
+        repo,
+        {"tools/probe.py": "import torch\n\nOK = torch.cuda.get_device_capability() >= (9, 0)\n"},
+    )
+    data = impact_json(repo, monkeypatch, "pkg")
+    assert data["base"] == "merge-base with main"
+    assert reported(data) == reported(impact_json(repo, monkeypatch, "main", "pkg"))
+    assert reported(data) == [("impact-narrowed", "use_fast_path", BLACKWELL_OUT)]
+    assert all(not p.startswith("tools") for p in data["changed_files"])
+
+
+def test_noop_base_that_is_also_a_path(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git(repo, "branch", "pkg")
+    result = impact(repo, monkeypatch, "pkg", "--no-cache")
+    assert result.exit_code == 2
+    assert "'pkg' is both a git revision and a path: write ./pkg for the path" in result.output
+    # With PATHS after it, the first argument is BASE.
+    assert impact(repo, monkeypatch, "pkg", "pkg", "--no-cache").exit_code == 0
+    assert impact(repo, monkeypatch, "./pkg", "--no-cache").exit_code == 0

@@ -58,6 +58,25 @@ def _commit(top: Path, ref: str) -> str | None:
     return found.stdout.strip() if found.returncode == 0 and found.stdout.strip() else None
 
 
+def base_and_paths(
+    base: str | None, paths: Sequence[Path], cwd: Path
+) -> tuple[str | None, list[Path]]:
+    """`impact [BASE] [PATHS]` as given: a first argument that is a path and no git
+    revision is a PATH (BASE is then the default); one that is both is ambiguous unless
+    PATHS follow it (then it is BASE, as it comes first)."""
+    if base is None or not os.path.lexists(base):
+        return base, list(paths) or [cwd]
+    if paths:
+        return base, list(paths)
+    top = toplevel(cwd)
+    if _commit(top, base) is None:
+        return None, [Path(base)]
+    raise BaseError(
+        f"{base!r} is both a git revision and a path: write ./{base} for the path, "
+        f"or `gatecheck impact {base} .` for the revision"
+    )
+
+
 def default_branch(top: Path) -> str:
     """origin/HEAD, else the first of main, master, origin/main, origin/master."""
     head = _git(top, ["symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"])

@@ -10,15 +10,17 @@ Keys are module names, or a search: `calls:NAME` (the files spelling a call of N
 A read goes to the innermost frame: the evaluator opens one per memo entry being computed
 (semantics/reads.py keeps the entry's reads with it and replays them on every hit), the
 audit one per file whose conditions it evaluates. A closed frame's reads go to the frame
-around it, so a file's frame holds everything read for it, memoised or not."""
+around it, so a file's frame holds everything read for it, memoised or not. A frame holds
+its reads as the bits of an int (one bit per key, numbered by the log): memo hits are
+counted in the millions, and or-ing two ints costs the same however much they read."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from gatecheck.loading.project import Project
@@ -39,29 +41,59 @@ class FileReads:
     hops: frozenset[str] = frozenset()
 
 
+class Frame(Protocol):
+    """What holds a frame's reads (the bits of `files`): an evaluation's Reads."""
+
+    files: int
+
+
+class _Frame:
+    __slots__ = ("files",)
+
+    def __init__(self) -> None:
+        self.files = 0
+
+
 class ReadLog:
     def __init__(self) -> None:
-        self._frames: list[set[str]] = []
+        self._frames: list[Frame] = []
         self._muted = 0
-        self._by_file: dict[Path, set[str]] = {}
-        self._hops: dict[Path, set[str]] = {}
+        self._bits: dict[str, int] = {}
+        self._keys: list[str] = []
+        self._by_file: dict[Path, int] = {}
+        self._hops: dict[Path, int] = {}
+
+    def _bit(self, key: str) -> int:
+        found = self._bits.get(key)
+        if found is None:
+            found = self._bits[key] = 1 << len(self._keys)
+            self._keys.append(key)
+        return found
 
     def note(self, key: str) -> None:
         if self._frames and not self._muted:
-            self._frames[-1].add(key)
+            self._frames[-1].files |= self._bit(key)
 
-    def replay(self, keys: Iterable[str]) -> None:
+    def replay(self, reads: int) -> None:
         """A memoised answer's reads, read again by whoever takes the answer."""
-        if self._frames and keys:
-            self._frames[-1].update(keys)
+        if self._frames and reads:
+            self._frames[-1].files |= reads
 
-    def push(self, frame: set[str]) -> None:
+    def push(self, frame: Frame) -> None:
         self._frames.append(frame)
 
     def pop(self) -> None:
         frame = self._frames.pop()
-        if self._frames and frame:
-            self._frames[-1].update(frame)
+        if self._frames and frame.files:
+            self._frames[-1].files |= frame.files
+
+    def keys(self, reads: int) -> frozenset[str]:
+        found = []
+        while reads:
+            low = reads & -reads
+            found.append(self._keys[low.bit_length() - 1])
+            reads ^= low
+        return frozenset(found)
 
     @contextmanager
     def muted(self) -> Iterator[None]:
@@ -75,20 +107,20 @@ class ReadLog:
     @contextmanager
     def reading_for(self, path: Path, *, hops: bool = False) -> Iterator[None]:
         """Reads inside are `path`'s; frames already open (another file's) see none."""
-        frame: set[str] = set()
+        frame = _Frame()
         saved, self._frames = self._frames, [frame]
         try:
             yield
         finally:
             self._frames = saved
-            self._by_file.setdefault(path, set()).update(frame)
+            self._by_file[path] = self._by_file.get(path, 0) | frame.files
             if hops:
-                self._hops.setdefault(path, set()).update(frame)
+                self._hops[path] = self._hops.get(path, 0) | frame.files
 
     def results(self) -> tuple[FileReads, ...]:
         return tuple(
-            FileReads(path, frozenset(keys), frozenset(self._hops.get(path, ())))
-            for path, keys in sorted(self._by_file.items())
+            FileReads(path, self.keys(reads), self.keys(self._hops.get(path, 0)))
+            for path, reads in sorted(self._by_file.items())
         )
 
 

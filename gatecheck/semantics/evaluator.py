@@ -116,7 +116,7 @@ class Evaluator:
         log = self.project.read_log  # the modules read go to this Reads (readlog.py)
         self.reads = Reads(log=log)
         if log is not None:
-            log.push(self.reads.files)
+            log.push(self.reads)
         try:
             yield self.reads
         finally:

@@ -20,8 +20,9 @@ class Recorded:
     assumed: frozenset[str] = frozenset()
     device: bool = False
     bounds: frozenset[str] = frozenset()
-    # The modules and searches it read, when the project keeps a read log (readlog.py).
-    files: frozenset[str] = frozenset()
+    # The modules and searches it read, when the project keeps a read log (readlog.py:
+    # its bits).
+    files: int = 0
 
 
 NOTHING = Recorded()
@@ -40,7 +41,7 @@ class Reads:
     bounds: set[str] = field(default_factory=set)
     # The modules and searches read (only when the project keeps a read log), and the
     # log: what is absorbed (a memo hit) is read where the log's innermost frame is.
-    files: set[str] = field(default_factory=set)
+    files: int = 0
     log: ReadLog | None = field(default=None, repr=False, compare=False)
 
     def absorb(self, other: Reads | Recorded) -> None:
@@ -58,9 +59,7 @@ class Reads:
     def frozen(self) -> Recorded:
         if not (self.assumed or self.device or self.bounds or self.files):
             return NOTHING
-        return Recorded(
-            frozenset(self.assumed), self.device, frozenset(self.bounds), frozenset(self.files)
-        )
+        return Recorded(frozenset(self.assumed), self.device, frozenset(self.bounds), self.files)
 
 
 class Memo:
@@ -96,12 +95,12 @@ def remembered(ev: Evaluator, key: Any, compute: Callable[[], T], meanwhile: T) 
             ev.reads.absorb(Recorded(files=files))
         found: T = value
         return found
-    ev.facts[key] = (meanwhile, frozenset())
+    ev.facts[key] = (meanwhile, 0)
     if ev.project.read_log is None:
         value = compute()
-        ev.facts[key] = (value, frozenset())
+        ev.facts[key] = (value, 0)
         return value
     with ev.tracking() as reads:
         value = compute()
-    ev.facts[key] = (value, frozenset(reads.files))
+    ev.facts[key] = (value, reads.files)
     return value

@@ -538,19 +538,25 @@ def test_widening_checked_against_kernel_support(
 def _issues_with(repo: Path, restricted: bool, parallel: bool) -> list[tuple[str, str, int]]:
     from gatecheck.audit import run_audit
     from gatecheck.config.loader import load_ruleset
-    from gatecheck.impact.run import run_impact
+    from gatecheck.impact.run import OnOpen, run_impact
 
     ruleset = load_ruleset(None)
 
     def audit(
-        targets: Sequence[Path], only: Sequence[Path] | None, *, record_reads: bool = False
+        targets: Sequence[Path],
+        only: Sequence[Path] | None,
+        *,
+        record_reads: bool = False,
+        on_open: OnOpen | None = None,
+        laid_over: bool = False,
     ) -> AuditReport:
         return run_audit(
             list(targets),
             ruleset,
             "sm120",
-            only=only if restricted else None,
+            only=only if restricted or laid_over else None,
             record_reads=record_reads,
+            on_open=on_open,
         )
 
     report = run_impact([repo], "HEAD~1", audit, ruleset.registry, "sm120", parallel=parallel)

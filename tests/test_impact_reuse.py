@@ -16,7 +16,7 @@ from gatecheck.audit import run_audit
 from gatecheck.audit.report import AuditReport
 from gatecheck.config.loader import load_ruleset
 from gatecheck.impact.reuse import Change, dirty_files, everything_moves, hop_files, meets
-from gatecheck.impact.run import Strategy, run_impact
+from gatecheck.impact.run import OnOpen, Strategy, run_impact
 from gatecheck.loading.readlog import FileReads
 from tests.conftest import write_tree
 from tests.test_impact import commit_all, git
@@ -141,11 +141,23 @@ def _impact(repo: Path, strategy: Strategy) -> tuple[list[tuple[object, ...]], i
     asked: list[Path] = []
 
     def audit(
-        targets: Sequence[Path], only: Sequence[Path] | None, *, record_reads: bool = False
+        targets: Sequence[Path],
+        only: Sequence[Path] | None,
+        *,
+        record_reads: bool = False,
+        on_open: OnOpen | None = None,
+        laid_over: bool = False,
     ) -> AuditReport:
-        if "impact-" in str(targets[0]):
+        if laid_over or "impact-" in str(targets[0]):  # BASE's
             asked.extend(only or [Path("<everything>")])
-        return run_audit(list(targets), ruleset, "sm120", only=only, record_reads=record_reads)
+        return run_audit(
+            list(targets),
+            ruleset,
+            "sm120",
+            only=only,
+            record_reads=record_reads,
+            on_open=on_open,
+        )
 
     report = run_impact([repo], "main", audit, ruleset.registry, "sm120", strategy=strategy)
     issues = [

@@ -141,12 +141,15 @@ def run_audit(
     debug: bool = False,
     only: Collection[Path] | None = None,
     record_reads: bool = False,
+    on_open: Callable[[Project, Semantics], None] | None = None,
 ) -> AuditReport:
     """`shortcuts=False` evaluates every generation in full (see Semantics): the same
     report, slower; for tests. `debug` re-raises an unexpected exception in one condition
     instead of diagnosing it. `only` limits the files whose conditions are looked for
     (every file still resolves names): `impact` audits the files a change can reach.
-    `record_reads` puts in the report what each file's conditions read (`reads`)."""
+    `record_reads` puts in the report what each file's conditions read (`reads`);
+    `on_open` is given the project and semantics before anything is evaluated (impact
+    keeps the working tree's, and lays BASE over them: impact/overlay.py)."""
     with bulk_allocation():
         return _run_audit(
             paths,
@@ -159,6 +162,7 @@ def run_audit(
             debug,
             only,
             record_reads,
+            on_open,
         )
 
 
@@ -173,6 +177,7 @@ def _run_audit(
     debug: bool,
     only: Collection[Path] | None = None,
     record_reads: bool = False,
+    on_open: Callable[[Project, Semantics], None] | None = None,
 ) -> AuditReport:
     project, _ = open_project(paths, excludes)
     if record_reads:
@@ -180,10 +185,12 @@ def _run_audit(
     contain = Containment(project.diagnostics, debug)
     registry = ruleset.registry
     vendor = registry.get(generation).vendor
-    modules = _arch_modules(project, None if only is None else frozenset(only))
     semantics = Semantics(
         project, registry, ruleset.vocabulary, shortcuts=shortcuts, follow_callers=True
     )
+    if on_open is not None:
+        on_open(project, semantics)
+    modules = _arch_modules(project, None if only is None else frozenset(only))
     progress.stage("evaluating conditions", len(modules))
     conditions = discover(project, semantics, modules, vendor, progress.advance, contain)
     progress.stage("classifying gates", None)

@@ -140,7 +140,12 @@ def audit_report_cached(
     debug: bool = False,
     only: Sequence[Path] | None = None,
     record_reads: bool = False,
+    on_open: Callable[[Project, Semantics], None] | None = None,
+    laid_over: bool = False,
 ) -> AuditReport:
+    """`on_open` is run_audit's (on a cache miss only); `laid_over`: it makes the project
+    other than the files on disk (impact's BASE), so nothing is cached."""
+
     def fresh() -> AuditReport:
         from gatecheck.audit import run_audit
 
@@ -154,9 +159,10 @@ def audit_report_cached(
             debug=debug,
             only=only,
             record_reads=record_reads,
+            on_open=on_open,
         )
 
-    if not use_cache or not _usable(root):
+    if laid_over or not use_cache or not _usable(root):
         return fresh()
     found = discover(targets, excludes)
     key = cache_key(

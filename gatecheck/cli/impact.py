@@ -32,7 +32,7 @@ from gatecheck.cli.common import (
     write_report,
 )
 from gatecheck.impact.model import ImpactReport
-from gatecheck.impact.run import run_impact
+from gatecheck.impact.run import OnOpen, run_impact
 from gatecheck.impact.snapshot import BaseError, base_and_paths
 from gatecheck.reporting.github import step_summary_path, summary_budget, write_step_summary
 from gatecheck.reporting.impact_common import summary_line
@@ -118,7 +118,12 @@ def impact(
         )
 
     def audit(
-        where: Sequence[Path], only: Sequence[Path] | None, *, record_reads: bool = False
+        where: Sequence[Path],
+        only: Sequence[Path] | None,
+        *,
+        record_reads: bool = False,
+        on_open: OnOpen | None = None,
+        laid_over: bool = False,
     ) -> AuditReport:
         return audit_report_cached(
             root,
@@ -132,6 +137,8 @@ def impact(
             debug=debugging(),
             only=only,
             record_reads=record_reads,
+            on_open=on_open,
+            laid_over=laid_over,
         )
 
     try:

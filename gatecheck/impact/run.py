@@ -12,26 +12,50 @@ from __future__ import annotations
 import dataclasses
 import enum
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from gatecheck.audit.report import AuditedGate, AuditReport
 from gatecheck.config.model import Registry
-from gatecheck.discovery import discover
+from gatecheck.discovery import Discovery, discover
 from gatecheck.impact.compare import compare_reports
 from gatecheck.impact.model import ImpactReport
+from gatecheck.impact.overlay import Kept, laid_over
 from gatecheck.impact.parallel import both
 from gatecheck.impact.reuse import Change, dirty_files, everything_moves, hop_files
 from gatecheck.impact.scope import changed_calls, changed_names, reached_files
-from gatecheck.impact.snapshot import BaseError, changed_paths, resolve_base, snapshot, toplevel
-from gatecheck.loading.project import FileDiagnostic, ModuleNamer, read_source
+from gatecheck.impact.snapshot import (
+    Base,
+    BaseError,
+    changed_paths,
+    resolve_base,
+    snapshot,
+    toplevel,
+)
+from gatecheck.loading.project import (
+    FileDiagnostic,
+    ModuleNamer,
+    Project,
+    bulk_allocation,
+    read_source,
+)
 from gatecheck.loading.readlog import FileReads
+from gatecheck.safe_io import SOURCE_BYTES, read_regular
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.admitted import Semantics
+
+
+OnOpen = Callable[[Project, "Semantics"], None]
 
 
 class Audit(Protocol):
     """(targets, only: the files whose gates are wanted, None for all; record_reads: put
-    what each file's conditions read in the report) -> the audit."""
+    what each file's conditions read in the report; on_open: run_audit's, given the
+    project and semantics when they are made, not when the answer is read back from
+    a cache; laid_over: on_open makes the project something else than the files on
+    disk, never cached) -> the audit."""
 
     def __call__(
         self,
@@ -40,6 +64,8 @@ class Audit(Protocol):
         /,
         *,
         record_reads: bool = False,
+        on_open: OnOpen | None = None,
+        laid_over: bool = False,
     ) -> AuditReport: ...
 
 
@@ -86,6 +112,41 @@ def run_impact(
     changed = [path for path in changed if path in scanned or not path.exists()]
     if not changed:
         return _nothing(base.label, base.commit, generation, vendor, registry)
+    # Trees are built once and kept to the end, through both sides' audits: the garbage
+    # collector is kept off them until then (see bulk_allocation).
+    with bulk_allocation():
+        return _compared(
+            top,
+            within,
+            base,
+            found,
+            changed,
+            audit,
+            registry,
+            generation,
+            keep_in,
+            parallel,
+            strategy,
+            targets,
+        )
+
+
+def _compared(
+    top: Path,
+    within: Sequence[str],
+    base: Base,
+    found: Discovery,
+    changed: Sequence[Path],
+    audit: Audit,
+    registry: Registry,
+    generation: str,
+    keep_in: Path | None,
+    parallel: bool,
+    strategy: Strategy,
+    targets: Sequence[Path],
+) -> ImpactReport:
+    vendor = registry.get(generation).vendor
+    scanned = set(found.files)
     tree = snapshot(top, base.commit, [] if "" in within else within, keep_in).resolve()
     base_targets = [tree / w for w in within if (tree / w).exists()]
 
@@ -122,7 +183,15 @@ def run_impact(
                 )
                 for path in changed
             ]
-            after, before, compared = _reused(audit, audit_base, targets, changes, namer)
+            # The changed files' contents at BASE, where the working tree has them.
+            base_bytes = {
+                path: raw
+                for path in changed
+                if (raw := _raw(tree / path.relative_to(top))) is not None
+            }
+            after, before, compared = _reused(
+                audit, audit_base, targets, changes, namer, base_bytes
+            )
             if compared is not None:
                 unchanged_elsewhere = sum(1 for g in after.gates if g.path not in compared)
         else:  # WHOLE, or REACH (whole past the budget)
@@ -154,17 +223,28 @@ def _reused(
     targets: Sequence[Path],
     changes: Sequence[Change],
     namer: ModuleNamer,
+    base_bytes: Mapping[Path, bytes],
 ) -> tuple[AuditReport, AuditReport, frozenset[Path] | None]:
     """(the working tree's audit, BASE's, the files compared; None: all): the working
     tree whole with its reads, then BASE where they meet the changes (see reuse.py)."""
-    after = audit(targets, None, record_reads=True)
+    kept = Kept()
+    after = audit(targets, None, record_reads=True, on_open=kept)
     if everything_moves(changes, after.shared_reads):
         return after, audit_base(None), None
     dirty = dirty_files(after.reads, changes, namer.name)
     candidates = {namer.name(r.path): r.path for r in after.reads}
     only = set(dirty) | hop_files(after.reads, dirty, candidates)
     while True:
-        before = audit_base(sorted(only), record_reads=True)
+        if kept.project is None:  # the working tree's audit came from the cache
+            before = audit_base(sorted(only), record_reads=True)
+        else:  # over the working tree's trees and memo, in this process
+            before = audit(
+                targets,
+                sorted(only),
+                record_reads=True,
+                on_open=laid_over(kept, changes, base_bytes),
+                laid_over=True,
+            )
         # BASE's own hop sources (a changed file may call another function now).
         more = hop_files(before.reads, dirty, candidates) - only
         if not more:
@@ -182,6 +262,13 @@ def _inside(top: Path, target: Path) -> str:
 
 def _under(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix.rstrip("/") + "/")
+
+
+def _raw(path: Path) -> bytes | None:
+    try:
+        return read_regular(path, SOURCE_BYTES)
+    except (OSError, ValueError):
+        return None
 
 
 def _text(path: Path) -> str | None:

@@ -365,6 +365,18 @@ class Project:
             self.module_at(path)
         return self._sources.get(path)
 
+    def modules_built(self) -> dict[Path, nodes.Module]:
+        return {path: module for path, module in self._modules.items() if module is not None}
+
+    def adopt(self, path: Path, module: nodes.Module, other: Project) -> None:
+        """The tree `other` built of the same text (nothing writes to a tree once built),
+        instead of building it again (impact/overlay.py)."""
+        self._modules[path] = module
+        if path in other._sources:
+            self._sources[path] = other._sources[path]
+        if path in other._texts:
+            self._texts[path] = other._texts[path]
+
     def loaded_modules(self) -> list[nodes.Module]:
         return [m for m in self._modules.values() if m is not None]
 

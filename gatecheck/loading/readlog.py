@@ -87,6 +87,17 @@ class ReadLog:
         if self._frames and frame.files:
             self._frames[-1].files |= frame.files
 
+    def numbered(self) -> list[tuple[str, int]]:
+        """Every key read so far, with its bit."""
+        return list(self._bits.items())
+
+    def fresh(self) -> ReadLog:
+        """A log numbering keys as this one does (a memo kept from this one's run reads
+        the same there), with nothing recorded yet."""
+        other = ReadLog()
+        other._bits, other._keys = self._bits, self._keys
+        return other
+
     def keys(self, reads: int) -> frozenset[str]:
         found = []
         while reads:

@@ -170,19 +170,21 @@ def _compared(
         past = reached is None or reached >= scanned  # past scope.py's budget
         compared: frozenset[Path] | None = None  # None: every file
         unchanged_elsewhere = 0
+        namer = ModuleNamer(found.roots)
+        changes = [
+            Change(
+                path,
+                namer.name(path),
+                before_texts[path],
+                _text(path) if path in scanned else None,
+                added=not (tree / path.relative_to(top)).is_file(),
+                deleted=path not in scanned,
+            )
+            for path in changed
+        ]
+        if strategy is Strategy.AUTO and past and everything_moves(changes, ()):
+            strategy = Strategy.WHOLE  # known before auditing: both sides at once
         if strategy is Strategy.REUSE or (strategy is Strategy.AUTO and past):
-            namer = ModuleNamer(found.roots)
-            changes = [
-                Change(
-                    path,
-                    namer.name(path),
-                    before_texts[path],
-                    _text(path) if path in scanned else None,
-                    added=not (tree / path.relative_to(top)).is_file(),
-                    deleted=path not in scanned,
-                )
-                for path in changed
-            ]
             # The changed files' contents at BASE, where the working tree has them.
             base_bytes = {
                 path: raw

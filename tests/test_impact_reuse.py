@@ -317,3 +317,11 @@ def test_changed_calls(old: str | None, new: str, expected: set[str]) -> None:
     from gatecheck.impact.scope import changed_calls
 
     assert changed_calls(old, new) == expected
+
+
+def test_changed_calls_of_one_method_only() -> None:
+    """An edited method passes on its own calls, not its class's other methods'."""
+    from gatecheck.impact.scope import changed_calls
+
+    old = "class A:\n    def f(self):\n        g(1)\n\n    def h(self):\n        k(1)\n"
+    assert changed_calls(old, old.replace("g(1)", "g(2)")) == {"g"}

@@ -21,6 +21,7 @@ defining a function or class `name` (changed_calls).
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import re
 import warnings
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gatecheck.loading.project import ModuleNamer
+from gatecheck.semantics.call_names import MAX_CALLER_FILES
 
 Reader = Callable[[Path], str | None]
 
@@ -208,27 +210,63 @@ def changed_names(old: str | None, new: str | None) -> frozenset[str]:
 
 
 def changed_calls(old: str | None, new: str | None) -> frozenset[str]:
-    """The names called, on either side, in the module-level statements a change touches
-    (those changed_names finds, and those reading them): every call of a file that is
-    missing on one side or does not parse."""
-    changed = changed_names(old, new)
-    found: set[str] = set()
+    """The names called, on either side, where a change can alter what a call passes: in
+    each function (at any depth) whose code differs, in each statement of a module or
+    class body that differs, and in each module-level statement reading a module-level
+    name that changed. Every call of a file missing on one side or that does not parse."""
+    trees: list[ast.Module] = []
     for text in (old, new):
         if text is None:
             continue
-        try:
-            tree = _parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        if ALL in changed:
-            found |= _calls_in(tree)
-            continue
+        with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
+            trees.append(_parse(text))
+    if len(trees) < 2:
+        return frozenset(name for tree in trees for name in _calls_in(tree))
+    sides = [_pieces(tree) for tree in trees]
+    found: set[str] = set()
+    for key in sides[0].keys() | sides[1].keys():
+        shapes = [side.get(key) for side in sides]
+        if shapes[0] is None or shapes[1] is None or shapes[0][0] != shapes[1][0]:
+            for shape in shapes:
+                if shape is not None:
+                    found |= shape[1]
+    changed = changed_names(old, new)
+    for tree in trees:
         facts = ModuleFacts(tuple(_bindings(tree.body, "")), ())
-        touched = facts.readers(set(changed))
         for binding in facts.bindings:
-            if binding.names & touched:
+            if ALL in changed or binding.reads & changed:
                 found |= binding.calls()
     return frozenset(found)
+
+
+def _pieces(tree: ast.Module) -> dict[tuple[str, int], tuple[str, set[str]]]:
+    """Each function (its whole code) and each other statement of a module or class body
+    (nested functions and classes left to their own piece), by where it is and which of
+    its kind it is: (its shape, the names it calls)."""
+    found: dict[tuple[str, int], tuple[str, set[str]]] = {}
+
+    def walk(body: Sequence[ast.stmt], where: str) -> None:
+        counts: dict[str, int] = {}
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                key = f"{where}.{node.name}()"
+                found[(key, counts.setdefault(key, 0))] = (ast.dump(node), _calls_in(node))
+                counts[key] += 1
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body, f"{where}.{node.name}")
+                # Its bases, keywords and decorators: a piece of its own.
+                head = ast.ClassDef(node.name, node.bases, node.keywords, [], node.decorator_list)
+                key = f"{where}.{node.name}"
+                found[(key, counts.setdefault(key, 0))] = (ast.dump(head), _calls_in(head))
+                counts[key] += 1
+            else:
+                key = f"{where}:{type(node).__name__}"
+                index = counts.setdefault(key, 0)
+                counts[key] += 1
+                found[(key, index)] = (ast.dump(node), _calls_in(node))
+
+    walk(tree.body, "")
+    return found
 
 
 def imported_names(source: str, module: str, is_package: bool) -> frozenset[str] | None:
@@ -283,6 +321,11 @@ def _importing(leaf: str) -> re.Pattern[str]:
 def may_import(text: str, leaf: str) -> bool:
     """Whether a file's text can import a module named `leaf` (or name it in a string)."""
     return _importing(leaf).search(text) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _calling(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!def )\b{re.escape(name)}\s*\(")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -344,8 +387,18 @@ def reached_files(
         touch(namer.name(path), touched_here, path if path in texts else None)
         if path in texts:
             reached.add(path)  # its gates are compared, whatever it passes on
-    # A changed call reaches the definitions it may call (their parameters' values).
+    # A changed call reaches the definitions it may call (their parameters' values),
+    # unless so many other files call the name that the callers search gives up on it.
     for name in sorted({n for called in (calls or {}).values() for n in called}):
+        calling = _calling(name)
+        others = 0
+        for path in spelling.get(name, ()):
+            if path not in changed and calling.search(texts[path] or ""):
+                others += 1
+                if others > MAX_CALLER_FILES:
+                    break
+        if others > MAX_CALLER_FILES:
+            continue
         for path in spelling.get(name, ()):
             text = texts[path]
             if text is None or not _defining(name).search(text):

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.readlog import CALLS
-from gatecheck.semantics.call_names import called_names
+from gatecheck.semantics.call_names import MAX_CALLER_FILES, called_names
 from gatecheck.semantics.logic import join_all
 from gatecheck.semantics.reads import remembered
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, contains_unknown
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 # Files that may spell the function's name before the search gives up (a name spelled
 # everywhere is a helper whose callers cannot all be read), and call sites read.
-MAX_FILES = 8
+MAX_FILES = MAX_CALLER_FILES
 MAX_CALLS = 24
 _NOT_FOUND = object()
 

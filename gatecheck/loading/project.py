@@ -237,24 +237,28 @@ class Project:
         return self._names()[1]
 
     def has_module(self, name: str) -> bool:
-        self._note(name)
+        if self.read_log is not None:
+            self.read_log.note(name)
         return name in self._by_name
 
     def path_of(self, name: str) -> Path | None:
-        self._note(name)
+        if self.read_log is not None:
+            self.read_log.note(name)
         return self._by_name.get(name)
 
     def name_of(self, path: Path) -> str:
         return self._name_of.get(path) or self._namer.name(path)
 
     def is_package(self, name: str) -> bool:
-        self._note(name)
+        if self.read_log is not None:
+            self.read_log.note(name)
         path = self._by_name.get(name)
         return path is not None and path.name == "__init__.py"
 
     # -- loading -----------------------------------------------------------------------
     def module(self, name: str) -> nodes.Module | None:
-        self._note(name)  # found or not: a module added or removed is read too
+        if self.read_log is not None:  # found or not: a module added or removed is read too
+            self.read_log.note(name)
         path = self._by_name.get(name)
         return None if path is None else self.module_at(path)
 

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -537,12 +538,26 @@ def test_widening_checked_against_kernel_support(
 def _issues_with(repo: Path, restricted: bool, parallel: bool) -> list[tuple[str, str, int]]:
     from gatecheck.audit import run_audit
     from gatecheck.config.loader import load_ruleset
-    from gatecheck.impact.run import run_impact
+    from gatecheck.impact.run import OnOpen, run_impact
 
     ruleset = load_ruleset(None)
 
-    def audit(targets: Sequence[Path], only: Sequence[Path] | None) -> AuditReport:
-        return run_audit(list(targets), ruleset, "sm120", only=only if restricted else None)
+    def audit(
+        targets: Sequence[Path],
+        only: Sequence[Path] | None,
+        *,
+        record_reads: bool = False,
+        on_open: OnOpen | None = None,
+        laid_over: bool = False,
+    ) -> AuditReport:
+        return run_audit(
+            list(targets),
+            ruleset,
+            "sm120",
+            only=only if restricted or laid_over else None,
+            record_reads=record_reads,
+            on_open=on_open,
+        )
 
     report = run_impact([repo], "HEAD~1", audit, ruleset.registry, "sm120", parallel=parallel)
     return [(i.kind.value, i.message, i.change.gate.found.line) for i in report.issues]
@@ -614,3 +629,59 @@ def test_markdown_escapes_the_analysed_code(repo: Path, monkeypatch: pytest.Monk
     assert "``" in row  # a fence longer than the backtick inside
     assert "\\|`<b>" in row  # the pipe escaped inside the cell
     assert row.count(" | ") == row.replace("\\|", "").count(" | ")
+
+
+def test_stale_exports_of_killed_runs_are_removed(repo: Path, tmp_path: Path) -> None:
+    """A run killed mid-export leaves its `.impact-XXXXXXXX` folder in the cache: the next
+    export removes such folders once stale; never a fresh one (a run exporting now), a
+    link so named (nor what it points to), or anything else."""
+    from gatecheck.impact.snapshot import STALE_SECONDS, resolve_base, snapshot
+
+    cache = repo / ".gatecheck_cache"
+    cache.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.py").write_text("x = 1\n", encoding="utf-8")
+    stale, fresh, other = cache / ".impact-abcd1234", cache / ".impact-efgh5678", cache / "mine"
+    for folder in (stale, fresh, other):
+        folder.mkdir()
+        (folder / "a.py").write_text("", encoding="utf-8")
+    link = cache / ".impact-ijkl9012"
+    link.symlink_to(outside, target_is_directory=True)
+    old = time.time() - STALE_SECONDS - 60
+    for path in (stale, other, outside):
+        os.utime(path, (old, old))
+    os.utime(link, (old, old), follow_symlinks=False)
+
+    base = resolve_base(repo, "main")
+    folder = snapshot(repo, base.commit, [], cache)
+
+    assert (folder / "pkg/utils.py").is_file()
+    assert not stale.exists()
+    assert fresh.is_dir() and other.is_dir() and link.is_symlink()
+    assert (outside / "keep.py").is_file()
+
+
+def test_paths_without_base_take_the_default_base(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    edit(repo, "pkg/utils.py", "major in (10, 11, 12)", "major == 10")
+    write_tree(
+        repo,
+        {"tools/probe.py": "import torch\n\nOK = torch.cuda.get_device_capability() >= (9, 0)\n"},
+    )
+    data = impact_json(repo, monkeypatch, "pkg")
+    assert data["base"] == "merge-base with main"
+    assert reported(data) == reported(impact_json(repo, monkeypatch, "main", "pkg"))
+    assert reported(data) == [("impact-narrowed", "use_fast_path", BLACKWELL_OUT)]
+    assert all(not p.startswith("tools") for p in data["changed_files"])
+
+
+def test_noop_base_that_is_also_a_path(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git(repo, "branch", "pkg")
+    result = impact(repo, monkeypatch, "pkg", "--no-cache")
+    assert result.exit_code == 2
+    assert "'pkg' is both a git revision and a path: write ./pkg for the path" in result.output
+    # With PATHS after it, the first argument is BASE.
+    assert impact(repo, monkeypatch, "pkg", "pkg", "--no-cache").exit_code == 0
+    assert impact(repo, monkeypatch, "./pkg", "--no-cache").exit_code == 0

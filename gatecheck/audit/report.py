@@ -16,6 +16,7 @@ from gatecheck.findings import Position
 from gatecheck.gates.model import Polarity
 from gatecheck.kernels.support import KernelSupport
 from gatecheck.loading.project import FileDiagnostic
+from gatecheck.loading.readlog import FileReads
 from gatecheck.semantics.admitted import Admission
 
 
@@ -140,6 +141,10 @@ class AuditReport:
     # Names whose callers a parameter was read from: a file that comes to spell a call of
     # one invalidates the cached report, whether or not it was parsed.
     searched_calls: tuple[str, ...] = ()
+    # What each file's conditions read, and what was read for all (run_audit's
+    # record_reads: impact reuses the report by them, see gatecheck/impact/reuse.py).
+    reads: tuple[FileReads, ...] = ()
+    shared_reads: frozenset[str] = frozenset()
 
     def kernel_verdict(self, gate: AuditedGate) -> KernelVerdict | None:
         """For the audited generation, when the gate's rule names kernels."""

@@ -39,6 +39,7 @@ from gatecheck.containment import Containment
 from gatecheck.engine import open_project
 from gatecheck.kernels.checks import KernelCatalog
 from gatecheck.loading.project import Project, bulk_allocation, read_source
+from gatecheck.loading.readlog import ReadLog, reading_for
 from gatecheck.semantics.admitted import Semantics
 
 
@@ -57,32 +58,45 @@ def discover(
     conditions: list[ArchCondition] = []
     for module in modules:
         path = Path(module.file) if module.file else Path(str(module.name))
-        slots = outermost_slots(module)  # a walk of the whole tree: once per module
-        for condition, statement, kind in slots:
-            found = contain.run(
-                path,
-                int(condition.lineno or 1),
-                int(condition.col_offset or 0),
-                partial(
-                    classify_condition, semantics, module, condition, statement, kind, vendor_gens
-                ),
+        with reading_for(project, path):  # what impact reuses an audit by (readlog.py)
+            slots = outermost_slots(module)  # a walk of the whole tree: once per module
+            for condition, statement, kind in slots:
+                found = contain.run(
+                    path,
+                    int(condition.lineno or 1),
+                    int(condition.col_offset or 0),
+                    partial(
+                        classify_condition,
+                        semantics,
+                        module,
+                        condition,
+                        statement,
+                        kind,
+                        vendor_gens,
+                    ),
+                )
+                if found is not None:
+                    conditions.append(found)
+            declared = contain.run(
+                path, 1, 0, partial(declared_conditions, semantics, module, vendor_gens, slots)
             )
-            if found is not None:
-                conditions.append(found)
-        declared = contain.run(
-            path, 1, 0, partial(declared_conditions, semantics, module, vendor_gens, slots)
-        )
-        conditions.extend(declared or ())
+            conditions.extend(declared or ())
         if on_module is not None:
             on_module()
-    conditions = [_recorded_decision_as_gate(c, semantics, vendor_gens) for c in conditions]
+
+    def as_gate(c: ArchCondition) -> ArchCondition:
+        with reading_for(project, c.path):
+            return _recorded_decision_as_gate(c, semantics, vendor_gens)
+
+    conditions = [as_gate(c) for c in conditions]
     holders = HopSources(project, semantics, vendor_gens, conditions)
 
     def resolved(c: ArchCondition) -> ArchCondition:
         if c.role is not Role.GATE:
             return c
         # A gate whose hop sources cannot be read stays a gate (and is diagnosed).
-        return contain.run(*_where(c), partial(holders.resolve, c)) or c
+        with reading_for(project, c.path, hops=True):
+            return contain.run(*_where(c), partial(holders.resolve, c)) or c
 
     return [resolved(c) for c in conditions]
 
@@ -126,14 +140,29 @@ def run_audit(
     shortcuts: bool = True,
     debug: bool = False,
     only: Collection[Path] | None = None,
+    record_reads: bool = False,
+    on_open: Callable[[Project, Semantics], None] | None = None,
 ) -> AuditReport:
     """`shortcuts=False` evaluates every generation in full (see Semantics): the same
     report, slower; for tests. `debug` re-raises an unexpected exception in one condition
     instead of diagnosing it. `only` limits the files whose conditions are looked for
-    (every file still resolves names): `impact` audits the files a change can reach."""
+    (every file still resolves names): `impact` audits the files a change can reach.
+    `record_reads` puts in the report what each file's conditions read (`reads`);
+    `on_open` is given the project and semantics before anything is evaluated (impact
+    keeps the working tree's, and lays BASE over them: impact/overlay.py)."""
     with bulk_allocation():
         return _run_audit(
-            paths, ruleset, generation, columns, excludes, kernel_sources, shortcuts, debug, only
+            paths,
+            ruleset,
+            generation,
+            columns,
+            excludes,
+            kernel_sources,
+            shortcuts,
+            debug,
+            only,
+            record_reads,
+            on_open,
         )
 
 
@@ -147,32 +176,40 @@ def _run_audit(
     shortcuts: bool,
     debug: bool,
     only: Collection[Path] | None = None,
+    record_reads: bool = False,
+    on_open: Callable[[Project, Semantics], None] | None = None,
 ) -> AuditReport:
     project, _ = open_project(paths, excludes)
+    if record_reads:
+        project.read_log = ReadLog()
     contain = Containment(project.diagnostics, debug)
     registry = ruleset.registry
     vendor = registry.get(generation).vendor
-    modules = _arch_modules(project, None if only is None else frozenset(only))
     semantics = Semantics(
         project, registry, ruleset.vocabulary, shortcuts=shortcuts, follow_callers=True
     )
+    if on_open is not None:
+        on_open(project, semantics)
+    modules = _arch_modules(project, None if only is None else frozenset(only))
     progress.stage("evaluating conditions", len(modules))
     conditions = discover(project, semantics, modules, vendor, progress.advance, contain)
     progress.stage("classifying gates", None)
     hops = [c for c in conditions if c.role is Role.HOP]
     sites = _call_sites_by_gate(conditions)
-    classifier = Classifier(project, semantics, ruleset, generation, conditions, modules)
-    gates = [
-        gate
-        for c in conditions
-        if c.role is Role.GATE
-        and (
-            gate := contain.run(
+    # Rule matching reads each module's own text and looks the rules' gate functions up
+    # by module name: recorded as those names (shared_reads), for every file.
+    with project.scanning():
+        classifier = Classifier(project, semantics, ruleset, generation, conditions, modules)
+
+    def classified(c: ArchCondition) -> AuditedGate | None:
+        with reading_for(project, c.path):
+            return contain.run(
                 *_where(c),
                 partial(classifier.classify, c, tuple(_call_site(h) for h in sites.get(c, ()))),
             )
-        )
-        is not None
+
+    gates = [
+        gate for c in conditions if c.role is Role.GATE and (gate := classified(c)) is not None
     ]
     catalog = KernelCatalog(registry, kernel_sources, project.roots)
     kernels = {
@@ -198,6 +235,20 @@ def _run_audit(
         diagnostics=tuple(project.diagnostics),
         parsed=tuple(sorted({Path(m.file) for m in project.loaded_modules() if m.file})),
         searched_calls=tuple(sorted(semantics.searched_call_names())),
+        reads=() if project.read_log is None else project.read_log.results(),
+        shared_reads=frozenset() if project.read_log is None else _gate_function_modules(ruleset),
+    )
+
+
+def _gate_function_modules(ruleset: RuleSet) -> frozenset[str]:
+    """The module names a rule's gate function is looked for under (every prefix of its
+    dotted name, see gates/feature_gates.resolve_dotted_function)."""
+    return frozenset(
+        ".".join(parts[:n])
+        for feature in ruleset.features
+        for dotted in feature.gate_functions
+        for parts in [dotted.split(".")]
+        for n in range(1, len(parts))
     )
 
 

@@ -26,6 +26,7 @@ from gatecheck.gates.mentions import mentions
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.locate import KNOWN_KERNEL_LIBRARIES, locate
 from gatecheck.loading.project import FileDiagnostic, Project
+from gatecheck.loading.readlog import FileReads
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.suppressions import MARKER
 
@@ -138,7 +139,13 @@ def audit_report_cached(
     use_cache: bool,
     debug: bool = False,
     only: Sequence[Path] | None = None,
+    record_reads: bool = False,
+    on_open: Callable[[Project, Semantics], None] | None = None,
+    laid_over: bool = False,
 ) -> AuditReport:
+    """`on_open` is run_audit's (on a cache miss only); `laid_over`: it makes the project
+    other than the files on disk (impact's BASE), so nothing is cached."""
+
     def fresh() -> AuditReport:
         from gatecheck.audit import run_audit
 
@@ -151,9 +158,11 @@ def audit_report_cached(
             kernel_sources=kernel_sources,
             debug=debug,
             only=only,
+            record_reads=record_reads,
+            on_open=on_open,
         )
 
-    if not use_cache or not _usable(root):
+    if laid_over or not use_cache or not _usable(root):
         return fresh()
     found = discover(targets, excludes)
     key = cache_key(
@@ -163,6 +172,7 @@ def audit_report_cached(
         columns=list(columns or []),
         excludes=list(excludes),
         only=None if only is None else sorted(str(p) for p in only),
+        record_reads=record_reads,
         **_shared_material(ruleset, kernel_sources, found),
     )
     cache = RunCache(root, "audit", key)
@@ -305,6 +315,8 @@ def _report_payload(report: AuditReport) -> dict[str, Any]:
         "kernels": {k: [to_data(s) for s in v] for k, v in report.kernels.items()},
         "parsed": [str(p) for p in report.parsed],
         "searched_calls": list(report.searched_calls),
+        "reads": [to_data(r) for r in report.reads],
+        "shared_reads": sorted(report.shared_reads),
     }
 
 
@@ -328,4 +340,6 @@ def _restored_report(payload: dict[str, Any], ruleset: RuleSet) -> AuditReport:
             k: [from_data(KernelSupport, s) for s in v] for k, v in payload["kernels"].items()
         },
         parsed=tuple(Path(p) for p in payload["parsed"]),
+        reads=tuple(from_data(FileReads, r) for r in payload.get("reads", ())),
+        shared_reads=frozenset(str(k) for k in payload.get("shared_reads", ())),
     )

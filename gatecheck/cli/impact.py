@@ -32,8 +32,8 @@ from gatecheck.cli.common import (
     write_report,
 )
 from gatecheck.impact.model import ImpactReport
-from gatecheck.impact.run import run_impact
-from gatecheck.impact.snapshot import BaseError
+from gatecheck.impact.run import OnOpen, run_impact
+from gatecheck.impact.snapshot import BaseError, base_and_paths
 from gatecheck.reporting.github import step_summary_path, summary_budget, write_step_summary
 from gatecheck.reporting.impact_common import summary_line
 
@@ -48,10 +48,11 @@ class ImpactError(click.ClickException):
     epilog=examples(
         "gatecheck impact                       # against the merge-base with main",
         "gatecheck impact origin/main src/      # only src/",
+        "gatecheck impact src/                  # only src/, against the merge-base with main",
         "gatecheck impact origin/main --format github --sarif-output impact.sarif",
     )
 )
-@click.argument("base", required=False)
+@click.argument("base", required=False, metavar="[BASE]")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @rules_option
 @click.option(
@@ -98,9 +99,13 @@ def impact(
     the merge-base of HEAD with the default branch): per generation, what is narrowed
     (error), widened (notice; an error past what the kernels are built for), which new
     gates shut generations out and which gates are gone. BASE is read from git objects,
-    never checked out. Exit 1 on a narrowing (unless --allow-narrowing) or a widening
+    never checked out. `gatecheck impact src/` (a path, no revision) compares src/ with
+    the default BASE. Exit 1 on a narrowing (unless --allow-narrowing) or a widening
     past the kernels."""
-    targets = list(paths) or [Path.cwd()]
+    try:
+        base, targets = base_and_paths(base, paths, Path.cwd())
+    except BaseError as err:
+        raise ImpactError(str(err)) from err
     root = project_root_for(targets)
     use_cache = not no_cache and unusable_folder(root) is None
     ruleset = load_rules(rules, cache_root=root if use_cache else None)
@@ -112,7 +117,14 @@ def impact(
             f"unknown generation {chosen!r} (known: {known})", param_hint="--generation"
         )
 
-    def audit(where: Sequence[Path], only: Sequence[Path] | None) -> AuditReport:
+    def audit(
+        where: Sequence[Path],
+        only: Sequence[Path] | None,
+        *,
+        record_reads: bool = False,
+        on_open: OnOpen | None = None,
+        laid_over: bool = False,
+    ) -> AuditReport:
         return audit_report_cached(
             root,
             where,
@@ -124,6 +136,9 @@ def impact(
             use_cache=use_cache,
             debug=debugging(),
             only=only,
+            record_reads=record_reads,
+            on_open=on_open,
+            laid_over=laid_over,
         )
 
     try:

@@ -122,9 +122,11 @@ def compare_reports(
     compared: Callable[[Path], bool] = lambda path: True,
     changed_files: Sequence[Path] = (),
     compared_files: int = 0,
+    unchanged_elsewhere: int = 0,
 ) -> ImpactReport:
     """`compared` says which files' gates take part (the rest are the same on both sides
-    by construction, see scope.py). `before`'s paths must already be the working tree's."""
+    by construction, see scope.py and reuse.py; `unchanged_elsewhere` counts those of
+    them known). `before`'s paths must already be the working tree's."""
     registry = after.registry
     columns = tuple(registry.ordered(registry.vendor_names(after.vendor)))
     pairs = match_gates(
@@ -152,14 +154,20 @@ def compare_reports(
         columns,
         tuple(changes),
         tuple(issues),
-        unchanged=unchanged,
+        unchanged=unchanged + unchanged_elsewhere,
         changed_files=tuple(changed_files),
         compared_files=compared_files,
         project_files=after.files,
-        # Once each: an unreadable file unchanged since BASE is diagnosed on both sides.
+        # Once each (an unreadable file unchanged since BASE is diagnosed on both sides),
+        # in path order: however little of each side was audited.
         diagnostics=tuple(
-            dict.fromkeys(
-                f"{d.path}:{d.line}: {d.message}" for d in (*before.diagnostics, *after.diagnostics)
+            f"{d.path}:{d.line}: {d.message}"
+            for d in sorted(
+                {
+                    (str(d.path), d.line, d.message): d
+                    for d in (*before.diagnostics, *after.diagnostics)
+                }.values(),
+                key=lambda d: (str(d.path), d.line, d.message),
             )
         ),
     )

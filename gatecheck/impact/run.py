@@ -1,25 +1,81 @@
 """`impact` as the application runs it: find BASE, export its files, audit both sides
-(through the caller's audit: the CLI's goes through the cache), compare. No click."""
+(through the caller's audit: the CLI's goes through the cache), compare. No click.
+
+Two ways to audit less than both sides whole. A change that reaches few files by their
+imports (scope.py) has only those audited, on both sides at once. A change past that
+budget (a module much of the tree imports) has the working tree audited whole, recording
+what each file's conditions read, and BASE only where that meets the change (reuse.py):
+the working tree answers for the rest of both sides."""
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from gatecheck.audit.report import AuditedGate, AuditReport
 from gatecheck.config.model import Registry
-from gatecheck.discovery import discover
+from gatecheck.discovery import Discovery, discover
 from gatecheck.impact.compare import compare_reports
 from gatecheck.impact.model import ImpactReport
+from gatecheck.impact.overlay import Kept, laid_over
 from gatecheck.impact.parallel import both
-from gatecheck.impact.scope import changed_names, reached_files
-from gatecheck.impact.snapshot import BaseError, changed_paths, resolve_base, snapshot, toplevel
-from gatecheck.loading.project import FileDiagnostic, read_source
+from gatecheck.impact.reuse import Change, dirty_files, everything_moves, hop_files
+from gatecheck.impact.scope import changed_calls, changed_names, reached_files
+from gatecheck.impact.snapshot import (
+    Base,
+    BaseError,
+    changed_paths,
+    resolve_base,
+    snapshot,
+    toplevel,
+)
+from gatecheck.loading.project import (
+    FileDiagnostic,
+    ModuleNamer,
+    Project,
+    bulk_allocation,
+    read_source,
+)
+from gatecheck.loading.readlog import FileReads
+from gatecheck.safe_io import SOURCE_BYTES, read_regular
 
-# (targets, only: the files whose gates are wanted, None for all) -> the audit.
-Audit = Callable[[Sequence[Path], Sequence[Path] | None], AuditReport]
+if TYPE_CHECKING:
+    from gatecheck.semantics.admitted import Semantics
+
+
+OnOpen = Callable[[Project, "Semantics"], None]
+
+
+class Audit(Protocol):
+    """(targets, only: the files whose gates are wanted, None for all; record_reads: put
+    what each file's conditions read in the report; on_open: run_audit's, given the
+    project and semantics when they are made, not when the answer is read back from
+    a cache; laid_over: on_open makes the project something else than the files on
+    disk, never cached) -> the audit."""
+
+    def __call__(
+        self,
+        targets: Sequence[Path],
+        only: Sequence[Path] | None,
+        /,
+        *,
+        record_reads: bool = False,
+        on_open: OnOpen | None = None,
+        laid_over: bool = False,
+    ) -> AuditReport: ...
+
+
+class Strategy(enum.Enum):
+    """How little is audited: `AUTO` takes REACH within scope.py's budget, else REUSE."""
+
+    AUTO = "auto"
+    REACH = "reach"  # the files the change reaches by imports, both sides (scope.py)
+    REUSE = "reuse"  # the working tree whole, BASE where its reads meet the change
+    WHOLE = "whole"  # both sides whole
 
 
 def run_impact(
@@ -32,9 +88,11 @@ def run_impact(
     excludes: Sequence[str] = (),
     keep_in: Path | None = None,
     parallel: bool = True,
+    strategy: Strategy = Strategy.AUTO,
 ) -> ImpactReport:
     """`keep_in` (the cache folder) keeps BASE's exported files for the next run;
-    `parallel` audits the two sides at once (see parallel.py)."""
+    `parallel` audits the two sides at once (see parallel.py) where they do not depend
+    on each other; `strategy`: see Strategy (every one gives the same issues)."""
     targets = [target.resolve() for target in targets]
     top = toplevel(targets[0] if targets[0].is_dir() else targets[0].parent)
     within = [_inside(top, target) for target in targets]
@@ -54,40 +112,146 @@ def run_impact(
     changed = [path for path in changed if path in scanned or not path.exists()]
     if not changed:
         return _nothing(base.label, base.commit, generation, vendor, registry)
+    # Trees are built once and kept to the end, through both sides' audits: the garbage
+    # collector is kept off them until then (see bulk_allocation).
+    with bulk_allocation():
+        return _compared(
+            top,
+            within,
+            base,
+            found,
+            changed,
+            audit,
+            registry,
+            generation,
+            keep_in,
+            parallel,
+            strategy,
+            targets,
+        )
+
+
+def _compared(
+    top: Path,
+    within: Sequence[str],
+    base: Base,
+    found: Discovery,
+    changed: Sequence[Path],
+    audit: Audit,
+    registry: Registry,
+    generation: str,
+    keep_in: Path | None,
+    parallel: bool,
+    strategy: Strategy,
+    targets: Sequence[Path],
+) -> ImpactReport:
+    vendor = registry.get(generation).vendor
+    scanned = set(found.files)
     tree = snapshot(top, base.commit, [] if "" in within else within, keep_in).resolve()
+    base_targets = [tree / w for w in within if (tree / w).exists()]
+
+    def audit_base(only: Sequence[Path] | None, record_reads: bool = False) -> AuditReport:
+        if not base_targets:
+            return AuditReport(generation, vendor, (), registry)
+        moved = None if only is None else [tree / p.relative_to(top) for p in only]
+        return rebased(audit(base_targets, moved, record_reads=record_reads), tree, top)
+
     try:
-        names = {
-            path: changed_names(_text(tree / path.relative_to(top)), _text(path))
+        before_texts = {path: _text(tree / path.relative_to(top)) for path in changed}
+        reached: frozenset[Path] | None = None
+        if strategy in (Strategy.AUTO, Strategy.REACH):
+            now = {path: _text(path) for path in changed}
+            names = {path: changed_names(before_texts[path], now[path]) for path in changed}
+            calls = {path: changed_calls(before_texts[path], now[path]) for path in changed}
+            # Deleted files are compared too: their gates are BASE's only.
+            reached = reached_files(found.files, found.roots, names, _text, calls) | {
+                path for path in changed if path not in scanned
+            }
+        past = reached is None or reached >= scanned  # past scope.py's budget
+        compared: frozenset[Path] | None = None  # None: every file
+        unchanged_elsewhere = 0
+        namer = ModuleNamer(found.roots)
+        changes = [
+            Change(
+                path,
+                namer.name(path),
+                before_texts[path],
+                _text(path) if path in scanned else None,
+                added=not (tree / path.relative_to(top)).is_file(),
+                deleted=path not in scanned,
+            )
             for path in changed
-        }
-        # Deleted files are compared too: their gates are BASE's only.
-        reached = reached_files(found.files, found.roots, names, _text) | {
-            path for path in changed if path not in scanned
-        }
-        everything = reached >= set(found.files)
-        after_only = None if everything else sorted(reached & set(found.files))
-        base_targets = [tree / w for w in within if (tree / w).exists()]
-        base_only = None if everything else [tree / p.relative_to(top) for p in reached]
-
-        def audit_base() -> AuditReport:
-            if not base_targets:
-                return AuditReport(generation, vendor, (), registry)
-            return audit(base_targets, base_only)
-
-        before, after = both(audit_base, lambda: audit(targets, after_only), parallel=parallel)
+        ]
+        if strategy is Strategy.AUTO and past and everything_moves(changes, ()):
+            strategy = Strategy.WHOLE  # known before auditing: both sides at once
+        if strategy is Strategy.REUSE or (strategy is Strategy.AUTO and past):
+            # The changed files' contents at BASE, where the working tree has them.
+            base_bytes = {
+                path: raw
+                for path in changed
+                if (raw := _raw(tree / path.relative_to(top))) is not None
+            }
+            after, before, compared = _reused(
+                audit, audit_base, targets, changes, namer, base_bytes
+            )
+            if compared is not None:
+                unchanged_elsewhere = sum(1 for g in after.gates if g.path not in compared)
+        else:  # WHOLE, or REACH (whole past the budget)
+            restrict = None if past or reached is None else reached
+            before, after = both(
+                lambda: audit_base(None if restrict is None else sorted(restrict)),
+                lambda: audit(targets, None if restrict is None else sorted(restrict & scanned)),
+                parallel=parallel,
+            )
+            compared = restrict
     finally:
         if keep_in is None:
             shutil.rmtree(tree, ignore_errors=True)
-    before = rebased(before, tree, top)
     return compare_reports(
         before,
         after,
         base=base.label,
         commit=base.commit,
-        compared=(lambda path: True) if everything else reached.__contains__,
+        compared=(lambda path: True) if compared is None else compared.__contains__,
         changed_files=tuple(changed),
-        compared_files=len(reached),
+        compared_files=len(scanned | set(changed)) if compared is None else len(compared),
+        unchanged_elsewhere=unchanged_elsewhere,
     )
+
+
+def _reused(
+    audit: Audit,
+    audit_base: _BaseAudit,
+    targets: Sequence[Path],
+    changes: Sequence[Change],
+    namer: ModuleNamer,
+    base_bytes: Mapping[Path, bytes],
+) -> tuple[AuditReport, AuditReport, frozenset[Path] | None]:
+    """(the working tree's audit, BASE's, the files compared; None: all): the working
+    tree whole with its reads, then BASE where they meet the changes (see reuse.py)."""
+    kept = Kept()
+    after = audit(targets, None, record_reads=True, on_open=kept)
+    if everything_moves(changes, after.shared_reads):
+        return after, audit_base(None), None
+    dirty = dirty_files(after.reads, changes, namer.name)
+    candidates = {namer.name(r.path): r.path for r in after.reads}
+    only = set(dirty) | hop_files(after.reads, dirty, candidates)
+    while True:
+        if kept.project is None:  # the working tree's audit came from the cache
+            before = audit_base(sorted(only), record_reads=True)
+        else:  # over the working tree's trees and memo, in this process
+            before = audit(
+                targets,
+                sorted(only),
+                record_reads=True,
+                on_open=laid_over(kept, changes, base_bytes),
+                laid_over=True,
+            )
+        # BASE's own hop sources (a changed file may call another function now).
+        more = hop_files(before.reads, dirty, candidates) - only
+        if not more:
+            return after, before, dirty
+        only |= more
 
 
 def _inside(top: Path, target: Path) -> str:
@@ -102,6 +266,13 @@ def _under(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix.rstrip("/") + "/")
 
 
+def _raw(path: Path) -> bytes | None:
+    try:
+        return read_regular(path, SOURCE_BYTES)
+    except (OSError, ValueError):
+        return None
+
+
 def _text(path: Path) -> str | None:
     try:
         return read_source(path).text
@@ -114,6 +285,10 @@ def _nothing(
 ) -> ImpactReport:
     columns = tuple(registry.ordered(registry.vendor_names(vendor)))
     return ImpactReport(label, commit, generation, vendor, columns, (), ())
+
+
+class _BaseAudit(Protocol):
+    def __call__(self, only: Sequence[Path] | None, record_reads: bool = False) -> AuditReport: ...
 
 
 def rebased(report: AuditReport, old: Path, new: Path) -> AuditReport:
@@ -131,8 +306,12 @@ def rebased(report: AuditReport, old: Path, new: Path) -> AuditReport:
     def diagnostic(d: FileDiagnostic) -> FileDiagnostic:
         return dataclasses.replace(d, path=move(d.path))
 
+    def reads(r: FileReads) -> FileReads:
+        return dataclasses.replace(r, path=move(r.path))
+
     return dataclasses.replace(
         report,
         gates=tuple(gate(g) for g in report.gates),
         diagnostics=tuple(diagnostic(d) for d in report.diagnostics),
+        reads=tuple(reads(r) for r in report.reads),
     )

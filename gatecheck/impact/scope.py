@@ -12,11 +12,16 @@ erring towards reaching: `import a.b` and `from a import b` take all of `a.b`, a
 spelling a module's dotted name (a class named by its qualname) takes all of it, a module
 `__getattr__` passes on every name. A file that does not parse holds no gate for the audit
 either: it is compared only when changed.
+
+Calls reach too: a parameter read inside a function takes what the function's callers
+pass (semantics/callers.py), so a changed statement calling `name(...)` reaches the files
+defining a function or class `name` (changed_calls).
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import re
 import warnings
@@ -25,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gatecheck.loading.project import ModuleNamer
+from gatecheck.semantics.call_names import MAX_CALLER_FILES
 
 Reader = Callable[[Path], str | None]
 
@@ -44,6 +50,22 @@ class Binding:
     @property
     def shape(self) -> str:
         return ast.dump(self.node)
+
+    def calls(self) -> set[str]:
+        """The names it calls (`name(...)`, `x.name(...)`)."""
+        return _calls_in(self.node)
+
+
+def _calls_in(node: ast.AST) -> set[str]:
+    found: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            func = child.func
+            if isinstance(func, ast.Name):
+                found.add(func.id)
+            elif isinstance(func, ast.Attribute):
+                found.add(func.attr)
+    return found
 
 
 @dataclass(frozen=True)
@@ -187,6 +209,66 @@ def changed_names(old: str | None, new: str | None) -> frozenset[str]:
     return frozenset(n for n in names if shapes[0].get(n) != shapes[1].get(n))
 
 
+def changed_calls(old: str | None, new: str | None) -> frozenset[str]:
+    """The names called, on either side, where a change can alter what a call passes: in
+    each function (at any depth) whose code differs, in each statement of a module or
+    class body that differs, and in each module-level statement reading a module-level
+    name that changed. Every call of a file missing on one side or that does not parse."""
+    trees: list[ast.Module] = []
+    for text in (old, new):
+        if text is None:
+            continue
+        with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
+            trees.append(_parse(text))
+    if len(trees) < 2:
+        return frozenset(name for tree in trees for name in _calls_in(tree))
+    sides = [_pieces(tree) for tree in trees]
+    found: set[str] = set()
+    for key in sides[0].keys() | sides[1].keys():
+        shapes = [side.get(key) for side in sides]
+        if shapes[0] is None or shapes[1] is None or shapes[0][0] != shapes[1][0]:
+            for shape in shapes:
+                if shape is not None:
+                    found |= shape[1]
+    changed = changed_names(old, new)
+    for tree in trees:
+        facts = ModuleFacts(tuple(_bindings(tree.body, "")), ())
+        for binding in facts.bindings:
+            if ALL in changed or binding.reads & changed:
+                found |= binding.calls()
+    return frozenset(found)
+
+
+def _pieces(tree: ast.Module) -> dict[tuple[str, int], tuple[str, set[str]]]:
+    """Each function (its whole code) and each other statement of a module or class body
+    (nested functions and classes left to their own piece), by where it is and which of
+    its kind it is: (its shape, the names it calls)."""
+    found: dict[tuple[str, int], tuple[str, set[str]]] = {}
+
+    def walk(body: Sequence[ast.stmt], where: str) -> None:
+        counts: dict[str, int] = {}
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                key = f"{where}.{node.name}()"
+                found[(key, counts.setdefault(key, 0))] = (ast.dump(node), _calls_in(node))
+                counts[key] += 1
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body, f"{where}.{node.name}")
+                # Its bases, keywords and decorators: a piece of its own.
+                head = ast.ClassDef(node.name, node.bases, node.keywords, [], node.decorator_list)
+                key = f"{where}.{node.name}"
+                found[(key, counts.setdefault(key, 0))] = (ast.dump(head), _calls_in(head))
+                counts[key] += 1
+            else:
+                key = f"{where}:{type(node).__name__}"
+                index = counts.setdefault(key, 0)
+                counts[key] += 1
+                found[(key, index)] = (ast.dump(node), _calls_in(node))
+
+    walk(tree.body, "")
+    return found
+
+
 def imported_names(source: str, module: str, is_package: bool) -> frozenset[str] | None:
     """The modules it reads names of (relative imports made absolute), for tests and
     tools; None: it does not parse."""
@@ -241,15 +323,29 @@ def may_import(text: str, leaf: str) -> bool:
     return _importing(leaf).search(text) is not None
 
 
+@functools.lru_cache(maxsize=4096)
+def _calling(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!def )\b{re.escape(name)}\s*\(")
+
+
+@functools.lru_cache(maxsize=4096)
+def _defining(name: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+{re.escape(name)}\b", re.MULTILINE
+    )
+
+
 def reached_files(
     files: Sequence[Path],
     roots: Sequence[Path],
     changed: Mapping[Path, frozenset[str]],
     read: Reader,
+    calls: Mapping[Path, frozenset[str]] | None = None,
 ) -> frozenset[Path]:
     """`files` the changed files reach (changed ones included), given each changed file's
-    changed names (see changed_names). `changed` may hold files that exist no more
-    (deleted since BASE): they reach their importers too."""
+    changed names (see changed_names) and the calls in its changed statements (see
+    changed_calls). `changed` may hold files that exist no more (deleted since BASE):
+    they reach their importers too."""
     namer = ModuleNamer(roots)
     names = {path: namer.name(path) for path in files}
     texts = {path: read(path) for path in files}
@@ -291,6 +387,24 @@ def reached_files(
         touch(namer.name(path), touched_here, path if path in texts else None)
         if path in texts:
             reached.add(path)  # its gates are compared, whatever it passes on
+    # A changed call reaches the definitions it may call (their parameters' values),
+    # unless so many other files call the name that the callers search gives up on it.
+    for name in sorted({n for called in (calls or {}).values() for n in called}):
+        calling = _calling(name)
+        others = 0
+        for path in spelling.get(name, ()):
+            if path not in changed and calling.search(texts[path] or ""):
+                others += 1
+                if others > MAX_CALLER_FILES:
+                    break
+        if others > MAX_CALLER_FILES:
+            continue
+        for path in spelling.get(name, ()):
+            text = texts[path]
+            if text is None or not _defining(name).search(text):
+                continue
+            found = facts_of(path)
+            touch(names[path], {ALL} if found is None else found.readers({name}), path)
     budget = max(MIN_BUDGET, int(len(files) * BUDGET_SHARE))
     while pending:
         if len(reached) > budget or len(facts) > budget:

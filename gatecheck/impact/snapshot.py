@@ -10,6 +10,7 @@ import stat
 import subprocess
 import tarfile
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,10 @@ from gatecheck.vcs import VcsError, git_toplevel, run_git
 DEFAULT_BRANCHES = ("main", "master", "origin/main", "origin/master")
 _SNAPSHOT = re.compile(r"impact-[0-9a-f]{40}")
 KEEP_SNAPSHOTS = 2
+# An export in progress (tempfile.mkdtemp(prefix=".impact-")): one left this long is a
+# run's that was killed before it renamed it (an export takes seconds).
+_IN_PROGRESS = re.compile(r"\.impact-[A-Za-z0-9_]{8}")
+STALE_SECONDS = 3600
 
 
 class BaseError(Exception):
@@ -51,6 +56,25 @@ def toplevel(start: Path) -> Path:
 def _commit(top: Path, ref: str) -> str | None:
     found = _git(top, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"])
     return found.stdout.strip() if found.returncode == 0 and found.stdout.strip() else None
+
+
+def base_and_paths(
+    base: str | None, paths: Sequence[Path], cwd: Path
+) -> tuple[str | None, list[Path]]:
+    """`impact [BASE] [PATHS]` as given: a first argument that is a path and no git
+    revision is a PATH (BASE is then the default); one that is both is ambiguous unless
+    PATHS follow it (then it is BASE, as it comes first)."""
+    if base is None or not os.path.lexists(base):
+        return base, list(paths) or [cwd]
+    if paths:
+        return base, list(paths)
+    top = toplevel(cwd)
+    if _commit(top, base) is None:
+        return None, [Path(base)]
+    raise BaseError(
+        f"{base!r} is both a git revision and a path: write ./{base} for the path, "
+        f"or `gatecheck impact {base} .` for the revision"
+    )
 
 
 def default_branch(top: Path) -> str:
@@ -144,6 +168,7 @@ def snapshot(top: Path, commit: str, within: Sequence[str], keep_in: Path | None
         return folder
     keep_in.mkdir(exist_ok=True)
     _ignore_all(keep_in)
+    _remove_stale(keep_in)
     fresh = Path(tempfile.mkdtemp(prefix=".impact-", dir=keep_in))
     export(top, commit, within, fresh)
     (fresh / ".complete").write_text(key, "utf-8")
@@ -174,6 +199,22 @@ def _real_folder(path: Path) -> bool:
         return stat.S_ISDIR(path.lstat().st_mode)
     except OSError:
         return False
+
+
+def _remove_stale(folder: Path, now: float | None = None) -> None:
+    """Exports a killed run left behind: only folders named as ours, directly in `folder`
+    (never through a link: a link so named is left alone), older than STALE_SECONDS."""
+    now = time.time() if now is None else now
+    with os.scandir(folder) as entries:
+        stale = [
+            Path(entry.path)
+            for entry in entries
+            if _IN_PROGRESS.fullmatch(entry.name)
+            and entry.is_dir(follow_symlinks=False)
+            and now - entry.stat(follow_symlinks=False).st_mtime > STALE_SECONDS
+        ]
+    for path in stale:
+        shutil.rmtree(path, ignore_errors=True)  # rmtree never follows links inside
 
 
 def _prune(folder: Path) -> None:

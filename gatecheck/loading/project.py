@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gatecheck import progress
+from gatecheck.loading.readlog import DIR, TEXT, ReadLog
 from gatecheck.safe_io import SOURCE_BYTES, read_regular
 
 if TYPE_CHECKING:
@@ -207,6 +208,12 @@ class Project:
         self._texts: dict[Path, str | None] = {}
         self._mentioning: dict[tuple[str, ...], tuple[Path, ...]] = {}
         self.diagnostics: list[FileDiagnostic] = []
+        # What each evaluated file's conditions read (impact asks; see readlog.py).
+        self.read_log: ReadLog | None = None
+
+    def _note(self, key: str) -> None:
+        if self.read_log is not None:
+            self.read_log.note(key)
 
     # -- index -------------------------------------------------------------------------
     def _names(self) -> tuple[dict[str, Path], dict[Path, str]]:
@@ -230,24 +237,34 @@ class Project:
         return self._names()[1]
 
     def has_module(self, name: str) -> bool:
+        if self.read_log is not None:
+            self.read_log.note(name)
         return name in self._by_name
 
     def path_of(self, name: str) -> Path | None:
+        if self.read_log is not None:
+            self.read_log.note(name)
         return self._by_name.get(name)
 
     def name_of(self, path: Path) -> str:
         return self._name_of.get(path) or self._namer.name(path)
 
     def is_package(self, name: str) -> bool:
+        if self.read_log is not None:
+            self.read_log.note(name)
         path = self._by_name.get(name)
         return path is not None and path.name == "__init__.py"
 
     # -- loading -----------------------------------------------------------------------
     def module(self, name: str) -> nodes.Module | None:
+        if self.read_log is not None:  # found or not: a module added or removed is read too
+            self.read_log.note(name)
         path = self._by_name.get(name)
         return None if path is None else self.module_at(path)
 
     def module_at(self, path: Path) -> nodes.Module | None:
+        if self.read_log is not None:
+            self.read_log.note(self.name_of(path))
         if path in self._modules:
             return self._modules[path]
         from astroid.exceptions import AstroidBuildingError, AstroidSyntaxError
@@ -297,6 +314,8 @@ class Project:
     def text_of(self, path: Path) -> str | None:
         """Decoded text for cheap prefilters, read once; None when unreadable (the
         diagnostic comes when the module is built)."""
+        if self.read_log is not None:
+            self.read_log.note(self.name_of(path))
         if path not in self._texts:
             try:
                 self._texts[path] = read_source(path, self.overrides.get(path)).text
@@ -308,15 +327,35 @@ class Project:
         """Files whose text holds any of the needles (a cheap prefilter), remembered: a
         search repeated for every gate would make a large project quadratic."""
         key = tuple(sorted({n for n in needles if n}))
+        log = self.read_log
+        if log is not None:
+            for needle in key:
+                log.note(f"{TEXT}{needle}")
         found = self._mentioning.get(key)
         if found is None:
-            found = tuple(
-                path
-                for path in self.files
-                if (text := self.text_of(path)) is not None and any(n in text for n in key)
-            )
+            with self.scanning():
+                found = tuple(
+                    path
+                    for path in self.files
+                    if (text := self.text_of(path)) is not None and any(n in text for n in key)
+                )
             self._mentioning[key] = found
         return found
+
+    def files_below(self, folder: str) -> tuple[Path, ...]:
+        """The files whose path starts with `folder`, for a scan of them (noted as one
+        key: any file below, added or removed too, may change what it finds)."""
+        self._note(f"{DIR}{folder}")
+        return tuple(path for path in self.files if str(path).startswith(folder))
+
+    @contextmanager
+    def scanning(self) -> Iterator[None]:
+        """Reads inside note nothing: a scan of many files that noted its own key."""
+        if self.read_log is None:
+            yield
+            return
+        with self.read_log.muted():
+            yield
 
     def searched_needles(self) -> set[str]:
         """Every needle files_mentioning was asked for: a file that comes to hold one may
@@ -324,9 +363,23 @@ class Project:
         return {needle for key in self._mentioning for needle in key}
 
     def source(self, path: Path) -> SourceFile | None:
+        if self.read_log is not None:
+            self.read_log.note(self.name_of(path))
         if path not in self._sources:
             self.module_at(path)
         return self._sources.get(path)
+
+    def modules_built(self) -> dict[Path, nodes.Module]:
+        return {path: module for path, module in self._modules.items() if module is not None}
+
+    def adopt(self, path: Path, module: nodes.Module, other: Project) -> None:
+        """The tree `other` built of the same text (nothing writes to a tree once built),
+        instead of building it again (impact/overlay.py)."""
+        self._modules[path] = module
+        if path in other._sources:
+            self._sources[path] = other._sources[path]
+        if path in other._texts:
+            self._texts[path] = other._texts[path]
 
     def loaded_modules(self) -> list[nodes.Module]:
         return [m for m in self._modules.values() if m is not None]

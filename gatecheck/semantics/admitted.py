@@ -90,6 +90,26 @@ class Semantics:
 
         return frozenset(searched_names(self._facts))
 
+    def adopt(self, other: Semantics, keep: Callable[[int], bool]) -> None:
+        """`other`'s memo entries (over the same trees) whose reads `keep` holds, as if
+        evaluated here (impact/overlay.py: what reads no change answers the same)."""
+        for flags, stores in other._shared.items():
+            mine = self._shared.setdefault(flags, ({}, {}))
+            for theirs, ours in zip(stores, mine, strict=True):
+                ours.update({k: v for k, v in theirs.items() if keep(v[1].files)})
+        for (generation, flags), evaluator in other._evaluators.items():
+            here = self.evaluator(generation, dict(flags))
+            pairs = (
+                (here.binding_memo, evaluator.binding_memo),
+                (here.call_memo, evaluator.call_memo),
+            )
+            for mine_memo, their_memo in pairs:
+                mine_memo.own.update({k: v for k, v in their_memo.own.items() if keep(v[1].files)})
+
+    def adopt_facts(self, other: Semantics, keep: Callable[[Any, Any], bool]) -> None:
+        """`other`'s facts that `keep(key, value)` holds (see adopt)."""
+        self._facts.update({k: v for k, v in other._facts.items() if keep(k, v)})
+
     @property
     def idioms(self) -> IdiomRegistry:
         if self._idioms is None:
@@ -115,6 +135,7 @@ class Semantics:
                 self.vocabulary,
                 dict(flag_items),
                 idioms=self.idioms,
+                reads=Reads(log=self.project.read_log),  # see loading/readlog.py
                 binding_memo=Memo(bindings),
                 call_memo=Memo(calls),
                 facts=self._facts,

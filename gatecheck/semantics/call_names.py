@@ -10,6 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator
 
+# The files spelling a call of a function before the callers search gives up on it (a
+# name called everywhere is a helper whose callers cannot all be read): semantics.callers
+# reads no call site of it then, so no change of one can matter (impact/scope.py).
+MAX_CALLER_FILES = 8
+
 # A name followed by `(`, not the name of a `def`.
 CALLED = re.compile(r"(?<!def )\b([A-Za-z_]\w*)\s*\(")
 

@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from gatecheck.semantics.call_names import called_names
+from gatecheck.loading.readlog import CALLS
+from gatecheck.semantics.call_names import MAX_CALLER_FILES, called_names
 from gatecheck.semantics.logic import join_all
+from gatecheck.semantics.reads import remembered
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, contains_unknown
 
 if TYPE_CHECKING:
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 
 # Files that may spell the function's name before the search gives up (a name spelled
 # everywhere is a helper whose callers cannot all be read), and call sites read.
-MAX_FILES = 8
+MAX_FILES = MAX_CALLER_FILES
 MAX_CALLS = 24
 _NOT_FOUND = object()
 
@@ -73,13 +75,8 @@ def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argume
 def _call_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
     """Every call of `func` in the project, or None when one cannot be resolved. The
     calls are the same for every generation: kept in the shared facts."""
-    key = ("call-sites", id(func))
-    if key in ev.facts:
-        return ev.facts[key]
-    ev.facts[key] = None  # a search reached again from inside itself finds nothing
-    found = _search(ev, func)
-    ev.facts[key] = found
-    return found
+    # A search reached again from inside itself finds nothing.
+    return remembered(ev, ("call-sites", id(func)), lambda: _search(ev, func), None)
 
 
 def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
@@ -93,6 +90,8 @@ def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
     else:
         return None
     searched_names(ev.facts).add(spelled)
+    if ev.project.read_log is not None:
+        ev.project.read_log.note(f"{CALLS}{spelled}")  # the files spelling a call of it
     files = _files_calling(ev).get(spelled, ())
     if len(files) > MAX_FILES:
         return None
@@ -130,12 +129,13 @@ def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
     index = ev.facts.get("files-calling")
     if index is None:
         found: dict[str, list[Path]] = {}
-        for path in ev.project.files:
-            text = ev.project.text_of(path)
-            if text is None:
-                continue
-            for name in set(called_names(text)):
-                found.setdefault(name, []).append(path)
+        with ev.project.scanning():  # read per name searched (CALLS), not per file
+            for path in ev.project.files:
+                text = ev.project.text_of(path)
+                if text is None:
+                    continue
+                for name in set(called_names(text)):
+                    found.setdefault(name, []).append(path)
         index = {name: tuple(paths) for name, paths in found.items()}
         ev.facts["files-calling"] = index
     return index

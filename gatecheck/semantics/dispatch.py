@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from gatecheck.semantics import classes
+from gatecheck.semantics.reads import remembered
 from gatecheck.semantics.values import InstanceRef
 
 if TYPE_CHECKING:
@@ -60,11 +61,12 @@ def declared(ev: Evaluator, cls: nodes.ClassDef) -> InstanceRef:
 
 
 def vendor_class(ev: Evaluator, cls: nodes.ClassDef, vendor: str) -> nodes.ClassDef | None:
+    # A cycle through the subclasses' modules: no dispatch.
     key = ("vendor-class", id(cls), vendor)
-    if key in ev.facts:
-        found: nodes.ClassDef | None = ev.facts[key]
-        return found
-    ev.facts[key] = None  # a cycle through the subclasses' modules: no dispatch
+    return remembered(ev, key, lambda: _vendor_class(ev, cls, vendor), None)
+
+
+def _vendor_class(ev: Evaluator, cls: nodes.ClassDef, vendor: str) -> nodes.ClassDef | None:
     below = [k for k in _subclasses(ev, cls) if k is not cls]
     serving = [k for k in below if serves_vendor(str(k.name), vendor)]
     general = [
@@ -72,29 +74,30 @@ def vendor_class(ev: Evaluator, cls: nodes.ClassDef, vendor: str) -> nodes.Class
         for k in serving
         if not any(a is not k and any(a is b for b in serving) for a in classes.mro(ev, k))
     ]
-    found = general[0] if len(general) == 1 else None
-    ev.facts[key] = found
-    return found
+    return general[0] if len(general) == 1 else None
 
 
 def _subclasses(ev: Evaluator, cls: nodes.ClassDef) -> list[nodes.ClassDef]:
     """Classes named for some vendor, defined at the top of modules in the folder of
     `cls`'s module (and below), whose MRO holds `cls`. Only files that define such a
     name are built."""
-    key = ("subclasses", id(cls))
-    if key in ev.facts:
-        return list(ev.facts[key])
-    ev.facts[key] = []
+    found: list[nodes.ClassDef] = remembered(
+        ev, ("subclasses", id(cls)), lambda: _find_subclasses(ev, cls), []
+    )
+    return list(found)
+
+
+def _find_subclasses(ev: Evaluator, cls: nodes.ClassDef) -> list[nodes.ClassDef]:
     module = cls.root()
     if not isinstance(module, nodes.Module) or not module.file:
         return []
     prefix = os.path.join(os.path.dirname(str(module.file)), "")
     vendors = {g.vendor for g in ev.registry.generations}
     found: list[nodes.ClassDef] = []
-    for path in ev.project.files:
-        if not str(path).startswith(prefix):
-            continue
-        names = _CLASS_NAME.findall(ev.project.text_of(path) or "")
+    for path in ev.project.files_below(prefix):
+        with ev.project.scanning():  # read as the folder's (files_below), not per file
+            text = ev.project.text_of(path)
+        names = _CLASS_NAME.findall(text or "")
         if not any(serves_vendor(n, v) for n in names for v in vendors):
             continue
         candidate = ev.project.module_at(path)
@@ -108,5 +111,4 @@ def _subclasses(ev: Evaluator, cls: nodes.ClassDef) -> list[nodes.ClassDef]:
                 and any(k is cls for k in classes.mro(ev, stmt))
             ):
                 found.append(stmt)
-    ev.facts[key] = found
-    return list(found)
+    return found

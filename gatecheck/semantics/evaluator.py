@@ -113,10 +113,15 @@ class Evaluator:
     def tracking(self) -> Iterator[Reads]:
         """Collect what the evaluation inside reads besides the code (see Reads)."""
         saved = self.reads
-        self.reads = Reads()
+        log = self.project.read_log  # the modules read go to this Reads (readlog.py)
+        self.reads = Reads(log=log)
+        if log is not None:
+            log.push(self.reads)
         try:
             yield self.reads
         finally:
+            if log is not None:
+                log.pop()
             # An enclosing tracking() holds `saved` and must see these reads too.
             saved.absorb(self.reads)
             self.reads = saved

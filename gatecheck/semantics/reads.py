@@ -4,8 +4,13 @@ answer is Unknown for want of work, not of knowledge)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from gatecheck.loading.readlog import ReadLog
+    from gatecheck.semantics.evaluator import Evaluator
 
 
 @dataclass(frozen=True)
@@ -15,6 +20,9 @@ class Recorded:
     assumed: frozenset[str] = frozenset()
     device: bool = False
     bounds: frozenset[str] = frozenset()
+    # The modules and searches it read, when the project keeps a read log (readlog.py:
+    # its bits).
+    files: int = 0
 
 
 NOTHING = Recorded()
@@ -31,6 +39,10 @@ class Reads:
     device: bool = False
     # Bounds hit (call depth, work, constant size): why a gate may have vanished.
     bounds: set[str] = field(default_factory=set)
+    # The modules and searches read (only when the project keeps a read log), and the
+    # log: what is absorbed (a memo hit) is read where the log's innermost frame is.
+    files: int = 0
+    log: ReadLog | None = field(default=None, repr=False, compare=False)
 
     def absorb(self, other: Reads | Recorded) -> None:
         if other.assumed:
@@ -39,11 +51,15 @@ class Reads:
             self.device = True
         if other.bounds:
             self.bounds |= other.bounds
+        if other.files:
+            self.files |= other.files
+            if self.log is not None:
+                self.log.replay(other.files)
 
     def frozen(self) -> Recorded:
-        if not (self.assumed or self.device or self.bounds):
+        if not (self.assumed or self.device or self.bounds or self.files):
             return NOTHING
-        return Recorded(frozenset(self.assumed), self.device, frozenset(self.bounds))
+        return Recorded(frozenset(self.assumed), self.device, frozenset(self.bounds), self.files)
 
 
 class Memo:
@@ -64,3 +80,27 @@ class Memo:
     def put(self, key: Any, value: Any, recorded: Recorded) -> None:
         store = self.own if recorded.device else self.shared
         store[key] = (value, recorded)
+
+
+T = TypeVar("T")
+
+
+def remembered(ev: Evaluator, key: Any, compute: Callable[[], T], meanwhile: T) -> T:
+    """`ev.facts[key]`, computed once per run (`meanwhile` while it is: a search reached
+    again from inside itself finds that). With a read log (readlog.py), the modules the
+    computation read are kept with it and replayed on every later use, as a memo hit's."""
+    if key in ev.facts:
+        value, files = ev.facts[key]
+        if files:
+            ev.reads.absorb(Recorded(files=files))
+        found: T = value
+        return found
+    ev.facts[key] = (meanwhile, 0)
+    if ev.project.read_log is None:
+        value = compute()
+        ev.facts[key] = (value, 0)
+        return value
+    with ev.tracking() as reads:
+        value = compute()
+    ev.facts[key] = (value, reads.files)
+    return value

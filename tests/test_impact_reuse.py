@@ -1,0 +1,327 @@
+"""`impact` reusing the working tree's audit for BASE (gatecheck/impact/reuse.py): mini git
+repositories where a change the changed file's importers never spell still changes their
+gates -- a predicate body two modules away, a module deleted or added, a caller changed --
+and every way of auditing (both sides whole, the files reached by imports, BASE only where
+the working tree's reads meet the change) gives the same report. Then the reads as a table."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from gatecheck.audit import run_audit
+from gatecheck.audit.report import AuditReport
+from gatecheck.config.loader import load_ruleset
+from gatecheck.impact.reuse import Change, dirty_files, everything_moves, hop_files, meets
+from gatecheck.impact.run import OnOpen, Strategy, run_impact
+from gatecheck.loading.readlog import FileReads
+from tests.conftest import write_tree
+from tests.test_impact import commit_all, git
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+DEVICE = "import torch\n\n\ndef major():\n    return torch.cuda.get_device_capability()[0]\n"
+UTILS = "from pkg.dev import major\n\n\ndef is_blackwell():\n    return major() in (10, 11, 12)\n"
+# A predicate calling a predicate: what uses it reads utils.py without spelling it.
+MID = (
+    "from pkg.utils import is_blackwell\n\n\n"
+    "def is_blackwell_family():\n    return is_blackwell()\n"
+)
+USER = (
+    "from pkg.mid import is_blackwell_family\n\n\n"
+    "def run():\n    if is_blackwell_family():\n        return 1\n    return 0\n"
+)
+# A gate no change below reaches: reuse must leave it out of BASE's audit.
+UNRELATED = "from pkg.dev import major\n\nOLD = major() >= 8  # sm80\n"
+COMMON = {
+    "pkg/__init__.py": "",
+    "pkg/dev.py": DEVICE,
+    "pkg/utils.py": UTILS,
+    "pkg/mid.py": MID,
+    "pkg/unrelated.py": UNRELATED,
+}
+# Named for no generation: unresolved, no naming convention answers for it.
+FAST = "from pkg.dev import major\n\n\ndef fast_ok():\n    return major() == 9\n"
+FAST_USER = (
+    "from pkg.arch import fast_ok\n\n\n"
+    "def run():  # sm90 only\n    if fast_ok():\n        return 1\n    return 0\n"
+)
+# `from pkg import device`: pkg binds no `device`, so a module pkg/device.py is it, else
+# the name pkg's star import gives (the legacy module).
+LEGACY_DEVICE = "from pkg.dev import major\n\n\ndef is_new():\n    return major() >= 9\n"
+NEW_DEVICE = "from pkg.dev import major\n\n\ndef is_new():\n    return major() >= 10\n"
+DEVICE_USER = (
+    "from pkg import device\n\n\n"
+    "def run():  # sm90 and newer\n    if device.is_new():\n        return 1\n    return 0\n"
+)
+KERNEL = (
+    "from pkg.dev import major\n\n\n"
+    "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n    return 0\n\n\n"
+    "def run():\n    return _pick(major() * 10)\n"
+)
+
+# A gate function (holds a gate, named for no generation): a call of it is a hop.
+POLICY = (
+    "from pkg.dev import major\n\n\n"
+    "def use_fast():\n    if major() >= 9:  # sm90\n        return True\n    return False\n"
+)
+POLICY_USER = (
+    "from pkg.policy import use_fast\n\n\n"
+    "def run():  # sm90\n    if use_fast():\n        return 1\n    return 0\n"
+)
+
+# (files at BASE, files written (None: deleted) after, issues expected: (rule, qualname)).
+SCENARIOS = [
+    pytest.param(
+        {"pkg/a.py": USER, "pkg/b.py": USER},
+        {"pkg/utils.py": UTILS.replace("in (10, 11, 12)", "== 10")},
+        [("impact-narrowed", "pkg.a.run"), ("impact-narrowed", "pkg.b.run")],
+        id="predicate-body-two-modules-away",  # b.py takes a.py's memoised answer
+    ),
+    pytest.param(
+        {"pkg/arch.py": FAST, "pkg/model.py": FAST_USER},
+        {"pkg/arch.py": None},
+        [("impact-removed-gate", "pkg.model.run")],
+        id="deleted-module",
+    ),
+    pytest.param(
+        {
+            "pkg/__init__.py": "from pkg.legacy import *\n",
+            "pkg/legacy.py": "import pkg.legacy_device as device\n",
+            "pkg/legacy_device.py": LEGACY_DEVICE,
+            "pkg/model.py": DEVICE_USER,
+        },
+        {"pkg/device.py": NEW_DEVICE},
+        [("impact-narrowed", "pkg.model.run")],
+        id="added-module-shadows-a-name",
+    ),
+    pytest.param(
+        {"pkg/kern.py": KERNEL, "pkg/caller.py": "X = 1\n"},
+        {"pkg/caller.py": "from pkg.kern import _pick\n\n\ndef go():\n    return _pick(90)\n"},
+        [("impact-widened", "pkg.kern._pick")],
+        id="changed-caller",  # the parameter's callers no longer agree on the device's
+    ),
+    pytest.param(
+        {"pkg/policy.py": POLICY, "pkg/model.py": POLICY_USER},
+        {"pkg/model.py": POLICY_USER.replace("return 0", "return 2")},
+        [],
+        # BASE's model.py alone would read `use_fast()` as a gate: policy.py's conditions
+        # are found too (the hop source's file, read through a memoised import).
+        id="hop-source-in-an-unchanged-file",
+    ),
+    pytest.param(
+        {"pkg/a.py": USER},
+        {"pkg/sub/__init__.py": "", "pkg/sub/x.py": UNRELATED},
+        [("impact-new-gate", "pkg.sub.x")],
+        id="added-package-audits-everything",
+    ),
+]
+
+
+def _repo(tmp_path: Path, base: Mapping[str, str], after: Mapping[str, str | None]) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    write_tree(repo, {**COMMON, **base})
+    commit_all(repo, "base")
+    for rel, text in after.items():
+        if text is None:
+            (repo / rel).unlink()
+        else:
+            write_tree(repo, {rel: text})
+    return repo
+
+
+def _impact(repo: Path, strategy: Strategy) -> tuple[list[tuple[object, ...]], int, list[Path]]:
+    """(the issues, the unchanged count, every file BASE's audits were asked for)."""
+    ruleset = load_ruleset(None)
+    asked: list[Path] = []
+
+    def audit(
+        targets: Sequence[Path],
+        only: Sequence[Path] | None,
+        *,
+        record_reads: bool = False,
+        on_open: OnOpen | None = None,
+        laid_over: bool = False,
+    ) -> AuditReport:
+        if laid_over or "impact-" in str(targets[0]):  # BASE's
+            asked.extend(only or [Path("<everything>")])
+        return run_audit(
+            list(targets),
+            ruleset,
+            "sm120",
+            only=only,
+            record_reads=record_reads,
+            on_open=on_open,
+        )
+
+    report = run_impact([repo], "main", audit, ruleset.registry, "sm120", strategy=strategy)
+    issues = [
+        (
+            i.kind.rule_id,
+            i.change.gate.found.qualname,
+            i.message,
+            str(i.change.gate.path.relative_to(repo)),
+            i.change.gate.found.line,
+            i.generations,
+        )
+        for i in report.issues
+    ]
+    return issues, report.unchanged, asked
+
+
+@pytest.mark.parametrize(("base", "after", "expected"), SCENARIOS)
+def test_reuse_answers_as_both_sides_whole(
+    tmp_path: Path,
+    base: Mapping[str, str],
+    after: Mapping[str, str | None],
+    expected: list[tuple[str, str]],
+) -> None:
+    repo = _repo(tmp_path, base, after)
+    whole, whole_unchanged, _ = _impact(repo, Strategy.WHOLE)
+    assert sorted((rule, qualname) for rule, qualname, *_ in whole) == expected
+    reused, reused_unchanged, asked = _impact(repo, Strategy.REUSE)
+    assert reused == whole
+    assert reused_unchanged == whole_unchanged
+    reached, _, _ = _impact(repo, Strategy.REACH)
+    assert reached == whole
+    if Path("<everything>") not in asked:
+        assert all(p.name != "unrelated.py" for p in asked), asked  # BASE audited less
+
+
+def test_reuse_leaves_unread_files_to_the_working_tree(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"pkg/a.py": USER}, {"pkg/utils.py": UTILS.replace("12)", "12, 13)")})
+    _, _, asked = _impact(repo, Strategy.REUSE)
+    # mid.py holds no gate of its own: only a predicate body, read where it is called.
+    assert {p.name for p in asked} == {"a.py", "utils.py"}
+
+
+def test_cached_reads_answer_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's audit goes through the cache, reads included: a second run reads them back."""
+    import json
+
+    from click.testing import CliRunner
+
+    from gatecheck.cli import cli
+    from gatecheck.impact import run as impact_run
+
+    repo = _repo(
+        tmp_path,
+        {"pkg/a.py": USER, "pkg/b.py": USER},
+        {"pkg/utils.py": UTILS.replace("in (10, 11, 12)", "== 10")},
+    )
+    monkeypatch.chdir(repo)
+    # Reuse even on a tree this small (the CLI takes it past scope.py's budget).
+    monkeypatch.setattr(impact_run, "reached_files", lambda files, *args: frozenset(files))
+    args = ["impact", "main", "--format", "json", "--allow-narrowing"]
+    first = CliRunner().invoke(cli, args)
+    second = CliRunner().invoke(cli, args)
+    assert first.exit_code == second.exit_code == 0, first.output
+    issues = json.loads(first.stdout)["issues"]
+    assert [i["rule"] for i in issues] == ["impact-narrowed"] * 2
+    assert json.loads(second.stdout)["issues"] == issues
+
+
+# -- the reads as a table ------------------------------------------------------------------
+
+
+def _change(path: str, before: str | None, after: str | None, **flags: bool) -> Change:
+    return Change(Path(path), path.removesuffix(".py").replace("/", "."), before, after, **flags)
+
+
+@pytest.mark.parametrize(
+    ("reads", "change", "expected"),
+    [
+        pytest.param({"pkg.utils"}, _change("pkg/utils.py", "A", "B"), True, id="module-read"),
+        pytest.param({"pkg.other"}, _change("pkg/utils.py", "A", "B"), False, id="module-unread"),
+        pytest.param(
+            {"calls:_pick"},
+            _change("pkg/c.py", None, "_pick(9)\n", added=True),
+            True,
+            id="a-new-caller",
+        ),
+        pytest.param(
+            {"calls:_pick"}, _change("pkg/c.py", "_pick(9)\n", None, deleted=True), True, id="gone"
+        ),
+        pytest.param(
+            {"calls:_pick"}, _change("pkg/c.py", "x = 1\n", "y = _pick\n"), False, id="no-call"
+        ),
+        pytest.param({"text:sm_100"}, _change("pkg/c.py", "", "sm_100"), True, id="text-search"),
+        pytest.param({"dir:/r/pkg/"}, _change("/r/pkg/x/c.py", "", ""), True, id="folder-scan"),
+        pytest.param({"dir:/r/pkg/"}, _change("/r/other/c.py", "", ""), False, id="other-folder"),
+    ],
+)
+def test_meets(reads: set[str], change: Change, expected: bool) -> None:
+    assert meets(reads, [change], {change.module}) is expected
+
+
+def test_dirty_follows_hop_sources() -> None:
+    """c.py's gate turns into a hop by b.py's answer, b.py's by a.py's: an edit of a.py can
+    change c.py's row though c.py reads nothing of a.py itself."""
+    reads = [
+        FileReads(Path("a.py"), frozenset({"dev"})),
+        FileReads(Path("b.py"), frozenset({"b"}), frozenset({"a"})),
+        FileReads(Path("c.py"), frozenset({"c"}), frozenset({"b"})),
+        FileReads(Path("d.py"), frozenset({"d"})),
+    ]
+    changes = [_change("dev.py", "A", "B")]
+    dirty = dirty_files(reads, changes, lambda p: p.stem)
+    assert dirty == {Path("a.py"), Path("b.py"), Path("c.py"), Path("dev.py")}
+    files = {"a": Path("a.py"), "b": Path("b.py")}
+    assert hop_files(reads, {Path("c.py")}, files) == {Path("b.py")}
+
+
+@pytest.mark.parametrize(
+    ("change", "shared", "expected"),
+    [
+        pytest.param(_change("pkg/__init__.py", None, "", added=True), set(), True, id="package"),
+        pytest.param(_change("pkg/g.py", "", None, deleted=True), {"pkg.g"}, True, id="rule-fn"),
+        pytest.param(_change("pkg/g.py", "", None, deleted=True), set(), False, id="plain"),
+        pytest.param(_change("pkg/__init__.py", "", "x = 1\n"), set(), False, id="edited-init"),
+    ],
+)
+def test_everything_moves(change: Change, shared: set[str], expected: bool) -> None:
+    assert everything_moves([change], shared) is expected
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        pytest.param(
+            "def go():\n    return _pick(9)\n",
+            "def go():\n    return _pick(10)\n",
+            {"_pick"},
+            id="arg",
+        ),
+        pytest.param(
+            "A = 9\n\ndef go():\n    return _pick(A)\n",
+            "A = 10\n\ndef go():\n    return _pick(A)\n",
+            {"_pick"},
+            id="a-name-the-call-reads",
+        ),
+        pytest.param(
+            "def a():\n    f(1)\n\ndef b():\n    g(1)\n",
+            "def a():\n    f(1)\n\ndef b():\n    g(2)\n",
+            {"g"},
+            id="only-the-changed-statement",
+        ),
+        pytest.param(None, "x.h(1)\n", {"h"}, id="added-file"),
+        pytest.param("def a():\n    f(1)\n", "def a():\n    f(1)  # same\n", set(), id="layout"),
+    ],
+)
+def test_changed_calls(old: str | None, new: str, expected: set[str]) -> None:
+    from gatecheck.impact.scope import changed_calls
+
+    assert changed_calls(old, new) == expected
+
+
+def test_changed_calls_of_one_method_only() -> None:
+    """An edited method passes on its own calls, not its class's other methods'."""
+    from gatecheck.impact.scope import changed_calls
+
+    old = "class A:\n    def f(self):\n        g(1)\n\n    def h(self):\n        k(1)\n"
+    assert changed_calls(old, old.replace("g(1)", "g(2)")) == {"g"}

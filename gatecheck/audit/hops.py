@@ -62,6 +62,11 @@ class HopSources:
         if isinstance(func, (nodes.Name, nodes.Attribute)) and is_predicate_name(_term_name(func)):
             return None  # `is_sm90 = partial(_major_in, [9])`: called as a predicate
         value = self.evaluator.value(func)
+        # A method through an alias chosen at runtime (values.OneOf): every option's.
+        found = [self._function(v) for v in getattr(value, "options", (value,))]
+        return found[0] if found and all(found) else None
+
+    def _function(self, value: object) -> str | None:
         while isinstance(value, PartialRef):
             value = value.func
         if isinstance(value, FunctionRef) and isinstance(value.node, nodes.FunctionDef):

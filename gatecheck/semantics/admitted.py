@@ -67,6 +67,7 @@ class Semantics:
         shortcuts: bool = True,
         idioms: IdiomRegistry | None = None,
         follow_callers: bool = False,
+        follow_flow: bool = False,
     ) -> None:
         self.project = project
         self.registry = registry
@@ -78,6 +79,8 @@ class Semantics:
         # A parameter read inside its function takes the value its callers pass
         # (callers.py): the audit asks for it; `check` keeps its answers.
         self.follow_callers = follow_callers
+        # A flag re-bound under `if`s keeps its device dependence (flow.py): audit only.
+        self.follow_flow = follow_flow
         self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...]], Evaluator] = {}
         # Facts about classes, the same for every generation (see dispatch.py).
         self._facts: dict[Any, Any] = {}
@@ -119,6 +122,7 @@ class Semantics:
                 call_memo=Memo(calls),
                 facts=self._facts,
                 follow_callers=self.follow_callers,
+                follow_flow=self.follow_flow,
             )
             self._evaluators[key] = found
         return found
@@ -232,9 +236,11 @@ def admission_of(
     vocabulary: Sequence[VocabularyEntry] = (),
     idioms: IdiomRegistry | None = None,
     flags: Mapping[str, Any] | None = None,
+    follow_flow: bool = False,
 ) -> Admission:
     """The Admission of `expr` evaluated at the end of module `source` (named 'gate';
-    `modules` adds other modules it may import, by dotted name)."""
+    `modules` adds other modules it may import, by dotted name; `follow_flow` reads
+    re-bound names as the audit does)."""
     if registry is None:
         from gatecheck.config.loader import load_ruleset
 
@@ -249,7 +255,7 @@ def admission_of(
 
     assign = module.locals[_RESULT][-1].parent
     assert isinstance(assign, nodes.Assign)
-    semantics = Semantics(project, registry, vocabulary, idioms=idioms)
+    semantics = Semantics(project, registry, vocabulary, idioms=idioms, follow_flow=follow_flow)
     return semantics.admission(assign.value, flags)
 
 

@@ -58,6 +58,9 @@ class Evaluator:
     # A parameter read where no call bound it takes the value every caller passes
     # (callers.py); off, only the naming conventions are asked.
     follow_callers: bool = False
+    # A name bound more than once under `if`s holds what its block leaves (flow.py);
+    # off, the bindings meet (as `check` has always read them).
+    follow_flow: bool = False
     # Evaluation steps left for the condition being evaluated (see bounds.MAX_STEPS).
     _steps_left: int = 0
     _entered: int = 0

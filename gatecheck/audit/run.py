@@ -154,12 +154,7 @@ def _run_audit(
     vendor = registry.get(generation).vendor
     modules = _arch_modules(project, None if only is None else frozenset(only))
     semantics = Semantics(
-        project,
-        registry,
-        ruleset.vocabulary,
-        shortcuts=shortcuts,
-        follow_callers=True,
-        follow_flow=True,
+        project, registry, ruleset.vocabulary, shortcuts=shortcuts, follow_callers=True
     )
     progress.stage("evaluating conditions", len(modules))
     conditions = discover(project, semantics, modules, vendor, progress.advance, contain)

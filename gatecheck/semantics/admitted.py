@@ -67,7 +67,7 @@ class Semantics:
         shortcuts: bool = True,
         idioms: IdiomRegistry | None = None,
         follow_callers: bool = False,
-        follow_flow: bool = False,
+        follow_flow: bool | None = None,
     ) -> None:
         self.project = project
         self.registry = registry
@@ -79,8 +79,9 @@ class Semantics:
         # A parameter read inside its function takes the value its callers pass
         # (callers.py): the audit asks for it; `check` keeps its answers.
         self.follow_callers = follow_callers
-        # A flag re-bound under `if`s keeps its device dependence (flow.py): audit only.
-        self.follow_flow = follow_flow
+        # A flag re-bound under `if`s keeps its device dependence (flow.py): audit only,
+        # so by default wherever callers are followed (the audit's Semantics).
+        self.follow_flow = follow_callers if follow_flow is None else follow_flow
         self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...]], Evaluator] = {}
         # Facts about classes, the same for every generation (see dispatch.py).
         self._facts: dict[Any, Any] = {}

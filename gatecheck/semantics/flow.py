@@ -51,22 +51,15 @@ def value_after(
         # `self.disabled = True`, `if not ok: return`, `self.disabled = False` may
         # leave with the earlier value.
         return None
-    memo = ev.call_memo.get(key)
-    if memo is not None:
-        value, recorded = memo
-        ev.reads.absorb(recorded)
-        return value
     # Cycle guard: the first binding's statement (no other evaluation marks statements).
+    # Not memoized here: the tests and bindings it reads are (bindings, calls).
     guard = id(assigns[0].statement())
     if guard in ev.active:
         return UNKNOWN  # the flag's own tests read it
     ev.active.add(guard)
     try:
-        with ev.tracking() as reads:
-            found = _run(ev, block.body, statements, _UNSET)
-            value = UNKNOWN if found is _UNSET else found
-        ev.call_memo.put(key, value, reads.frozen())
-        return value
+        found = _run(ev, block.body, statements, _UNSET)
+        return UNKNOWN if found is _UNSET else found
     finally:
         ev.active.discard(guard)
 

@@ -134,7 +134,11 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # pdmux's `major == 7` (pdmux_context.py:60); - interface.py:644 `compute_capability
         # == 9 and use_block_sparsity` (`block_sparse_tensors is not None`, no caller passes
         # block_sparse_tensors: decided).
-        "probably-deliberate": 52,
+        # 56 since a flag re-bound under ifs keeps its device dependence (flow.py): the FA4
+        # SM100 kernel's q_stage checks (flash_fwd_sm100.py:105, :171, :235, :244, :251),
+        # q_stage being 2-or-1 on sm100 and 1 elsewhere in interface.py's caller; and -1:
+        # fused_marlin_moe.py:142 below.
+        "probably-deliberate": 56,
         "decided": 0,  # no rules, no `# gatecheck: ignore` comments in sglang
         # 56: `is_blackwell()` (majors 10, 11, 12), `major >= 9` / `>= 8` cut-offs, and
         # `if sm_version < 90: return False` exits (the feature is where it is false);
@@ -153,7 +157,10 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # `self.num_threads == 128`, and the `scale_ue8m0` parameters of ep_moe/kernels.py:736
         # and fp8_kernel.py:437 (now read from their callers' arguments, which depend on the
         # generation).
-        "admits": 60,
+        # + fused_marlin_moe.py:142 `use_atomic_add = dtype == half or major >= 9`: an
+        # assignment takes its polarity from its name (enables, true on every generation),
+        # no longer from the operators (disables, sm70-89).
+        "admits": 61,
     }
     # `_is_hip`, `_is_cuda`, `_use_aiter` checks tell vendors apart, not generations;
     # 2 of them are multimodal_gen's `current_platform.is_cuda()` (gpu_worker.py:471,
@@ -162,12 +169,20 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # `any(...)` over a list, that only AMD generations can pass).
     # 331: 22 more once unknown operands are free variables (issue 17 item 3): vendor tests
     # combined with flags, e.g. `_is_cuda and get_bool_env_var(...)`.
-    assert report.vendor_gates == 331
+    # 336: + fp8.py:578/:591 `self.use_marlin` and fpgemm_fp8.py:170/:182
+    # `self.quant_config.use_marlin` (set in __init__ under ifs, read through flow.py),
+    # deepseek_v2.py:2669 `has_gemm_output_zero_allocator and ...`.
+    assert report.vendor_gates == 336
     # 48 call sites only pass a gate on: ENABLE_JIT_DEEPGEMM / DEEPGEMM_SCALE_UE8M0
     # readers, `should_deepgemm_weight_requant_ue8m0(...)`, `self.use_mha`, ...; since
     # conditions passed as call arguments are read (issue 17 item 2), also
     # `skipif(skip_condition)` and `ENABLE_JIT_DEEPGEMM and DEEPGEMM_BLACKWELL` arguments.
-    assert len(report.hops) == 48
+    # 54: + readers of flags set to constants under a gate's if (hops.py): glm4_moe_lite.py:536
+    # `disable_reason is not None`, longcat_flash_nextn.py:413 `not use_deep_gemm_bmm`,
+    # flash_fwd_sm100.py:248/:421 `self.uneven_kv_smem`; deepseek_v2.py:2429/:2432
+    # `should_allreduce_fusion`, a call through `self.layer_communicator` (one of two
+    # communicator classes, values.OneOf) of the allreduce-fusion gate function.
+    assert len(report.hops) == 54
     # Bodies of device predicates (is_hip, is_cuda, Platform.is_blackwell, ...) and aliases
     # such as `_is_sm100_supported = _is_cuda and is_sm100_supported()`.
     assert report.predicate_definitions == 16

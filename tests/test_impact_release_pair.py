@@ -69,6 +69,15 @@ def test_the_known_widening_appears(report: dict[str, object]) -> None:
     assert ("sglang/srt/layers/quantization/fp8.py", 838, ["sm120", "sm121"]) in widened
 
 
+def test_an_assignment_gains_no_widening_by_its_operators(report: dict[str, object]) -> None:
+    # Read by the operators' shape, 0.5.9's `use_atomic_add = ... or major >= 9` was a
+    # disabling gate (sm70-89) and 0.5.12's, with `and not x`, an enabling one (all):
+    # a false widening at fused_marlin_moe.py:183.
+    widened = [(i["path"], i["line"]) for i in _issues(report, "impact-widened")]
+    marlin = "sglang/srt/layers/moe/fused_moe_triton/fused_marlin_moe.py"
+    assert [w for w in widened if w[0] == marlin] == []
+
+
 def test_only_the_hand_checked_narrowing(report: dict[str, object]) -> None:
     narrowed = [
         (i["path"], i["after"]["condition"], i["before"]["condition"], i["generations"])  # type: ignore[index]

@@ -206,9 +206,11 @@ def feature_side(
     condition: nodes.NodeNG | None = None,
 ) -> tuple[Polarity, frozenset[str]]:
     """Which way the condition gates: the body (enables) unless the body only bails out
-    (`if cond: raise/return False`), or the condition skips a test (`skipif(cond)`), or only
-    the else side depends on the generation (`if not is_sm100(): fallback()`): then the
-    feature is where it can be false."""
+    (`if cond: raise/return False`), or the condition skips a test (`skipif(cond)`), or
+    its value is assigned to a name for an off state (`skip_x = ...`), or -- not assigned
+    to a name -- only the else side depends on the generation (`if not is_sm100():
+    fallback()`): then the feature is where it can be false. A value assigned to any
+    other name enables where it can be true."""
     true_side, false_side = admission.can_be_true, admission.can_be_false
     marker = _marker_of(condition) if kind is SlotKind.ARGUMENT else ""
     if marker in _SKIP_WHEN_TRUE:
@@ -217,8 +219,14 @@ def feature_side(
         return Polarity.ENABLES, true_side
     if kind is SlotKind.IF and branch_disables(statement.body):
         return Polarity.DISABLES, false_side
-    if kind is SlotKind.ASSIGN and any(_OFF_STATE.search(n) for n in assigned_names(statement)):
-        return Polarity.DISABLES, false_side  # `is_fp8_deprecated = 100 <= sm < 120`
+    names = assigned_names(statement) if kind is SlotKind.ASSIGN else []
+    if names:
+        # The value is kept under a name, and the name says what true means, whatever
+        # the operators: `is_fp8_deprecated = 100 <= sm < 120` is off where true,
+        # `use_atomic_add = dtype == half or major >= 9` on where true.
+        if any(_OFF_STATE.search(n) for n in names):
+            return Polarity.DISABLES, false_side
+        return Polarity.ENABLES, true_side
     if _restricted(false_side, vendor_gens) and not _restricted(true_side, vendor_gens):
         return Polarity.DISABLES, false_side
     return Polarity.ENABLES, true_side

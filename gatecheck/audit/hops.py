@@ -56,12 +56,26 @@ class HopSources:
             return self._function_source(term.func)
         if isinstance(term, (nodes.Name, nodes.Attribute)):
             return self._binding_source(term)
+        if (
+            isinstance(term, nodes.Compare)
+            and len(term.ops) == 1
+            and isinstance(term.ops[0][1], nodes.Const)
+            and isinstance(term.left, (nodes.Name, nodes.Attribute))
+        ):
+            # `arc == "sm80"`, `reason is not None` on a flag set under a deciding if.
+            flag = self._flag_source(self._bindings(term.left))
+            return None if flag is None else f"{flag}.{_term_name(term.left)}".lstrip(".")
         return None
 
     def _function_source(self, func: nodes.NodeNG) -> str | None:
         if isinstance(func, (nodes.Name, nodes.Attribute)) and is_predicate_name(_term_name(func)):
             return None  # `is_sm90 = partial(_major_in, [9])`: called as a predicate
         value = self.evaluator.value(func)
+        # A method through an alias chosen at runtime (values.OneOf): every option's.
+        found = [self._function(v) for v in getattr(value, "options", (value,))]
+        return found[0] if found and all(found) else None
+
+    def _function(self, value: object) -> str | None:
         while isinstance(value, PartialRef):
             value = value.func
         if isinstance(value, FunctionRef) and isinstance(value.node, nodes.FunctionDef):
@@ -69,7 +83,11 @@ class HopSources:
         return None
 
     def _binding_source(self, term: nodes.Name | nodes.Attribute) -> str | None:
-        for binding in self._bindings(term):
+        bindings = self._bindings(term)
+        flag = self._flag_source(bindings)
+        if flag is not None:
+            return f"{flag}.{_term_name(term)}".lstrip(".")
+        for binding in bindings:
             statement = binding.statement()
             value = getattr(statement, "value", None)
             if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)) or value is None:
@@ -80,6 +98,31 @@ class HopSources:
                 or (isinstance(value, (nodes.Name, nodes.Attribute)) and self._alias_source(value))
             ):
                 return f"{qualname_of(statement)}.{_term_name(term)}".lstrip(".")
+        return None
+
+    def _flag_source(self, bindings: list[nodes.NodeNG]) -> str | None:
+        """`use_x = False` then `if cap >= (9, 0): use_x = True`: every binding a
+        constant, and at least one under a deciding `if`: a reading passes that `if`'s
+        decision on (a non-constant value might decide something of its own)."""
+        decided: list[nodes.NodeNG] = []
+        for binding in bindings:
+            statement = binding.statement()
+            value = getattr(statement, "value", None)
+            if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)):
+                return None
+            if not isinstance(value, nodes.Const):
+                return None
+            gate = self._deciding_if(statement)
+            if gate is not None:
+                decided.append(gate)
+        return qualname_of(decided[0]) if decided else None
+
+    def _deciding_if(self, statement: nodes.NodeNG) -> nodes.If | None:
+        child, parent = statement, statement.parent
+        while isinstance(parent, nodes.If) and child is not parent.test:
+            if id(parent.test) in self.bound_conditions:
+                return parent
+            child, parent = parent, parent.parent
         return None
 
     def _alias_source(self, value: nodes.Name | nodes.Attribute) -> str | None:

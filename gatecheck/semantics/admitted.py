@@ -67,6 +67,7 @@ class Semantics:
         shortcuts: bool = True,
         idioms: IdiomRegistry | None = None,
         follow_callers: bool = False,
+        follow_flow: bool | None = None,
     ) -> None:
         self.project = project
         self.registry = registry
@@ -78,6 +79,9 @@ class Semantics:
         # A parameter read inside its function takes the value its callers pass
         # (callers.py): the audit asks for it; `check` keeps its answers.
         self.follow_callers = follow_callers
+        # A flag re-bound under `if`s keeps its device dependence (flow.py): audit only,
+        # so by default wherever callers are followed (the audit's Semantics).
+        self.follow_flow = follow_callers if follow_flow is None else follow_flow
         self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...]], Evaluator] = {}
         # Facts about classes, the same for every generation (see dispatch.py).
         self._facts: dict[Any, Any] = {}
@@ -140,6 +144,7 @@ class Semantics:
                 call_memo=Memo(calls),
                 facts=self._facts,
                 follow_callers=self.follow_callers,
+                follow_flow=self.follow_flow,
             )
             self._evaluators[key] = found
         return found
@@ -253,9 +258,11 @@ def admission_of(
     vocabulary: Sequence[VocabularyEntry] = (),
     idioms: IdiomRegistry | None = None,
     flags: Mapping[str, Any] | None = None,
+    follow_flow: bool = False,
 ) -> Admission:
     """The Admission of `expr` evaluated at the end of module `source` (named 'gate';
-    `modules` adds other modules it may import, by dotted name)."""
+    `modules` adds other modules it may import, by dotted name; `follow_flow` reads
+    re-bound names as the audit does)."""
     if registry is None:
         from gatecheck.config.loader import load_ruleset
 
@@ -270,7 +277,7 @@ def admission_of(
 
     assign = module.locals[_RESULT][-1].parent
     assert isinstance(assign, nodes.Assign)
-    semantics = Semantics(project, registry, vocabulary, idioms=idioms)
+    semantics = Semantics(project, registry, vocabulary, idioms=idioms, follow_flow=follow_flow)
     return semantics.admission(assign.value, flags)
 
 

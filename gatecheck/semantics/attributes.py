@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from gatecheck.semantics import classes, resolve
 from gatecheck.semantics.idioms._model import NOT_MINE
+from gatecheck.semantics.logic import either
 from gatecheck.semantics.values import (
     UNKNOWN,
     Builtin,
@@ -16,6 +17,7 @@ from gatecheck.semantics.values import (
     ExternalRef,
     InstanceRef,
     ModuleRef,
+    OneOf,
 )
 
 if TYPE_CHECKING:
@@ -69,12 +71,17 @@ def _builtin(ev: Evaluator, receiver: Builtin, name: str) -> Any:
     return UNKNOWN
 
 
+def _one_of(ev: Evaluator, receiver: OneOf, name: str) -> Any:
+    return either([attribute(ev, option, name) for option in receiver.options])
+
+
 _BY_KIND: dict[type, Callable[[Evaluator, Any, str], Any]] = {
     ModuleRef: _module,
     ExternalRef: _external,
     ClassRef: _class,
     InstanceRef: _instance,
     Builtin: _builtin,
+    OneOf: _one_of,
 }
 
 

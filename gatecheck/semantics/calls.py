@@ -13,6 +13,7 @@ from gatecheck.loading.resolve import is_abstract_body
 from gatecheck.semantics import bounds, builtin_calls, classes, conventions
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.idioms._model import NOT_MINE
+from gatecheck.semantics.logic import either
 from gatecheck.semantics.values import (
     UNKNOWN,
     Builtin,
@@ -21,6 +22,7 @@ from gatecheck.semantics.values import (
     FunctionRef,
     Identity,
     InstanceRef,
+    OneOf,
     PartialRef,
     contains_unknown,
     plain,
@@ -85,6 +87,8 @@ def call(
     if isinstance(func, FunctionRef):
         result = _call_function(ev, func, list(args), dict(kwargs))
         return result if optional else plain(result)
+    if isinstance(func, OneOf):
+        return either([call(ev, f, args, kwargs, syntax, optional) for f in func.options])
     if isinstance(func, PartialRef):
         merged = dict(func.kwargs)
         merged.update(kwargs)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import decorator_names
+from gatecheck.semantics import flow
 from gatecheck.semantics.logic import join_all
 from gatecheck.semantics.values import (
     UNKNOWN,
@@ -75,9 +76,12 @@ def class_attribute(
         return ev.binding_value(node)
     if isinstance(receiver, InstanceRef):
         assigned = cls.instance_attrs.get(name)
+        on_self = (set_on_self(ev, cls) or {}).get(name, ())
+        flowed = None if on_self else flow.value_after(ev, assigned or ())
+        if flowed is not None:
+            return flowed  # `self.use_x = False` then `if cap >= ...: self.use_x = True`
         values = [ev.binding_value(a) for a in assigned or ()]
-        on_self = set_on_self(ev, cls)
-        values += [ev.eval(v, None) for v in (on_self or {}).get(name, ())]
+        values += [ev.eval(v, None) for v in on_self]
         if values:
             return join_all(values)
         if fallback:

@@ -44,6 +44,9 @@ class Evaluator:
     vocabulary: Sequence[VocabularyEntry] = ()
     # Attribute/variable names standing for a feature flag, and the value to read for them.
     flag_values: Mapping[str, Any] = field(default_factory=dict)
+    # A name bound more than once under `if`s holds what its block leaves (flow.py);
+    # off, the bindings meet (as `check` has always read them).
+    follow_flow: bool = False
     idioms: IdiomRegistry = field(default_factory=default_idioms)
     reads: Reads = field(default_factory=Reads)
     binding_memo: Memo = field(default_factory=Memo)

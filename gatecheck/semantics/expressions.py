@@ -11,8 +11,15 @@ from astroid import nodes
 
 from gatecheck.semantics import bounds, classes
 from gatecheck.semantics.bounds import safe
-from gatecheck.semantics.logic import bool_op, join, kleene_not
-from gatecheck.semantics.values import UNKNOWN, FunctionRef, contains_unknown, plain, truth
+from gatecheck.semantics.logic import bool_op, either, kleene_not
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    FunctionRef,
+    OneOf,
+    contains_unknown,
+    plain,
+    truth,
+)
 
 if TYPE_CHECKING:
     from gatecheck.semantics.env import Env
@@ -111,6 +118,8 @@ def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
 
 
 def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
+    if isinstance(left, OneOf) or isinstance(right, OneOf):
+        return UNKNOWN  # which option it is, is unknown (`Platform is NvmlPlatform`)
     left, right = classes.as_tuple(ev, left), classes.as_tuple(ev, right)
     if op in ("in", "not in"):
         if left is UNKNOWN or right is UNKNOWN:
@@ -208,7 +217,7 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
 def _if_exp(ev: Evaluator, node: nodes.IfExp, env: Env | None) -> Any:
     t = truth(ev.eval(node.test, env))
     if t is UNKNOWN:
-        return join(ev.eval(node.body, env), ev.eval(node.orelse, env))
+        return either((ev.eval(node.body, env), ev.eval(node.orelse, env)))
     return ev.eval(node.body if t else node.orelse, env)
 
 

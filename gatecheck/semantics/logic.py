@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from gatecheck.semantics.values import UNKNOWN, NoneOr, Tri, truth
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    ClassRef,
+    FunctionRef,
+    InstanceRef,
+    ModuleRef,
+    NoneOr,
+    OneOf,
+    PartialRef,
+    Tri,
+    truth,
+)
 
 
 def kleene_not(value: Any) -> Tri:
@@ -55,6 +66,40 @@ def join(a: Any, b: Any) -> Any:
     except Exception:
         return UNKNOWN
     return UNKNOWN
+
+
+# What a OneOf may hold: the project's classes, instances, modules and functions, whose
+# attributes and calls can be read. (Two external names, `torch.bfloat16 if x else
+# torch.float16`, are values nothing can read: they meet as unknown.)
+_REFERENCES = (ClassRef, InstanceRef, ModuleRef, FunctionRef, PartialRef)
+# More options than this (a long chain of conditional expressions): unknown.
+MAX_OPTIONS = 8
+
+
+def either(values: Sequence[Any]) -> Any:
+    """The value of one of `values`, we cannot tell which: their join, except that
+    references that differ stay a OneOf (attributes and calls through it are each
+    option's, met again by `either`)."""
+    options: list[Any] = []
+    for value in values:
+        for option in value.options if isinstance(value, OneOf) else (value,):
+            if not any(_same(option, seen) for seen in options):
+                options.append(option)
+    if len(options) > 1 and all(isinstance(o, _REFERENCES) for o in options):
+        return OneOf(tuple(options)) if len(options) <= MAX_OPTIONS else UNKNOWN
+    return join_all(options) if options else UNKNOWN
+
+
+def _same(a: Any, b: Any) -> bool:
+    """One reference, however often made: the same class, or equal values."""
+    if a is b:
+        return True
+    if isinstance(a, ClassRef) and isinstance(b, ClassRef):
+        return a.node is b.node
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
 
 
 def join_all(values: Sequence[Any]) -> Any:

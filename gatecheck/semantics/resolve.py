@@ -13,7 +13,7 @@ from astroid import nodes
 from gatecheck.loading.project import Project
 from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
 from gatecheck.loading.trees import bound_in_scopes, lookup
-from gatecheck.semantics import bounds
+from gatecheck.semantics import bounds, flow
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.logic import join_all
 from gatecheck.semantics.values import UNKNOWN, ExternalRef, ModuleRef
@@ -95,6 +95,9 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
     if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
+    flowed = flow.value_after(ev, assigns, node)
+    if flowed is not None:
+        return flowed
     return join_all([binding_of(ev, a, node.name) for a in assigns])
 
 
@@ -121,6 +124,9 @@ def module_attribute(
         return ExternalRef(f"{module_name}.{attr}")
     bound = module.locals.get(attr)
     if bound:
+        flowed = flow.value_after(ev, bound)
+        if flowed is not None:
+            return flowed
         return join_all([binding_of(ev, b, attr) for b in bound])
     if project.has_module(f"{module_name}.{attr}"):
         return ModuleRef(f"{module_name}.{attr}")

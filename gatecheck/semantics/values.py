@@ -142,8 +142,8 @@ class TritonTarget:
 
 def truth(value: Any) -> Tri:
     """Python truthiness, three-valued."""
-    if value is UNKNOWN:
-        return UNKNOWN
+    if value is UNKNOWN or isinstance(value, OneOf):
+        return UNKNOWN  # a OneOf's truth is not read: its attributes and calls are
     try:
         return bool(value)
     except Exception:
@@ -160,6 +160,17 @@ class NoneOr:
     value: Any
 
 
+@dataclass(frozen=True, eq=False)
+class OneOf:
+    """One of these references, and which one the generation does not decide: a module
+    alias or platform class chosen by an unknown condition (`Platform = NvmlPlatform if
+    nvml_ok else NonNvmlPlatform`). An attribute or call through it is each option's,
+    met as two paths meet (logic.either): a predicate through it can be true wherever
+    some option's can, false wherever some option's can. Never a known value itself."""
+
+    options: tuple[Any, ...]
+
+
 def plain(value: Any) -> Any:
     """A value as expressions see it: NoneOr is unknown outside the locals that hold it."""
     return UNKNOWN if isinstance(value, NoneOr) else value
@@ -171,7 +182,7 @@ def is_known(value: Any) -> bool:
 
 def contains_unknown(value: Any) -> bool:
     """UNKNOWN itself, or inside a tuple, list or set (a partly known arch list)."""
-    if value is UNKNOWN:
+    if value is UNKNOWN or isinstance(value, OneOf):
         return True
     if isinstance(value, (tuple, list, frozenset, set)):
         return any(contains_unknown(v) for v in value)

@@ -1,0 +1,152 @@
+"""The value a name (or an instance attribute) holds after the block that binds it more
+than once, read in order through `if`s: `use_x = False` then `if cap >= (9, 0): use_x =
+True` is True exactly where the test can be. Only straight-line assignments and `if`s
+of one block (a module, a class body, a method such as `__init__`) are read so; any other
+shape (a binding in a loop, a `try`, a `with`, bindings in two blocks) answers None and
+the caller meets every binding as before (logic.join_all). Read so only when the
+evaluator follows flow (the audit: `Semantics(follow_flow=True)`); `check` keeps meeting
+every binding."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from gatecheck.semantics.logic import either
+from gatecheck.semantics.values import UNKNOWN, truth
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+_BLOCKS = (nodes.Module, nodes.ClassDef, nodes.FunctionDef)
+# No binding reached on this path: reading the name there would fail, so the path adds
+# no value.
+_UNSET: Any = object()
+
+
+def value_after(
+    ev: Evaluator, assigns: Sequence[nodes.NodeNG], reader: nodes.NodeNG | None = None
+) -> Any | None:
+    """The value `assigns` (AssignName / AssignAttr nodes of one name) leave at the end
+    of their block, or None when they are not all plain assignments of one block under
+    `if`s only (or when `reader`, the node reading the name, sits inside one of them)."""
+    if len(assigns) < 2 or not ev.follow_flow:
+        return None
+    key = ("flow", *sorted(id(a) for a in assigns))
+    if key not in ev.facts:  # the shape is the code's: found once for every generation
+        ev.facts[key] = _marked(assigns)
+    marked = ev.facts[key]
+    if marked is None or (reader is not None and _inside(reader, marked)):
+        return None
+    block, statements = marked
+    if reader is not None and reader.scope() is block:
+        # Read in the block itself: only paths that did not return reach it, but it
+        # must come after every binding (astroid's lookup keeps some that follow).
+        if any(_line(a) >= _line(reader) for a in assigns):
+            return None
+    elif _returns_early(ev, block):
+        # Read after the block ran (another function, an instance's attribute):
+        # `self.disabled = True`, `if not ok: return`, `self.disabled = False` may
+        # leave with the earlier value.
+        return None
+    # Cycle guard: the first binding's statement (no other evaluation marks statements).
+    # Not memoized here: the tests and bindings it reads are (bindings, calls).
+    guard = id(assigns[0].statement())
+    if guard in ev.active:
+        return UNKNOWN  # the flag's own tests read it
+    ev.active.add(guard)
+    try:
+        found = _run(ev, block.body, statements, _UNSET)
+        return UNKNOWN if found is _UNSET else found
+    finally:
+        ev.active.discard(guard)
+
+
+def _marked(
+    assigns: Sequence[nodes.NodeNG],
+) -> tuple[nodes.NodeNG, dict[int, list[nodes.NodeNG]]] | None:
+    """The block holding every binding, and by id: each `if` on the way to a binding
+    (-> []) and each assignment statement (-> its bindings among `assigns`)."""
+    block: nodes.NodeNG | None = None
+    marked: dict[int, list[nodes.NodeNG]] = {}
+    for assign in assigns:
+        if not isinstance(assign, (nodes.AssignName, nodes.AssignAttr)):
+            return None
+        statement = assign.statement()
+        if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)):
+            return None
+        marked.setdefault(id(statement), []).append(assign)
+        node: nodes.NodeNG = statement
+        while isinstance(node.parent, nodes.If) and node is not node.parent.test:
+            node = node.parent
+            marked.setdefault(id(node), [])
+        owner = node.parent
+        if not isinstance(owner, _BLOCKS) or not any(s is node for s in owner.body):
+            return None
+        if block is not None and owner is not block:
+            return None
+        block = owner
+    return (block, marked) if block is not None else None
+
+
+def _line(node: nodes.NodeNG) -> int:
+    return int(node.lineno or 0)
+
+
+def _returns_early(ev: Evaluator, block: nodes.NodeNG) -> bool:
+    """A function block with a `return` anywhere but as its last statement (nested
+    scopes aside): a path may leave the block with an earlier binding's value."""
+    if not isinstance(block, nodes.FunctionDef):
+        return False
+    key = ("returns-early", id(block))
+    if key not in ev.facts:
+        ev.facts[key] = _has_early_return(block)
+    return bool(ev.facts[key])
+
+
+def _has_early_return(function: nodes.FunctionDef) -> bool:
+    last = function.body[-1] if function.body else None
+    skip = (nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)
+    statements = [s for s in function.body if not isinstance(s, skip)]
+    returns = (r for s in statements for r in s.nodes_of_class(nodes.Return, skip_klass=skip))
+    return any(r is not last for r in returns)
+
+
+def _inside(reader: nodes.NodeNG, marked: tuple[nodes.NodeNG, dict[int, Any]]) -> bool:
+    node: nodes.NodeNG | None = reader
+    while node is not None:
+        if id(node) in marked[1]:
+            return True
+        node = node.parent
+    return False
+
+
+def _run(
+    ev: Evaluator, body: Sequence[nodes.NodeNG], marked: dict[int, list[nodes.NodeNG]], value: Any
+) -> Any:
+    for stmt in body:
+        if id(stmt) not in marked:
+            continue
+        if isinstance(stmt, nodes.If):
+            t = truth(ev.eval(stmt.test, None))
+            if t is True:
+                value = _run(ev, stmt.body, marked, value)
+            elif t is False:
+                value = _run(ev, stmt.orelse, marked, value)
+            else:
+                value = _meet(
+                    _run(ev, stmt.body, marked, value), _run(ev, stmt.orelse, marked, value)
+                )
+        else:
+            value = ev.binding_value(marked[id(stmt)][-1])
+    return value
+
+
+def _meet(a: Any, b: Any) -> Any:
+    if a is _UNSET:
+        return b
+    if b is _UNSET:
+        return a
+    return either([a, b])

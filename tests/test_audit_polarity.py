@@ -1,0 +1,142 @@
+"""Which way an architecture condition gates (conditions.feature_side), read on in-memory
+modules: for a condition whose value is assigned to a name (or an attribute), the name
+decides -- a name for an off state disables, any other name enables -- whatever the
+operators around the generation test. Pure: nothing touches the disk."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gatecheck.audit.conditions import ArchCondition, classify_condition, outermost_slots
+from gatecheck.config.model import RuleSet
+from gatecheck.gates.model import Polarity
+from gatecheck.semantics.admitted import Semantics, in_memory_project
+
+HEADER = "import torch\nmajor, minor = torch.cuda.get_device_capability()\n"
+ENABLES, DISABLES = Polarity.ENABLES, Polarity.DISABLES
+NVIDIA_BELOW_9 = frozenset({"sm70", "sm75", "sm80", "sm86", "sm87", "sm89"})
+
+
+def conditions(ruleset: RuleSet, source: str) -> list[ArchCondition]:
+    """The architecture conditions of module `HEADER + source`, in line order."""
+    project = in_memory_project({"mod": HEADER + textwrap.dedent(source)})
+    module = project.module("mod")
+    assert module is not None
+    semantics = Semantics(project, ruleset.registry)
+    nvidia = ruleset.registry.vendor_names("nvidia")
+    found = []
+    for condition, statement, kind in outermost_slots(module):
+        arch = classify_condition(semantics, module, condition, statement, kind, nvidia)
+        if arch is not None:
+            found.append(arch)
+    return sorted(found, key=lambda c: c.line)
+
+
+def polarity(ruleset: RuleSet, source: str) -> tuple[Polarity, frozenset[str]]:
+    """The one architecture condition's polarity and the feature's NVIDIA set."""
+    (found,) = conditions(ruleset, source)
+    return found.polarity, found.admits & ruleset.registry.vendor_names("nvidia")
+
+
+def nvidia_from(ruleset: RuleSet, major: int) -> frozenset[str]:
+    return frozenset(
+        g.name for g in ruleset.registry.generations if g.vendor == "nvidia" and g.major >= major
+    )
+
+
+# (source, expected polarity, the feature's NVIDIA generations: "true" where the
+# condition can be true, "false" where it can be false).
+ASSIGNMENTS = [
+    # The shape that read "disables" before: only the false side is restricted by the
+    # operators, but the name says true means on.
+    pytest.param(
+        "use_atomic_add = dtype == half or major >= 9\n", ENABLES, "true", id="or-with-unknown"
+    ),
+    pytest.param(
+        "use_atomic_add = (dtype == half or major >= 9) and not is_mxfp4\n",
+        ENABLES,
+        "true",
+        id="and-not-appended",
+    ),
+    pytest.param("use_wgmma = major >= 9\n", ENABLES, "true", id="plain-comparison"),
+    pytest.param("self.use_tma = major >= 9 or fast\n", ENABLES, "true", id="attribute-target"),
+    pytest.param(
+        "use_tma: bool = major >= 9 or fast\n", ENABLES, "true", id="annotated-assignment"
+    ),
+    pytest.param("enable_fa = not major < 9\n", ENABLES, "true", id="negated-value"),
+    # Names for an off state: set True, the feature is off.
+    pytest.param(
+        "is_fp8_deprecated = bits < 16 and major >= 9\n", DISABLES, "false", id="deprecated"
+    ),
+    pytest.param(
+        "skip_condition = major < 9 or dtype == half\n", DISABLES, "false", id="skip-prefix"
+    ),
+    pytest.param("needs_fallback = major < 9 or slow\n", DISABLES, "false", id="fallback-word"),
+    pytest.param("disable_cuda_graph = not major >= 9\n", DISABLES, "false", id="disable-prefix"),
+    pytest.param(
+        "self.x_unsupported = major < 9 or dtype == half\n",
+        DISABLES,
+        "false",
+        id="attribute-off-state",
+    ),
+    # One off-state name among the targets is enough.
+    pytest.param(
+        "use_x = no_y = major < 9 or slow\n", DISABLES, "false", id="any-off-state-target"
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "side"), ASSIGNMENTS)
+def test_the_assigned_name_decides(
+    ruleset: RuleSet, source: str, expected: Polarity, side: str
+) -> None:
+    (found,) = conditions(ruleset, source)
+    nvidia = ruleset.registry.vendor_names("nvidia")
+    can = found.admission.can_be_true if side == "true" else found.admission.can_be_false
+    assert (found.polarity, found.admits & nvidia) == (expected, can & nvidia)
+
+
+def test_the_two_shapes_of_one_assignment_admit_alike(ruleset: RuleSet) -> None:
+    """The release pair's false widening (sglang fused_marlin_moe): appending `and not
+    x` to an assignment must not turn the feature's set from the old majors to all."""
+    before = polarity(ruleset, "use_atomic_add = dtype == half or major >= 9\n")
+    after = polarity(ruleset, "use_atomic_add = (dtype == half or major >= 9) and not mx\n")
+    assert before == after == (ENABLES, nvidia_from(ruleset, 7))
+
+
+# Not assigned to a name: the operators' shape still decides (the old reading stays).
+NOOPS = [
+    pytest.param(
+        "if not (major >= 9 and fast):\n    fallback()\n",
+        DISABLES,
+        "only the else side of an if depends on the generation",
+        id="if-with-restricted-false-side",
+    ),
+    pytest.param(
+        "config['use_x'] = dtype == half or major >= 9\n",
+        DISABLES,
+        "a subscript target is no name: nothing says what true means",
+        id="subscript-target",
+    ),
+    pytest.param(
+        "def f():\n    return dtype == half or major >= 9\n",
+        DISABLES,
+        "a returned value has no name of its own",
+        id="return-value",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "reason"), NOOPS)
+def test_unnamed_values_keep_the_operator_reading(
+    ruleset: RuleSet, source: str, expected: Polarity, reason: str
+) -> None:
+    found, _ = polarity(ruleset, source)
+    assert found is expected, reason
+
+
+def test_an_off_state_name_reads_the_false_side(ruleset: RuleSet) -> None:
+    assert polarity(ruleset, "skip_test = major < 9\n") == (DISABLES, nvidia_from(ruleset, 9))
+    assert polarity(ruleset, "run_test = major < 9\n") == (ENABLES, NVIDIA_BELOW_9)

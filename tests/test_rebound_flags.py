@@ -1,0 +1,266 @@
+"""A flag bound more than once in one block, under `if`s (semantics/flow.py): `use_x =
+False` then `if cap >= (9, 0): use_x = True` keeps its device dependence wherever it is
+read -- a module constant, another module's import of it, an instance attribute set in
+`__init__`. Shapes flow.py does not read keep the old meeting of every binding (unknown).
+The audit reads names so (`Semantics(follow_flow=True)`); `check` keeps its answers.
+Pure: in memory."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatecheck.config.model import RuleSet
+from gatecheck.semantics.admitted import Admission, admission_of
+from tests.test_audit import MakeTree, audit, verdicts
+
+CAP = "torch.cuda.get_device_capability()"
+
+
+def flowed(source: str, expr: str, ruleset: RuleSet) -> Admission:
+    """As the audit reads it (Semantics(follow_flow=True))."""
+    return admission_of(source, expr, ruleset.registry, follow_flow=True)
+
+
+HOPPER_UP = {"sm90", "sm100", "sm103", "sm110", "sm120", "sm121", "gfx90a", "gfx942", "gfx950"}
+BELOW_HOPPER = {"sm70", "sm75", "sm80", "sm86", "sm87", "sm89"}
+
+CASES = [
+    pytest.param(
+        f"use_x = False\nif {CAP} >= (9, 0):\n    use_x = True\n",
+        "use_x",
+        HOPPER_UP,
+        id="default-then-if",
+    ),
+    pytest.param(
+        f"if {CAP} >= (9, 0):\n    use_x = True\nelse:\n    use_x = False\n",
+        "use_x",
+        HOPPER_UP,
+        id="if-else",
+    ),
+    pytest.param(
+        f"use_x = True\nif {CAP} >= (9, 0):\n    use_x = False\n",
+        "use_x",
+        BELOW_HOPPER,
+        id="switched-off-under-the-if",
+    ),
+    pytest.param(
+        f"use_x = False\nif {CAP} >= (9, 0):\n    use_x = True\nif {CAP}[0] == 12:\n"
+        "    use_x = False\n",
+        "use_x",
+        HOPPER_UP - {"sm120", "sm121"},
+        id="two-ifs-in-order",
+    ),
+    pytest.param(
+        f"use_x = False\nif {CAP} >= (9, 0):\n    if {CAP}[0] != 12:\n        use_x = True\n",
+        "use_x",
+        HOPPER_UP - {"sm120", "sm121"},
+        id="nested-ifs",
+    ),
+    pytest.param(
+        f"use_x = False\nif {CAP} >= (9, 0):\n    use_x = True\n",
+        "use_x and not 'H20' in device_name",
+        HOPPER_UP,
+        id="read-in-a-larger-condition",
+    ),
+    pytest.param(
+        "class Kernel:\n"
+        "    def __init__(self):\n"
+        "        self.use_tma = False\n"
+        f"        if {CAP} >= (9, 0):\n"
+        "            self.use_tma = True\n"
+        "kernel = Kernel()\n",
+        "kernel.use_tma",
+        HOPPER_UP,
+        id="instance-attribute-in-init",
+    ),
+    pytest.param(
+        f"def run():\n    return use_x\nuse_x = False\nif {CAP} >= (9, 0):\n    use_x = True\n",
+        "run()",
+        HOPPER_UP,
+        id="read-by-a-function-defined-before",  # called after the module ran
+    ),
+    pytest.param(
+        f"def _major():\n    return {CAP}[0]\nuse_x = False\nif _major() >= 9:\n    use_x = True\n",
+        "use_x",
+        HOPPER_UP,
+        id="test-through-a-helper",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "expected"), CASES)
+def test_a_rebound_flag_keeps_its_device_dependence(
+    ruleset: RuleSet, source: str, expr: str, expected: set[str]
+) -> None:
+    admission = flowed("import torch\n" + source, expr, ruleset)
+    assert admission.can_be_true == expected
+    if "device_name" not in expr:  # an unknown operand: false may come from it anywhere
+        assert admission.can_be_false == ruleset.registry.all_names() - expected
+
+
+def test_an_unknown_test_keeps_both_values(ruleset: RuleSet) -> None:
+    source = (
+        "import os, torch\n"
+        "use_x = False\n"
+        f"if {CAP} >= (9, 0):\n"
+        "    use_x = True\n"
+        "if os.environ.get('NO_X'):\n"
+        "    use_x = False\n"
+    )
+    admission = flowed(source, "use_x", ruleset)
+    assert admission.can_be_true == HOPPER_UP
+    assert admission.can_be_false == ruleset.registry.all_names()
+
+
+def test_another_module_reads_the_value_at_the_end_of_the_module(ruleset: RuleSet) -> None:
+    flags = f"import torch\nuse_x = False\nif {CAP} >= (9, 0):\n    use_x = True\n"
+    admission = admission_of(
+        "from pkg.flags import use_x\nimport pkg.flags as flags\n",
+        "use_x and flags.use_x",
+        ruleset.registry,
+        modules={"pkg.flags": flags},
+        follow_flow=True,
+    )
+    assert admission.can_be_true == HOPPER_UP
+
+
+# Shapes flow.py does not read: every binding is met (the flag is unknown everywhere).
+NOOPS = [
+    pytest.param(
+        f"use_x = False\nfor _ in range(2):\n    if {CAP} >= (9, 0):\n        use_x = True\n",
+        "use_x",
+        "a binding in a loop may run any number of times",
+        id="loop",
+    ),
+    pytest.param(
+        f"use_x = False\ntry:\n    if {CAP} >= (9, 0):\n        use_x = True\nexcept Exception:\n"
+        "    pass\n",
+        "use_x",
+        "a binding in a try may be skipped by an exception",
+        id="try",
+    ),
+    pytest.param(
+        "class Kernel:\n"
+        "    def __init__(self):\n"
+        "        self.use_tma = False\n"
+        "    def enable(self):\n"
+        f"        if {CAP} >= (9, 0):\n"
+        "            self.use_tma = True\n"
+        "kernel = Kernel()\n",
+        "kernel.use_tma",
+        "bindings in two methods: which ran last is unknown",
+        id="two-methods",
+    ),
+    pytest.param(
+        f"use_x = False\nwith ctx():\n    if {CAP} >= (9, 0):\n        use_x = True\n",
+        "use_x",
+        "a with block's manager may swallow an exception",
+        id="with",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "reason"), NOOPS)
+def test_other_shapes_meet_every_binding(
+    ruleset: RuleSet, source: str, expr: str, reason: str
+) -> None:
+    admission = flowed("import torch\n" + source, expr, ruleset)
+    every = ruleset.registry.all_names()
+    assert (admission.can_be_true, admission.can_be_false) == (every, every), reason
+
+
+# The audit: a condition reading such a flag passes the deciding `if`'s answer on (a hop
+# of that gate, listed under it), unless a binding could decide something of its own.
+AUDITED = [
+    pytest.param(
+        "use_x = False\n"
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    use_x = True\n"
+        "def run(n):\n"
+        "    if use_x and n > 0:\n"
+        "        return 1\n",
+        [4],
+        [7],
+        id="flag-read-later-is-a-hop",
+    ),
+    pytest.param(
+        "def build(fp16):\n"
+        "    if torch.cuda.get_device_capability()[0] in (8, 9) and fp16:\n"
+        "        arc = 'sm80'\n"
+        "    else:\n"
+        "        arc = 'cuda_core'\n"
+        "    if arc == 'sm80':\n"
+        "        return 'tensor-core'\n",
+        [4],
+        [8],
+        id="flag-compared-with-a-constant-is-a-hop",
+    ),
+    pytest.param(
+        "def build(n):\n"
+        "    disable_reason = None\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        disable_reason = 'needs SM90 or SM100'\n"
+        "    elif n > 8:\n"
+        "        disable_reason = 'too many'\n"
+        "    if disable_reason is not None:\n"
+        "        return None\n",
+        [5],
+        [9],
+        id="reason-set-in-an-elif-of-the-gate",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "gates", "hops"), AUDITED)
+def test_a_flag_read_is_a_hop_of_its_deciding_if(
+    make_tree: MakeTree, source: str, gates: list[int], hops: list[int]
+) -> None:
+    # (lines in mod.py: the snippet starts at line 3; how each gate is classed is not
+    # this test's business)
+    report = audit(make_tree, source)
+    assert [line for line, _ in verdicts(report)] == gates
+    assert [h.line for h in report.hops] == hops
+
+
+def test_a_flag_with_a_value_of_its_own_stays_a_gate(make_tree: MakeTree) -> None:
+    # The second binding is a predicate's answer, not a constant: `if use_x:` decides
+    # on sm120 itself, so it is reported where it reads the flag.
+    report = audit(
+        make_tree,
+        "use_x = False\n"
+        "if is_sm90_supported():\n"
+        "    use_x = True\n"
+        "if n > 1:\n"
+        "    use_x = is_sm100_supported()\n"
+        "if use_x:\n"
+        "    kernel = 'fast'\n",
+    )
+    assert verdicts(report) == [(4, "probably-deliberate"), (8, "likely-gap")]
+    assert report.hops == ()
+
+
+def test_an_early_return_keeps_the_earlier_value(ruleset: RuleSet) -> None:
+    """`self.disabled = True`, `if not ok: return`, later `self.disabled = False`: an
+    instance made on the early path keeps True, so the bindings are met (unknown), not
+    read as the last one."""
+    source = (
+        "import os, torch\n"
+        "class Communicator:\n"
+        "    def __init__(self):\n"
+        "        self.disabled = True\n"
+        f"        if {CAP} < (9, 0):\n"
+        "            return\n"
+        "        self.disabled = False\n"
+        "comm = Communicator()\n"
+    )
+    admission = flowed(source, "comm.disabled", ruleset)
+    every = ruleset.registry.all_names()
+    assert (admission.can_be_true, admission.can_be_false) == (every, every)
+
+
+def test_check_keeps_meeting_the_bindings(ruleset: RuleSet) -> None:
+    """Without follow_flow (check's reading) the bindings meet as before: unknown."""
+    source = f"import torch\nuse_x = False\nif {CAP} >= (9, 0):\n    use_x = True\n"
+    admission = admission_of(source, "use_x", ruleset.registry)
+    every = ruleset.registry.all_names()
+    assert (admission.can_be_true, admission.can_be_false) == (every, every)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from astroid import nodes
 
-from gatecheck.audit import evidence
+from gatecheck.audit import evidence, not_gaps
 from gatecheck.audit.conditions import (
     ArchCondition,
     Role,
@@ -68,6 +68,11 @@ class Classifier:
         else:
             feature, source = feature_name(found)
         gate_class, reasons = self._verdict(found, rule_feature)
+        if gate_class is GateClass.LIKELY_GAP and (passed := _parameter_read(found)) is not None:
+            reasons = (
+                *reasons,
+                f"only reads its parameter '{passed}': the callers' condition is the decision",
+            )
         anchor = self._anchor(found, gate_class)
         if gate_class is not GateClass.ADMITS and (listed := allowlist_of(anchor)) is not None:
             reasons = (*reasons, listed)
@@ -99,6 +104,11 @@ class Classifier:
             )
         if (no_loss := self._no_feature_loss(found)) is not None:
             return GateClass.DELIBERATE, (no_loss,)
+        context = not_gaps.GateContext(
+            found, self.semantics, self.registry, self.generation, self.vendor_gens
+        )
+        if (decided_here := not_gaps.not_a_gap(context)) is not None:
+            return GateClass.DELIBERATE, (decided_here,)
         texts = self._texts(found)
         documented = evidence.apply(evidence.DELIBERATE_RULES, texts, self.generation)
         worded_gap = evidence.apply(evidence.GAP_RULES, texts, self.generation)
@@ -159,7 +169,9 @@ class Classifier:
             return (
                 f"shuts out only {shown}: a gate about {gen} itself; {gen} takes the other branch"
             )
-        if self._threshold(inside):
+        if self._threshold(inside) or (
+            _written_cut_off(found.condition) and self._threshold(inside, reach)
+        ):
             side = "an older" if self._older(inside) else "a newer"
             return (
                 f"{side}-hardware branch: it admits only {admitted_text}; "
@@ -225,7 +237,7 @@ class Classifier:
         majors = sorted({self.registry.get(g).major for g in inside})
         if len(majors) >= 2:
             reasons.append(f"enumerates {len(majors)} majors ({admitted_text}) but not {gen}")
-        terms = [t for t in found.arch_terms if _is_predicate_term(t, found.condition)]
+        terms = _alternative_predicates(found)
         if len(terms) >= 2:
             reasons.append(f"{len(terms)} generation predicates, none admitting {gen}")
         named = self._family_named(found)
@@ -384,10 +396,12 @@ class Classifier:
         reason = suppression.reason or "(no reason given)"
         return f"suppressed inline (line {suppression.line}): {reason}"
 
-    def _threshold(self, inside: frozenset[str]) -> bool:
+    def _threshold(self, inside: frozenset[str], reach: frozenset[str] | None = None) -> bool:
         """Everything up to some generation (or from some generation on), with this one
-        on the other side: a cut-off, not an allowlist."""
-        ordered = [g for g in self.registry.generations if g.name in self.vendor_gens]
+        on the other side: a cut-off, not an allowlist. With `reach`, counted among the
+        generations that get to the gate (`elif major < 9` after `if major < 8`)."""
+        known = self.vendor_gens if reach is None else self.vendor_gens & reach
+        ordered = [g for g in self.registry.generations if g.name in known]
         names = [g.name for g in ordered]
         if not inside or self.generation.name not in names:
             return False
@@ -523,6 +537,48 @@ def _is_predicate_term(term: nodes.NodeNG, condition: nodes.NodeNG) -> bool:
     return isinstance(term, (nodes.Call, nodes.Name, nodes.Attribute)) and not negated(
         term, condition
     )
+
+
+def _alternative_predicates(found: ArchCondition) -> list[nodes.NodeNG]:
+    """The positive predicates a condition offers as alternatives (`is_sm90() or
+    is_sm100()`), not those it requires together (`is_sm90() and group_gemm_ok()`
+    narrows to one generation, it enumerates none)."""
+    arch = {id(t) for t in found.arch_terms}
+
+    def depends(node: nodes.NodeNG) -> bool:
+        return id(node) in arch or any(id(n) in arch for n in node.nodes_of_class(nodes.NodeNG))
+
+    def alternatives(node: nodes.NodeNG) -> list[nodes.NodeNG]:
+        if isinstance(node, nodes.BoolOp) and node.op == "or":
+            return [leaf for value in node.values for leaf in alternatives(value)]
+        if isinstance(node, nodes.BoolOp):
+            deciding = [v for v in node.values if depends(v)]
+            return alternatives(deciding[0]) if len(deciding) == 1 else []
+        return [node] if id(node) in arch else []
+
+    return [t for t in alternatives(found.condition) if _is_predicate_term(t, found.condition)]
+
+
+def _parameter_read(found: ArchCondition) -> str | None:
+    """`if use_psum_layout:` where `use_psum_layout` is the function's parameter: the
+    generation test is the caller's; this row passes its answer on."""
+    condition = found.condition
+    if isinstance(condition, nodes.UnaryOp) and condition.op == "not":
+        condition = condition.operand
+    if not isinstance(condition, nodes.Name):
+        return None
+    scope = condition.scope()
+    if isinstance(scope, nodes.FunctionDef) and condition.name in scope.argnames():
+        return str(condition.name)
+    return None
+
+
+def _written_cut_off(condition: nodes.NodeNG) -> bool:
+    """`nv_cap[0] < 9`, `major >= 10`: one ordering comparison against a number."""
+    if not isinstance(condition, nodes.Compare) or len(condition.ops) != 1:
+        return False
+    op, right = condition.ops[0]
+    return op in ("<", "<=", ">", ">=") and (_constant(right) or _constant(condition.left))
 
 
 def _loaded_names(module: nodes.Module) -> set[str]:

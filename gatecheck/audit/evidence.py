@@ -66,6 +66,11 @@ _TODO = re.compile(
     r"|\bfor now\b|\bnow\b[^.;]*\bonly\b",
     re.IGNORECASE,
 )
+# Words about the hardware, for a docstring (which speaks of the whole function).
+_ARCH_WORDS = re.compile(
+    r"\bsm[_ ]?\d|\barch|\bgpus?\b|capabilit|\bdevices?\b|blackwell|hopper|ampere|\bada\b",
+    re.IGNORECASE,
+)
 _ANY_SM = re.compile(r"\bsm[_ ]?\d{2,3}[a-z]?\b|\bsm[_ ]?\d{1,2}\.?x\b", re.IGNORECASE)
 _ABOUT_SUPPORT = re.compile(r"support|enable|extend|add|\bsm_?\d|arch|gpu|blackwell", re.I)
 # "requires SM90+", "SM100 or newer", ">= sm_80", "compute capability >= 9.0".
@@ -134,6 +139,8 @@ def has_todo(words: Words, generation: Generation) -> str | None:
     """'TODO: enable on SM120', 'not supported yet', 'needs a triton fix'."""
     if words.kind == "message":
         return None  # a user-facing message is not a note to the maintainers
+    if words.kind == "docstring" and not _ARCH_WORDS.search(words.text):
+        return None  # "now only beam_width 1 is supported": the function's, not the GPU's
     if _TODO.search(words.text) and (
         generation_mention(generation).search(words.text) or _ABOUT_SUPPORT.search(words.text)
     ):
@@ -174,7 +181,8 @@ def enumerates_others(words: Words, generation: Generation) -> str | None:
 
 # A family name qualified down to part of it: "Blackwell datacenter GPUs", "consumer Blackwell".
 _PART_OF_FAMILY = re.compile(
-    r"data[- ]?cent(er|re)|consumer|desktop|workstation|\blite\b|\bserver\b", re.IGNORECASE
+    r"data[- ]?cent(er|re)|\bDC\b|consumer|desktop|workstation|\blite\b|\bserver\b",
+    re.IGNORECASE,
 )
 
 
@@ -229,7 +237,12 @@ def texts_near(
     body_end = last
     if isinstance(body, list) and body:
         body_end = max(last, min(int(body[-1].end_lineno or last), last + _BODY_LINES))
-    found = [w for w in file_comments if first - _COMMENT_LINES_BEFORE <= w.line <= body_end]
+    # A note ending just above the condition speaks of it, however early it starts.
+    found = [
+        w
+        for w in file_comments
+        if w.line <= body_end and first - _COMMENT_LINES_BEFORE <= max(w.line, w.end)
+    ]
     found += branch_strings(statement)
     scope = statement.scope()
     if isinstance(scope, nodes.FunctionDef) and scope.doc_node is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,14 +173,59 @@ def default_columns(registry: Registry, generation: str) -> tuple[str, ...]:
     )
 
 
-def order_gates(gates: Sequence[AuditedGate]) -> list[AuditedGate]:
-    """Likely gaps first; a feature's gates stay together, placed by its strongest gate."""
+# How much a likely gap's reason says it is one (the strongest first); a reason not
+# listed weighs 1. Notes (another predicate used elsewhere, where the allowlist is, the
+# evidence a deliberate class overrode) weigh nothing; a gate that only passes on its
+# callers' decision weighs against, so the decision itself is read first.
+REASON_WEIGHTS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
+    (re.compile(pattern), weight)
+    for pattern, weight in (
+        (r"^a gap with a TODO", 4),
+        (r"^its words ask for", 3),
+        (r"^admits .* of the same major", 3),
+        (r"' is named for .* but leaves out", 3),
+        (r"^registered as the", 2),
+        (r"^in its function, ", 2),
+        (r"takes the else branch, written for", 2),
+        (r"^its words enumerate", 2),
+        (r"^only reads its parameter", -6),
+        (r"is used elsewhere in this module, not here$", 0),
+        (r"^the allowlist is", 0),
+        (r"^but: ", 0),
+    )
+)
 
-    def key(g: AuditedGate) -> tuple[int, int, str, int]:
-        return (g.gate_class.rank, -len(g.reasons), str(g.path), g.start.line)
+
+def reason_weight(reason: str) -> int:
+    for pattern, weight in REASON_WEIGHTS:
+        if pattern.search(reason):
+            return weight
+    return 1
+
+
+def evidence_weight(gate: AuditedGate) -> int:
+    """How strongly a gate's reasons speak for its class (likely gaps by weight, the
+    other classes by how many reasons they show)."""
+    if gate.gate_class is not GateClass.LIKELY_GAP:
+        return len(gate.reasons)
+    return sum(reason_weight(r) for r in gate.reasons)
+
+
+def passes_on(gate: AuditedGate) -> bool:
+    """A likely gap that only reads a parameter its callers decide."""
+    return any(r.startswith("only reads its parameter") for r in gate.reasons)
+
+
+def order_gates(gates: Sequence[AuditedGate]) -> list[AuditedGate]:
+    """Likely gaps first, the best supported first; a feature's gates stay together,
+    placed by its strongest gate (a gate that only passes on its callers' decision is
+    placed on its own, after the decisions)."""
+
+    def key(g: AuditedGate) -> tuple[int, bool, int, str, int]:
+        return (g.gate_class.rank, passes_on(g), -evidence_weight(g), str(g.path), g.start.line)
 
     by_gate = sorted(gates, key=key)
-    place: dict[str, int] = {}
+    place: dict[tuple[str, bool], int] = {}
     for index, gate in enumerate(by_gate):
-        place.setdefault(gate.feature, index)
-    return sorted(by_gate, key=lambda g: (place[g.feature], key(g)))
+        place.setdefault((gate.feature, passes_on(gate)), index)
+    return sorted(by_gate, key=lambda g: (place[(g.feature, passes_on(g))], key(g)))

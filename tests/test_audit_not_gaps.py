@@ -1,0 +1,294 @@
+"""Gates that leave the audited generation out without being gaps (audit/not_gaps.py), the
+other ranking rules of the audit (a cut-off counted among the generations that reach it,
+predicates required together, a parameter passed on, the words of a message and of a note),
+and the order of the likely gaps: each as `(source, expected)` on a mini project, with the
+reason the row shows, and noops that stay likely gaps."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatecheck.audit import GateClass, evidence
+from gatecheck.audit.report import AuditedGate, reason_weight
+from gatecheck.config.loader import load_ruleset
+from tests.test_audit import MakeTree, audit, verdicts
+
+SM120 = load_ruleset([]).registry.get("sm120")
+
+# (snippet of mod.py, expected (line, class) list, a piece of the first gate's reason)
+CASES = [
+    pytest.param(
+        "def ok(cls):\n    if not (cls.is_sm100_supported() or is_sm120_supported()):\n"
+        "        return False\n    return True\n",
+        [(4, "admits")],
+        "admits sm120",
+        id="failing-condition-that-names-the-generation-admits-it",
+    ),
+    pytest.param(
+        "def cooperative():\n"
+        "    major = torch.cuda.get_device_capability()[0]\n"
+        "    return major >= 9 and not is_sm120_supported()\n",
+        [(5, "probably-deliberate")],
+        "names sm120's own test 'is_sm120_supported()': the condition excludes it by name",
+        id="own-predicate-excluded-by-name",
+    ),
+    pytest.param(
+        "def pick(sm_major):\n"
+        "    if sm_major in [10, 11]:\n"
+        "        return 'sm100'\n"
+        "    elif sm_major == 12:\n"
+        "        return 'sm120'\n"
+        "    raise ValueError(sm_major)\n\n\n"
+        "pick(torch.cuda.get_device_capability()[0])\n",
+        [(4, "probably-deliberate"), (6, "admits")],
+        "sm120 has its own branch in this if/elif chain: line 6 'sm_major == 12'",
+        id="own-branch-in-the-chain",
+    ),
+    pytest.param(
+        "def meta():\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        "    if cap[0] == 9 or cap[0] == 10:\n"
+        "        block = kernel_meta_sm9x()\n"
+        "    else:\n"
+        "        block = kernel_meta_sm12x()\n"
+        "    return block\n",
+        [(5, "probably-deliberate")],
+        "sm120 takes the else branch, which calls 'kernel_meta_sm12x' (line 8), named for it",
+        id="else-branch-calls-a-helper-named-for-the-generation",
+    ),
+    pytest.param(
+        "SIZES = {'9.0': {2: 64 * MiB, 4: 32 * MiB}, '10.0': {2: 128 * MiB}}\n\n\n"
+        "def max_size(world):\n"
+        "    cap = '%d.%d' % torch.cuda.get_device_capability()\n"
+        "    if cap in SIZES and world in SIZES[cap]:\n"
+        "        return SIZES[cap][world]\n"
+        "    return None\n",
+        [(8, "probably-deliberate")],
+        "looks the device up in a per-GPU table of numbers ('SIZES', line 3)",
+        id="per-gpu-table-of-numbers",
+    ),
+    pytest.param(
+        "MAX = {90: 4096, 100: 8192}\n\n\n"
+        "def size():\n"
+        "    size = MAX.get(torch.cuda.get_device_capability()[0] * 10, 0)\n"
+        "    if size == 0:\n"
+        "        return None\n"
+        "    return size\n",
+        [(8, "probably-deliberate")],
+        "a per-GPU table of numbers ('MAX', line 3)",
+        id="table-read-through-a-local",
+    ),
+    pytest.param(
+        "def config(dstate, blackwell):\n"
+        "    if blackwell:\n"
+        "        return 64, 1, tile(dstate, 32), 2\n"
+        "    return 16, 1, tile(dstate, 64), 2\n\n\n"
+        "config(8, torch.cuda.get_device_capability()[0] == 10)\n",
+        [(4, "probably-deliberate"), (9, "probably-deliberate")],
+        "both sides return launch numbers",
+        id="launch-numbers-on-both-sides",
+    ),
+    pytest.param(
+        "def meta():\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        "    if cap[0] < 8:\n"
+        "        warps = pick_a()\n"
+        "    elif cap[0] < 9:\n"
+        "        warps = pick_b()\n"
+        "    else:\n"
+        "        warps = pick_c()\n"
+        "    return warps\n",
+        [(5, "probably-deliberate"), (7, "probably-deliberate")],
+        "an older-hardware branch",
+        id="elif-cut-off-counted-among-the-generations-reaching-it",
+    ),
+    pytest.param(
+        "def supported():\n    return is_sm90_supported() and group_gemm_ok()\n\n\n"
+        "def group_gemm_ok():\n    return is_sm90_supported() or is_sm100_supported()\n",
+        [(4, "probably-deliberate"), (8, "likely-gap")],
+        "a single-generation gate: admits only sm90",
+        id="predicates-required-together-enumerate-nothing",
+    ),
+    pytest.param(
+        "def fp8_q():\n"
+        "    # FP8 queries need the fa3 or trtllm-gen path.\n"
+        "    # Architectures with only fa2 (e.g. SM89, SM120) cannot\n"
+        "    # consume FP8 queries, so keep the model dtype there.\n"
+        "    #\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        return 'fp8'\n"
+        "    return 'bf16'\n",
+        [(8, "probably-deliberate")],
+        "documented: the comment at line 4",
+        id="a-note-ending-just-above-the-condition",
+    ),
+    pytest.param(
+        "def check():\n"
+        "    if not is_sm100_supported():\n"
+        "        raise RuntimeError('only supported on Hopper and Blackwell DC devices')\n",
+        [(4, "probably-deliberate")],
+        "a single-generation gate",
+        id="datacenter-part-of-the-family-asks-for-nothing-more",
+    ),
+    pytest.param(
+        "def attend(beam):\n"
+        '    """Now only beam_width 1 is supported."""\n'
+        "    if is_sm90_supported():\n"
+        "        return 'sm90'\n"
+        "    return 'generic'\n",
+        [(5, "probably-deliberate")],
+        "a single-generation gate",
+        id="docstring-todo-about-something-else",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "reason"), CASES)
+def test_not_a_gap(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, str]], reason: str
+) -> None:
+    report = audit(make_tree, source)
+    assert verdicts(report) == expected
+    first = min((g for g in report.gates if g.path.name == "mod.py"), key=lambda g: g.found.line)
+    assert any(reason in r for r in first.reasons), first.reasons
+
+
+NOOPS = [
+    # A branch for another generation's major is not this generation's own.
+    pytest.param(
+        "def pick(sm_major):\n"
+        "    if sm_major in [10, 11]:\n"
+        "        return 'sm100'\n"
+        "    elif sm_major == 9:\n"
+        "        return 'sm90'\n"
+        "    raise ValueError(sm_major)\n\n\n"
+        "pick(torch.cuda.get_device_capability()[0])\n",
+        [(4, "likely-gap"), (6, "likely-gap")],
+        id="elif-for-another-major",
+    ),
+    # An else calling a helper named for another generation is that generation's path.
+    pytest.param(
+        "def meta():\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        block = fast()\n"
+        "    else:\n"
+        "        block = kernel_meta_sm8x()\n"
+        "    return block\n",
+        [(4, "likely-gap")],
+        id="else-named-for-another-major",
+    ),
+    # A table of kernels (names, not numbers) is a dispatch, not tuning.
+    pytest.param(
+        "KERNELS = {'9.0': 'fused_sm90', '10.0': 'fused_sm100'}\n\n\n"
+        "def kernel():\n"
+        "    cap = '%d.%d' % torch.cuda.get_device_capability()\n"
+        "    if cap not in KERNELS:\n"
+        "        return None\n"
+        "    return KERNELS[cap]\n",
+        [(8, "likely-gap")],
+        id="table-of-kernels",
+    ),
+    # One side a kernel choice, the other numbers: a feature, not tuning.
+    pytest.param(
+        "def config():\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        return fused_kernel()\n"
+        "    return 16, 1\n",
+        [(4, "likely-gap")],
+        id="kernel-on-one-side",
+    ),
+    # A cut-off read on the whole registry stays what it was for an allowlist of predicates
+    # under an enclosing test.
+    pytest.param(
+        "def fast():\n"
+        "    if torch.cuda.get_device_capability()[0] >= 9:\n"
+        "        if is_sm90_supported() or is_sm100_supported():\n"
+        "            return True\n"
+        "    return False\n",
+        [(4, "admits"), (5, "likely-gap")],
+        id="allowlist-under-a-floor",
+    ),
+    # Alternatives still enumerate.
+    pytest.param(
+        "def fast(x):\n    return x and (is_sm90_supported() or is_sm100_supported())\n",
+        [(4, "likely-gap")],
+        id="alternatives-under-an-and",
+    ),
+    # A docstring that speaks of the hardware is still read for its TODO.
+    pytest.param(
+        "def attend():\n"
+        '    """Now only supported on Hopper GPUs."""\n'
+        "    if is_sm90_supported():\n"
+        "        return 'sm90'\n"
+        "    return 'generic'\n",
+        [(5, "likely-gap")],
+        id="docstring-todo-about-the-gpu",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), NOOPS)
+def test_not_a_gap_noops(make_tree: MakeTree, source: str, expected: list[tuple[int, str]]) -> None:
+    assert verdicts(audit(make_tree, source)) == expected
+
+
+def test_a_parameter_passed_on_is_read_after_the_decision(make_tree: MakeTree) -> None:
+    source = (
+        "def layout(use_psum):\n"
+        "    if use_psum:\n"
+        "        return 'psum'\n"
+        "    return 'contiguous'\n\n\n"
+        "def run():\n"
+        "    psum = is_sm90_supported() or is_sm100_supported()\n"
+        "    return layout(psum)\n"
+    )
+    report = audit(make_tree, source)
+    gaps = [g for g in report.gates if g.gate_class is GateClass.LIKELY_GAP]
+    assert [g.found.line for g in gaps] == [10, 4], [g.reasons for g in gaps]
+    assert any(r.startswith("only reads its parameter 'use_psum'") for r in gaps[1].reasons)
+
+
+def _lines(gates: list[AuditedGate]) -> list[int]:
+    return [g.found.line for g in gates if g.gate_class is GateClass.LIKELY_GAP]
+
+
+def test_likely_gaps_are_ordered_by_the_weight_of_their_evidence(make_tree: MakeTree) -> None:
+    source = (
+        "def a():\n    return is_sm90_supported() or is_sm100_supported()\n\n\n"
+        "# TODO: enable on SM120 once the kernel supports it\n"
+        "if is_sm100_supported():\n"
+        "    kernel = 'trtllm'\n"
+    )
+    report = audit(make_tree, source)
+    assert _lines(list(report.gates)) == [8, 4]  # the TODO first, then two majors
+
+
+@pytest.mark.parametrize(
+    ("reason", "weight"),
+    [
+        ("a gap with a TODO: the comment at line 3: 'TODO: enable'", 4),
+        ("'is_blackwell' is named for Blackwell but leaves out sm120, a Blackwell generation", 3),
+        ("admits sm121 but not sm120, of the same major 12: an exact-minor test", 3),
+        ("enumerates 2 majors (sm90, sm100) but not sm120", 1),
+        ("'is_sm120' (line 4) admits sm120 and is used elsewhere in this module, not here", 0),
+        ("only reads its parameter 'x': the callers' condition is the decision", -6),
+    ],
+)
+def test_reason_weights(reason: str, weight: int) -> None:
+    assert reason_weight(reason) == weight
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("DeepGEMM MXFP8 BMM requires Blackwell.", True),
+        ("requires Blackwell (SM100 or SM120)", True),
+        ("requires sm_100/sm_103 (Blackwell)", True),
+        ("requires a Blackwell (SM100) GPU.", True),
+        ("requires Blackwell datacenter GPUs", False),
+        ("only supported on Hopper and Blackwell DC devices.", False),
+    ],
+)
+def test_asks_for_its_family(text: str, expected: bool) -> None:
+    words = evidence.Words(1, "message", text)
+    assert (evidence.asks_for_its_family(words, SM120) is not None) is expected

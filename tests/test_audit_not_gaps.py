@@ -79,6 +79,48 @@ CASES = [
         id="table-read-through-a-local",
     ),
     pytest.param(
+        "SM90_PLANS = {(4096, 2560): {1: Config(1, 64, 4, unroll=4)}}\n"
+        "PLANS = {(9, 0): SM90_PLANS, (12, 1): SM90_PLANS}\n\n\n"
+        "def enable(dtype):\n"
+        "    plans = PLANS.get(torch.cuda.get_device_capability(), {})\n"
+        "    if not plans:\n"
+        "        return\n"
+        "    install(plans)\n",
+        [(9, "probably-deliberate")],
+        "a per-GPU table of numbers ('PLANS', line 4)",
+        id="table-of-measured-settings-held-in-names",
+    ),
+    pytest.param(
+        "def parts(sm_count, heads):\n"
+        "    if torch.cuda.get_device_capability()[0] == 10:\n"
+        "        n = sm_count\n"
+        "    else:\n"
+        "        n = sm_count // max(1, heads // 64)\n"
+        "    return n\n",
+        [(4, "probably-deliberate")],
+        "both sides set the same numbers",
+        id="numbers-set-on-both-sides",
+    ),
+    pytest.param(
+        "def is_supported():\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        return False, 'needs the library'\n"
+        "    if not is_sm100_supported():\n"
+        "        return False, 'this kernel requires Blackwell'\n"
+        "    return True, None\n",
+        [(4, "likely-gap"), (6, "probably-deliberate")],
+        "enumerates 2 majors",
+        id="an-early-exit-before-the-gate-already-decides",
+    ),
+    pytest.param(
+        "def fused():\n"
+        "    # XQA does not support FP8 output, so require trtllm-gen (SM100+) here.\n"
+        "    return is_sm100_supported() and quant\n",
+        [(5, "probably-deliberate")],
+        "a single-generation gate",
+        id="a-limitation-explained-asks-for-nothing",
+    ),
+    pytest.param(
         "def config(dstate, blackwell):\n"
         "    if blackwell:\n"
         "        return 64, 1, tile(dstate, 32), 2\n"
@@ -196,6 +238,28 @@ NOOPS = [
         "    return 16, 1\n",
         [(4, "likely-gap")],
         id="kernel-on-one-side",
+    ),
+    # `use = 1` / `use = 0` is an on/off answer, not numbers tuned.
+    pytest.param(
+        "def flag():\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        use = 1\n"
+        "    else:\n"
+        "        use = 0\n"
+        "    return use\n",
+        [(4, "likely-gap")],
+        id="on-off-numbers",
+    ),
+    # An early exit that lets the generation pass does not decide for it.
+    pytest.param(
+        "def is_supported():\n"
+        "    if not torch.cuda.is_available():\n"
+        "        return False\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        return False\n"
+        "    return True\n",
+        [(6, "likely-gap")],
+        id="early-exit-that-lets-it-pass",
     ),
     # A cut-off read on the whole registry stays what it was for an allowlist of predicates
     # under an enclosing test.

@@ -23,7 +23,13 @@ from gatecheck.audit.naming import feature_name, rule_feature_matches, rule_feat
 from gatecheck.audit.report import AuditedGate, CallSite, FeatureSource, GateClass, GateSite
 from gatecheck.config.model import RuleSet
 from gatecheck.findings import Position
-from gatecheck.gates.branches import call_name, is_numeric, only_reports, tunes_numbers
+from gatecheck.gates.branches import (
+    branch_exits,
+    call_name,
+    is_numeric,
+    only_reports,
+    tunes_numbers,
+)
 from gatecheck.gates.model import Polarity
 from gatecheck.loading.project import Project
 from gatecheck.semantics.admitted import Semantics
@@ -100,7 +106,7 @@ class Classifier:
         if gen not in reach:
             shown = ", ".join(self.registry.ordered(reach & self.vendor_gens)) or "no generation"
             return GateClass.DELIBERATE, (
-                f"only reached on {shown}, inside the gate at line {outer}, which excludes {gen}",
+                f"only reached on {shown}, past the gate at line {outer}, which excludes {gen}",
             )
         if (no_loss := self._no_feature_loss(found)) is not None:
             return GateClass.DELIBERATE, (no_loss,)
@@ -372,7 +378,14 @@ class Classifier:
         reach = self.registry.all_names()
         outer = 0
         child, parent = found.statement, found.statement.parent
-        while parent is not None and not isinstance(parent, _SCOPES):
+        while parent is not None:
+            for exit_test in self._early_exits_before(child):
+                passes = exit_test.admission.can_be_false
+                if self.generation.name not in passes and not outer:
+                    outer = exit_test.line
+                reach &= passes
+            if isinstance(parent, _SCOPES):
+                break
             enclosing = self.branches.get(id(parent))
             if isinstance(parent, nodes.If) and child is not parent.test and enclosing:
                 side = enclosing.admission
@@ -382,6 +395,23 @@ class Classifier:
                 reach &= branch
             child, parent = parent, parent.parent
         return reach, outer
+
+    def _early_exits_before(self, statement: nodes.NodeNG) -> list[ArchCondition]:
+        """`if not is_deep_gemm_supported(): return False, "..."` earlier in the same
+        block: only the generations it lets pass get to the statement."""
+        found: list[ArchCondition] = []
+        previous = statement.previous_sibling()
+        while previous is not None:
+            condition = self.branches.get(id(previous))
+            if (
+                condition is not None
+                and isinstance(previous, nodes.If)
+                and not previous.orelse
+                and branch_exits(previous.body)
+            ):
+                found.append(condition)
+            previous = previous.previous_sibling()
+        return found
 
     def _decision(self, found: ArchCondition, rule_feature: str | None) -> str | None:
         gen = self.generation.name

@@ -152,6 +152,8 @@ def asks_for_more(words: Words, generation: Generation) -> str | None:
     """'requires SM90+' on a gate that leaves out sm120: the words admit it."""
     if words.kind == "docstring":
         return None  # a docstring speaks of the whole function, often of other options
+    if words.kind == "comment" and _NEGATIVE.search(words.text):
+        return None  # "X does not support it, so require SM100+": a limitation explained
     here = generation.capability[0] * 10 + generation.capability[1]
     for match in _AT_LEAST.finditer(words.text):
         if match.group("d"):

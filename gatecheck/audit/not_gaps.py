@@ -106,11 +106,22 @@ def reads_a_tuning_table(ctx: GateContext) -> str | None:
 
 
 def picks_launch_numbers(ctx: GateContext) -> str | None:
-    """`if is_blackwell: return 64, 1, _tile(d, 32)` then `return 16, 1, _tile(d, 64)`:
-    both sides give the same shape of launch numbers; the generation gets the other set."""
+    """`if is_blackwell: return 64, 1, _tile(d, 32)` then `return 16, 1, _tile(d, 64)`,
+    or `parts = sm_count` else `parts = sm_count // max(1, h // 64)`: both sides give the
+    same numbers a different value; the generation gets the other set."""
     statement = ctx.found.statement
     if ctx.found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
         return None
+    other_side = statement.orelse
+    is_elif = len(other_side) == 1 and isinstance(other_side[0], nodes.If)
+    if other_side and not is_elif:
+        mine, my_literal = _assigns_numbers(statement.body)
+        theirs, their_literal = _assigns_numbers(other_side)
+        if mine and mine == theirs and (my_literal or their_literal):
+            return (
+                f"both sides set the same numbers: {ctx.generation.name} gets the "
+                f"other values (line {other_side[0].lineno})"
+            )
     if len(statement.body) != 1 or not isinstance(statement.body[0], nodes.Return):
         return None
     other = statement.orelse[0] if len(statement.orelse) == 1 else statement.next_sibling()
@@ -244,10 +255,32 @@ def _dict_of(holder: nodes.NodeNG) -> nodes.Dict | None:
 
 
 def _is_number_table(table: nodes.Dict) -> bool:
-    """Keyed by capabilities, every value a number (or a table of them, `64 * MiB`)."""
+    """Keyed by capabilities, every value a number (or a table of them, `64 * MiB`), or
+    measured settings (`{(4096, 2560): {1: GemmConfig(1, 64, 4)}}`, also held in a name)."""
     if not table.items:
         return False
-    return all(_capability_key(k) and _numbers(v) for k, v in table.items)
+    return all(_capability_key(k) and _tuned(v, 2) for k, v in table.items)
+
+
+def _tuned(node: nodes.NodeNG, depth: int) -> bool:
+    """Numbers, or data made of them: tables, tuples, settings objects built from
+    numbers; a name holding such data (followed `depth` times)."""
+    if _numbers(node):
+        return True
+    if isinstance(node, nodes.Dict):
+        return bool(node.items) and all(_tuned(v, depth) for _, v in node.items)
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return bool(node.elts) and all(_tuned(e, depth) for e in node.elts)
+    if isinstance(node, nodes.Call):
+        values = [*node.args, *(k.value for k in node.keywords or [])]
+        return bool(values) and all(
+            _numbers(v) or (isinstance(v, nodes.Const) and not isinstance(v.value, str))
+            for v in values
+        )
+    if isinstance(node, nodes.Name) and depth > 0:
+        held = _dict_of(node)
+        return held is not None and _tuned(held, depth - 1)
+    return False
 
 
 def _capability_key(key: nodes.NodeNG) -> bool:
@@ -293,6 +326,43 @@ def _launch_numbers(node: nodes.NodeNG) -> bool:
         else:
             return False
     return literal
+
+
+# Calls that only compute a number from numbers.
+_ARITHMETIC_CALLS = frozenset({"min", "max", "int", "abs", "round", "ceil", "floor", "cdiv"})
+
+
+def _arithmetic(node: nodes.NodeNG) -> bool:
+    """Numbers and names combined by arithmetic (`sm_count // max(1, h_q // 64)`)."""
+    if is_numeric(node) or isinstance(node, (nodes.Name, nodes.Attribute)):
+        return True
+    if isinstance(node, nodes.BinOp):
+        return _arithmetic(node.left) and _arithmetic(node.right)
+    if isinstance(node, nodes.UnaryOp):
+        return _arithmetic(node.operand)
+    if isinstance(node, nodes.Call) and call_name(node) in _ARITHMETIC_CALLS:
+        return all(_arithmetic(a) for a in node.args)
+    return False
+
+
+def _assigns_numbers(body: list[nodes.NodeNG]) -> tuple[frozenset[str], bool]:
+    """The names a branch sets, when all it does is set names to arithmetic (empty
+    otherwise), and whether a number is written among the values."""
+    names: set[str] = set()
+    literal = False
+    for stmt in body:
+        if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
+            return frozenset(), False
+        target = stmt.targets[0]
+        if not isinstance(target, (nodes.AssignName, nodes.AssignAttr)):
+            return frozenset(), False
+        if not _arithmetic(stmt.value):
+            return frozenset(), False
+        numbers = [c.value for c in stmt.value.nodes_of_class(nodes.Const)]
+        # `use = 1` / `use = 0` is an answer (on/off), not a tuned number.
+        literal = literal or any(type(n) in (int, float) and n not in (0, 1) for n in numbers)
+        names.add(str(target.name if isinstance(target, nodes.AssignName) else target.attrname))
+    return frozenset(names), literal
 
 
 def _arity(node: nodes.NodeNG) -> int:

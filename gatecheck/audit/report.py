@@ -187,7 +187,6 @@ REASON_WEIGHTS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
         (r"^registered as the", 2),
         (r"^in its function, ", 2),
         (r"takes the else branch, written for", 2),
-        (r"^its words enumerate", 2),
         (r"^only reads its parameter", -6),
         (r"is used elsewhere in this module, not here$", 0),
         (r"^the allowlist is", 0),

@@ -111,7 +111,12 @@ class Classifier:
         if (no_loss := self._no_feature_loss(found)) is not None:
             return GateClass.DELIBERATE, (no_loss,)
         context = not_gaps.GateContext(
-            found, self.semantics, self.registry, self.generation, self.vendor_gens
+            found,
+            self.semantics,
+            self.registry,
+            self.generation,
+            self.vendor_gens,
+            self.project.module,
         )
         if (decided_here := not_gaps.not_a_gap(context)) is not None:
             return GateClass.DELIBERATE, (decided_here,)

@@ -17,6 +17,7 @@ from astroid.exceptions import AstroidError
 from gatecheck.audit.conditions import ArchCondition, SlotKind, negated, operands
 from gatecheck.config.model import Generation, Registry
 from gatecheck.gates.branches import call_name, is_numeric
+from gatecheck.loading.trees import lookup
 from gatecheck.semantics.admitted import Semantics
 
 # `sm100`, `sm_120a`, `sm12x` inside a name (not `sm1000`, not `rsm100`).
@@ -34,6 +35,8 @@ class GateContext:
     registry: Registry
     generation: Generation
     vendor_gens: frozenset[str]
+    # A module of the project by its dotted name (tables imported from another module).
+    module_named: Callable[[str], nodes.Module | None] | None = None
 
     def admits(self, node: nodes.NodeNG) -> frozenset[str]:
         """Generations of the vendor where `node` can be true."""
@@ -96,8 +99,8 @@ def reads_a_tuning_table(ctx: GateContext) -> str | None:
     """`cap in CUSTOM_ALL_REDUCE_MAX_SIZES`, `_MAX_SIZES.get(cap, 0)`: the device is looked
     up in a table keyed by capability whose values are numbers: tuned per GPU, widened by
     measuring, not by editing a gate."""
-    for table, where in _tables_read(ctx.found):
-        if _is_number_table(table):
+    for table, where in _tables_read(ctx):
+        if _is_number_table(table, ctx):
             return (
                 f"looks the device up in a per-GPU table of numbers ('{where}', line "
                 f"{table.lineno}): {ctx.generation.name} needs numbers measured, not a gate widened"
@@ -195,12 +198,13 @@ def _names_major(name: str, major: int) -> bool:
     return any(int(match.group(1)) == major for match in _SM_IN_NAME.finditer(name))
 
 
-def _tables_read(found: ArchCondition) -> Iterator[tuple[nodes.Dict, str]]:
+def _tables_read(ctx: GateContext) -> Iterator[tuple[nodes.Dict, str]]:
     """Dict literals the condition looks the device up in: `x in T`, `T[x]`, `T.get(x)`,
     directly or through a local bound to such a lookup (`plans = T.get(cap, {})`)."""
+    found = ctx.found
     seen: set[int] = set()
     for holder in _lookups(found.condition):
-        table = _dict_of(holder)
+        table = _dict_of(holder, ctx)
         if table is not None and id(table) not in seen:
             seen.add(id(table))
             yield table, holder.as_string()
@@ -209,7 +213,7 @@ def _tables_read(found: ArchCondition) -> Iterator[tuple[nodes.Dict, str]]:
         if value is None:
             continue
         for holder in _lookups(value):
-            table = _dict_of(holder)
+            table = _dict_of(holder, ctx)
             if table is not None and id(table) not in seen:
                 seen.add(id(table))
                 yield table, holder.as_string()
@@ -244,33 +248,66 @@ def _local_value(name: nodes.Name) -> nodes.NodeNG | None:
     return None
 
 
-def _dict_of(holder: nodes.NodeNG) -> nodes.Dict | None:
-    try:
-        inferred = list(holder.infer())
-    except (AstroidError, RecursionError):
+def _dict_of(holder: nodes.NodeNG, ctx: GateContext, hops: int = 2) -> nodes.Dict | None:
+    """The dict literal a name is bound to, in its module or through one `from m import
+    name` of a module in the project."""
+    if not isinstance(holder, nodes.Name):
         return None
-    if len(inferred) == 1 and isinstance(inferred[0], nodes.Dict):
-        return inferred[0]
+    try:
+        _, bindings = lookup(holder, str(holder.name))
+    except (AstroidError, AttributeError, RecursionError):
+        return None
+    for binding in bindings:
+        statement = binding.statement()
+        value = getattr(statement, "value", None)
+        if isinstance(statement, (nodes.Assign, nodes.AnnAssign)) and isinstance(value, nodes.Dict):
+            return value
+        if isinstance(statement, nodes.ImportFrom) and hops > 0:
+            found = _imported_dict(statement, str(holder.name), ctx, hops - 1)
+            if found is not None:
+                return found
     return None
 
 
-def _is_number_table(table: nodes.Dict) -> bool:
+def _imported_dict(
+    statement: nodes.ImportFrom, local: str, ctx: GateContext, hops: int
+) -> nodes.Dict | None:
+    real = next((n for n, alias in statement.names if (alias or n) == local), None)
+    if real is None or ctx.module_named is None:
+        return None
+    try:
+        name = statement.root().relative_to_absolute_name(statement.modname, statement.level)
+    except (AstroidError, AttributeError):
+        return None
+    module = ctx.module_named(str(name))
+    if module is None or real not in module.locals:
+        return None
+    for binding in module.locals[real]:
+        if isinstance(binding, nodes.AssignName):
+            statement_there = binding.statement()
+            value = getattr(statement_there, "value", None)
+            if isinstance(value, nodes.Dict):
+                return value
+    return None
+
+
+def _is_number_table(table: nodes.Dict, ctx: GateContext) -> bool:
     """Keyed by capabilities, every value a number (or a table of them, `64 * MiB`), or
     measured settings (`{(4096, 2560): {1: GemmConfig(1, 64, 4)}}`, also held in a name)."""
     if not table.items:
         return False
-    return all(_capability_key(k) and _tuned(v, 2) for k, v in table.items)
+    return all(_capability_key(k) and _tuned(v, ctx, 2) for k, v in table.items)
 
 
-def _tuned(node: nodes.NodeNG, depth: int) -> bool:
+def _tuned(node: nodes.NodeNG, ctx: GateContext, depth: int) -> bool:
     """Numbers, or data made of them: tables, tuples, settings objects built from
     numbers; a name holding such data (followed `depth` times)."""
     if _numbers(node):
         return True
     if isinstance(node, nodes.Dict):
-        return bool(node.items) and all(_tuned(v, depth) for _, v in node.items)
+        return bool(node.items) and all(_tuned(v, ctx, depth) for _, v in node.items)
     if isinstance(node, (nodes.Tuple, nodes.List)):
-        return bool(node.elts) and all(_tuned(e, depth) for e in node.elts)
+        return bool(node.elts) and all(_tuned(e, ctx, depth) for e in node.elts)
     if isinstance(node, nodes.Call):
         values = [*node.args, *(k.value for k in node.keywords or [])]
         return bool(values) and all(
@@ -278,8 +315,8 @@ def _tuned(node: nodes.NodeNG, depth: int) -> bool:
             for v in values
         )
     if isinstance(node, nodes.Name) and depth > 0:
-        held = _dict_of(node)
-        return held is not None and _tuned(held, depth - 1)
+        held = _dict_of(node, ctx)
+        return held is not None and _tuned(held, ctx, depth - 1)
     return False
 
 

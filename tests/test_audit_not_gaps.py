@@ -356,3 +356,26 @@ def test_reason_weights(reason: str, weight: int) -> None:
 def test_asks_for_its_family(text: str, expected: bool) -> None:
     words = evidence.Words(1, "message", text)
     assert (evidence.asks_for_its_family(words, SM120) is not None) is expected
+
+
+def test_a_table_imported_from_another_module_is_read_there(make_tree: MakeTree) -> None:
+    from gatecheck.audit import run_audit
+
+    root = make_tree(
+        {
+            "pkg/__init__.py": "",
+            "pkg/sizes.py": "MiB = 1 << 20\nMAX_SIZES = {'9.0': {2: 64 * MiB}, '10.0': {2: MiB // 2}}\n",
+            "pkg/mod.py": (
+                "import torch\n"
+                "from pkg.sizes import MAX_SIZES\n\n\n"
+                "def max_size(world):\n"
+                "    cap = '%d.%d' % torch.cuda.get_device_capability()\n"
+                "    if cap not in MAX_SIZES:\n"
+                "        return None\n"
+                "    return MAX_SIZES[cap][world]\n"
+            ),
+        }
+    )
+    report = run_audit([root], load_ruleset([]), "sm120")
+    assert verdicts(report) == [(7, "probably-deliberate")]
+    assert "a per-GPU table of numbers ('MAX_SIZES', line 2)" in report.gates[0].reasons[0]

@@ -334,6 +334,8 @@ def test_likely_gaps_are_ordered_by_the_weight_of_their_evidence(make_tree: Make
         ("'is_blackwell' is named for Blackwell but leaves out sm120, a Blackwell generation", 3),
         ("admits sm121 but not sm120, of the same major 12: an exact-minor test", 3),
         ("enumerates 2 majors (sm90, sm100) but not sm120", 1),
+        ("'is_sm120' (line 4) admits sm120 and is imported into this module, but never used", 3),
+        ("'is_sm120' (line 4) admits sm120 and is at hand in this module, but never used", 1),
         ("'is_sm120' (line 4) admits sm120 and is used elsewhere in this module, not here", 0),
         ("only reads its parameter 'x': the callers' condition is the decision", -6),
     ],
@@ -351,6 +353,9 @@ def test_reason_weights(reason: str, weight: int) -> None:
         ("requires a Blackwell (SM100) GPU.", True),
         ("requires Blackwell datacenter GPUs", False),
         ("only supported on Hopper and Blackwell DC devices.", False),
+        ("requires SM100 family (Blackwell: SM100, SM103, SM110). Got SM120.", False),
+        ("requires Blackwell (SM100, SM103, SM110)", False),
+        ("requires Blackwell (SM100, SM110, SM120)", True),
     ],
 )
 def test_asks_for_its_family(text: str, expected: bool) -> None:

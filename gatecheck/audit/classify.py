@@ -74,6 +74,10 @@ class Classifier:
         else:
             feature, source = feature_name(found)
         gate_class, reasons = self._verdict(found, rule_feature)
+        required = self.features.get(rule_feature or "")
+        gen = self.generation.name
+        if gate_class is GateClass.LIKELY_GAP and required and gen in required.require:
+            reasons = (f"the rule '{required.id}' requires {gen}", *reasons)
         if gate_class is GateClass.LIKELY_GAP and (passed := _parameter_read(found)) is not None:
             reasons = (
                 *reasons,
@@ -139,7 +143,9 @@ class Classifier:
             if used:
                 notes.append(f"{where} and is used elsewhere in this module, not here")
             else:
-                evidence_found.append(f"{where} and is at hand in this module, but never used")
+                # Imported and never used: someone brought it in for a reason.
+                how = "imported into" if predicate.origin == "import" else "at hand in"
+                evidence_found.append(f"{where} and is {how} this module, but never used")
         todo = [r for r in worded_gap if r.startswith("a gap with a TODO")]
         if todo:
             # "not supported yet", "TODO: enable": documented, and meant to be widened.

@@ -199,7 +199,23 @@ def asks_for_its_family(words: Words, generation: Generation) -> str | None:
         return None
     if _NEGATIVE.search(words.text) or _PART_OF_FAMILY.search(words.text):
         return None
+    if _glosses_the_family(words.text, generation):
+        return None
     return f"its words ask for {family}, which {generation.name} is: {words.quoted()}"
+
+
+# "SM100 family": the family of one major, named by its number.
+_MAJOR_FAMILY = re.compile(r"\bsm[_ ]?(\d{2,3})[a-z]?\s+family\b", re.IGNORECASE)
+
+
+def _glosses_the_family(text: str, generation: Generation) -> bool:
+    """'requires SM100 family (Blackwell: SM100, SM103, SM110)': the sentence says which
+    part of the family it means, by number (a major's family, or three or more parts),
+    and this generation's major is not among them."""
+    majors = [int(n) // 10 for n in _MAJOR_FAMILY.findall(text)]
+    listed = [int(n) // 10 for n in _SM_NUMBER.findall(text)]
+    named = majors if majors else (listed if len(listed) >= 3 else [])
+    return bool(named) and generation.major not in named
 
 
 DELIBERATE_RULES: tuple[Rule, ...] = (

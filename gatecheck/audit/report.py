@@ -174,25 +174,33 @@ def default_columns(registry: Registry, generation: str) -> tuple[str, ...]:
 
 
 # How much a likely gap's reason says it is one (the strongest first); a reason not
-# listed weighs 1. Notes (another predicate used elsewhere, where the allowlist is, the
-# evidence a deliberate class overrode) weigh nothing; a gate that only passes on its
-# callers' decision weighs against, so the decision itself is read first.
+# listed weighs 1. A rule of the project that requires the generation outweighs any
+# reading of the code; an allowlist of other generations (the fix is adding one) and a
+# module that already tests the generation elsewhere come next with the words that ask
+# for it. Notes (where the allowlist is, the evidence a deliberate class overrode) weigh
+# nothing; a gate that only passes on its callers' decision weighs against, so the
+# decision itself is read first.
 REASON_WEIGHTS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
     (re.compile(pattern), weight)
     for pattern, weight in (
-        (r"^a gap with a TODO", 4),
-        (r"^its words ask for", 3),
+        (r"^the rule '.*' requires ", 10),
+        (r"^a gap with a TODO", 3),
         (r"^admits .* of the same major", 3),
         (r"' is named for .* but leaves out", 3),
+        (r"is imported into this module, but never used", 3),
+        (r"^enumerates \d+ majors", 2),
+        (r"^\d+ generation predicates", 2),
+        (r"is used elsewhere in this module, not here$", 2),
+        (r"^its words ask for", 2),
         (r"^registered as the", 2),
-        (r"^in its function, ", 2),
         (r"takes the else branch, written for", 2),
         (r"^only reads its parameter", -6),
-        (r"is used elsewhere in this module, not here$", 0),
         (r"^the allowlist is", 0),
         (r"^but: ", 0),
     )
 )
+# One sentence is one piece of evidence, however many rules read it.
+_QUOTED = re.compile(r"the (comment|message|docstring) at line \d+")
 
 
 def reason_weight(reason: str) -> int:
@@ -203,11 +211,16 @@ def reason_weight(reason: str) -> int:
 
 
 def evidence_weight(gate: AuditedGate) -> int:
-    """How strongly a gate's reasons speak for its class (likely gaps by weight, the
-    other classes by how many reasons they show)."""
+    """How strongly a gate's reasons speak for its class (likely gaps by weight, each
+    quoted sentence counted once; the other classes by how many reasons they show)."""
     if gate.gate_class is not GateClass.LIKELY_GAP:
         return len(gate.reasons)
-    return sum(reason_weight(r) for r in gate.reasons)
+    by_source: dict[str, int] = {}
+    for reason in gate.reasons:
+        quoted = _QUOTED.search(reason)
+        source = quoted.group(0) if quoted else reason
+        by_source[source] = max(by_source.get(source, reason_weight(reason)), reason_weight(reason))
+    return sum(by_source.values())
 
 
 def passes_on(gate: AuditedGate) -> bool:

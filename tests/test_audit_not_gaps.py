@@ -11,7 +11,7 @@ import pytest
 from gatecheck.audit import GateClass, evidence
 from gatecheck.audit.report import AuditedGate, reason_weight
 from gatecheck.config.loader import load_ruleset
-from tests.test_audit import MakeTree, audit, verdicts
+from tests.test_audit import IMPORTS, UTILS, MakeTree, audit, verdicts
 
 SM120 = load_ruleset([]).registry.get("sm120")
 
@@ -324,19 +324,43 @@ def test_likely_gaps_are_ordered_by_the_weight_of_their_evidence(make_tree: Make
         "    kernel = 'trtllm'\n"
     )
     report = audit(make_tree, source)
-    assert _lines(list(report.gates)) == [8, 4]  # the TODO first, then two majors
+    # An allowlist of two majors, by their predicates (the fix is adding one), before a
+    # single-major gate whose note has a TODO.
+    assert _lines(list(report.gates)) == [4, 8]
+
+
+def test_gates_in_tests_come_after_the_product(make_tree: MakeTree) -> None:
+    from gatecheck.audit import run_audit
+
+    root = make_tree(
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": UTILS,
+            "pkg/mod.py": IMPORTS
+            + "# TODO: enable on SM120\nif is_sm100_supported():\n    kernel = 'fast'\n",
+            "pkg/tests/__init__.py": "",
+            "pkg/tests/test_mod.py": IMPORTS
+            + "def test_fast():\n    assert is_sm90_supported() or is_sm100_supported()\n",
+        }
+    )
+    report = run_audit([root], load_ruleset([]), "sm120")
+    gaps = [g for g in report.gates if g.gate_class is GateClass.LIKELY_GAP]
+    assert [g.path.name for g in gaps] == ["mod.py", "test_mod.py"]
 
 
 @pytest.mark.parametrize(
     ("reason", "weight"),
     [
-        ("a gap with a TODO: the comment at line 3: 'TODO: enable'", 4),
+        ("the rule 'fusion' requires sm120", 10),
+        ("a gap with a TODO: the comment at line 3: 'TODO: enable'", 3),
         ("'is_blackwell' is named for Blackwell but leaves out sm120, a Blackwell generation", 3),
         ("admits sm121 but not sm120, of the same major 12: an exact-minor test", 3),
-        ("enumerates 2 majors (sm90, sm100) but not sm120", 1),
+        ("enumerates 2 majors (sm90, sm100) but not sm120", 2),
+        ("the if/elif chain at line 4 handles sm90, sm100 but not sm120", 1),
         ("'is_sm120' (line 4) admits sm120 and is imported into this module, but never used", 3),
         ("'is_sm120' (line 4) admits sm120 and is at hand in this module, but never used", 1),
-        ("'is_sm120' (line 4) admits sm120 and is used elsewhere in this module, not here", 0),
+        ("'is_sm120' (line 4) admits sm120 and is used elsewhere in this module, not here", 2),
+        ("the allowlist is 'CAPS' at line 3: [(9, 0), (10, 0)]", 0),
         ("only reads its parameter 'x': the callers' condition is the decision", -6),
     ],
 )

@@ -228,16 +228,31 @@ def passes_on(gate: AuditedGate) -> bool:
     return any(r.startswith("only reads its parameter") for r in gate.reasons)
 
 
+_TEST_PACKAGES = frozenset({"test", "tests", "testing"})
+
+
+def in_tests(gate: AuditedGate) -> bool:
+    """A gate in the project's tests (a `test`/`tests`/`testing` package, a `test_*` or
+    `*_test` module, by the module's dotted name under the scanned root): it skips a
+    test, the product loses nothing."""
+    parts = gate.found.module.split(".")
+    last = parts[-1]
+    return bool(_TEST_PACKAGES & set(parts)) or last.startswith("test_") or last.endswith("_test")
+
+
 def order_gates(gates: Sequence[AuditedGate]) -> list[AuditedGate]:
     """Likely gaps first, the best supported first; a feature's gates stay together,
-    placed by its strongest gate (a gate that only passes on its callers' decision is
-    placed on its own, after the decisions)."""
+    placed by its strongest gate. After the decisions of the product come, each on its
+    own, gates that only pass on their callers' decision and gates in tests."""
 
-    def key(g: AuditedGate) -> tuple[int, bool, int, str, int]:
-        return (g.gate_class.rank, passes_on(g), -evidence_weight(g), str(g.path), g.start.line)
+    def tier(g: AuditedGate) -> int:
+        return 2 if passes_on(g) else 1 if in_tests(g) else 0
+
+    def key(g: AuditedGate) -> tuple[int, int, int, str, int]:
+        return (g.gate_class.rank, tier(g), -evidence_weight(g), str(g.path), g.start.line)
 
     by_gate = sorted(gates, key=key)
-    place: dict[tuple[str, bool], int] = {}
+    place: dict[tuple[str, int], int] = {}
     for index, gate in enumerate(by_gate):
-        place.setdefault((gate.feature, passes_on(gate)), index)
-    return sorted(by_gate, key=lambda g: (place[(g.feature, passes_on(g))], key(g)))
+        place.setdefault((gate.feature, tier(gate)), index)
+    return sorted(by_gate, key=lambda g: (place[(g.feature, tier(g))], key(g)))

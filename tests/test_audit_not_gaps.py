@@ -371,6 +371,20 @@ def test_reason_weights(reason: str, weight: int) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        ("TODO: enable on SM120", True),
+        ("Now the fused kernel only supports sm90", True),
+        ("The dispatcher does not yet select its FP8 kernel on sm100.", False),
+        ("The dispatcher does not yet select its FP8 kernel on sm100 or sm120.", True),
+    ],
+)
+def test_has_todo(text: str, expected: bool) -> None:
+    words = evidence.Words(1, "comment", text)
+    assert (evidence.has_todo(words, SM120) is not None) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
         ("DeepGEMM MXFP8 BMM requires Blackwell.", True),
         ("requires Blackwell (SM100 or SM120)", True),
         ("requires sm_100/sm_103 (Blackwell)", True),

@@ -250,6 +250,20 @@ NOOPS = [
         [(4, "likely-gap")],
         id="on-off-numbers",
     ),
+    # A note inside the branch above speaks of that branch, not of the elif below it.
+    pytest.param(
+        "def pick():\n"
+        "    if is_sm90_supported():\n"
+        "        # Note: a regression on this kernel,\n"
+        "        # a workaround until it is fixed,\n"
+        "        # see the issue.\n"
+        "        backend = 'fa3'\n"
+        "    elif is_sm100_supported() or is_sm90_supported():\n"
+        "        backend = 'trtllm'\n"
+        "    return backend\n",
+        [(4, "probably-deliberate"), (9, "likely-gap")],
+        id="note-of-the-branch-above",
+    ),
     # An early exit that lets the generation pass does not decide for it.
     pytest.param(
         "def is_supported():\n"

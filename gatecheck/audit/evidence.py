@@ -266,11 +266,13 @@ def texts_near(
     body_end = last
     if isinstance(body, list) and body:
         body_end = max(last, min(int(body[-1].end_lineno or last), last + _BODY_LINES))
-    # A note ending just above the condition speaks of it, however early it starts.
+    # A note that ends on the line just above the statement (or the condition) speaks of
+    # it, however early it starts; one ending above other code speaks of that code.
+    above = {int(statement.lineno or first) - 1, first - 1}
     found = [
         w
         for w in file_comments
-        if w.line <= body_end and first - _COMMENT_LINES_BEFORE <= max(w.line, w.end)
+        if w.line <= body_end and (first - _COMMENT_LINES_BEFORE <= w.line or w.end in above)
     ]
     found += branch_strings(statement)
     scope = statement.scope()

@@ -264,6 +264,15 @@ NOOPS = [
         [(4, "probably-deliberate"), (9, "likely-gap")],
         id="note-of-the-branch-above",
     ),
+    # `return 1` / `return 0` on both sides is an answer, not launch numbers.
+    pytest.param(
+        "def pick():\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        return 1\n"
+        "    return 0\n",
+        [(4, "likely-gap")],
+        id="returns-an-on-off-answer",
+    ),
     # An early exit that lets the generation pass does not decide for it.
     pytest.param(
         "def is_supported():\n"

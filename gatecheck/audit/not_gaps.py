@@ -135,8 +135,8 @@ def picks_launch_numbers(ctx: GateContext) -> str | None:
     mine, theirs = statement.body[0].value, other.value
     if mine is None or theirs is None or not (_launch_numbers(mine) and _launch_numbers(theirs)):
         return None
-    if _arity(mine) != _arity(theirs):
-        return None
+    if _arity(mine) != _arity(theirs) or (_on_off(mine) and _on_off(theirs)):
+        return None  # `return 1` / `return 0` is an answer, not numbers tuned
     return (
         f"both sides return launch numbers: {ctx.generation.name} gets the other set "
         f"(line {other.lineno})"
@@ -400,6 +400,11 @@ def _assigns_numbers(body: list[nodes.NodeNG]) -> tuple[frozenset[str], bool]:
         literal = literal or any(type(n) in (int, float) and n not in (0, 1) for n in numbers)
         names.add(str(target.name if isinstance(target, nodes.AssignName) else target.attrname))
     return frozenset(names), literal
+
+
+def _on_off(node: nodes.NodeNG) -> bool:
+    numbers = [c.value for c in node.nodes_of_class(nodes.Const)]
+    return all(n in (0, 1) for n in numbers)
 
 
 def _arity(node: nodes.NodeNG) -> int:

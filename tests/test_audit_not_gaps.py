@@ -71,9 +71,11 @@ CASES = [
         "MAX = {90: 4096, 100: 8192}\n\n\n"
         "def size():\n"
         "    size = MAX.get(torch.cuda.get_device_capability()[0] * 10, 0)\n"
-        "    if size == 0:\n"
-        "        return None\n"
-        "    return size\n",
+        "    if size > 0:\n"
+        "        limit = min(size, 8192)\n"
+        "    else:\n"
+        "        limit = 1024\n"
+        "    return limit\n",
         [(8, "probably-deliberate")],
         "a per-GPU table of numbers ('MAX', line 3)",
         id="table-read-through-a-local",
@@ -273,6 +275,18 @@ NOOPS = [
         [(4, "likely-gap")],
         id="returns-an-on-off-answer",
     ),
+    # A table of limits whose missing key switches the feature off is its support list.
+    pytest.param(
+        "SIZES = {'9.0': {2: 64 * MiB}, '10.0': {2: 32 * MiB}}\n\n\n"
+        "def init():\n"
+        "    cap = '%d.%d' % torch.cuda.get_device_capability()\n"
+        "    if cap not in SIZES:\n"
+        "        logger.warning('not supported, the communicator is not available')\n"
+        "        return\n"
+        "    start()\n",
+        [(8, "likely-gap")],
+        id="limits-that-switch-the-feature-off",
+    ),
     # An early exit that lets the generation pass does not decide for it.
     pytest.param(
         "def is_supported():\n"
@@ -436,9 +450,9 @@ def test_a_table_imported_from_another_module_is_read_there(make_tree: MakeTree)
                 "from pkg.sizes import MAX_SIZES\n\n\n"
                 "def max_size(world):\n"
                 "    cap = '%d.%d' % torch.cuda.get_device_capability()\n"
-                "    if cap not in MAX_SIZES:\n"
-                "        return None\n"
-                "    return MAX_SIZES[cap][world]\n"
+                "    if cap in MAX_SIZES:\n"
+                "        return MAX_SIZES[cap][world]\n"
+                "    return 1 << 20\n"
             ),
         }
     )

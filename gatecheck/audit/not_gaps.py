@@ -17,6 +17,7 @@ from astroid.exceptions import AstroidError
 from gatecheck.audit.conditions import ArchCondition, SlotKind, negated, operands
 from gatecheck.config.model import Generation, Registry
 from gatecheck.gates.branches import call_name, is_numeric
+from gatecheck.gates.model import Polarity
 from gatecheck.loading.trees import lookup
 from gatecheck.semantics.admitted import Semantics
 
@@ -99,8 +100,11 @@ def reads_a_tuning_table(ctx: GateContext) -> str | None:
     """`cap in CUSTOM_ALL_REDUCE_MAX_SIZES`, `_MAX_SIZES.get(cap, 0)`: the device is looked
     up in a table keyed by capability whose values are numbers: tuned per GPU, widened by
     measuring, not by editing a gate."""
+    # Limits alone (sizes per world size) under a gate that switches the feature off are
+    # also its support list: only measured settings (config objects) are tuning there.
+    disables = ctx.found.polarity is Polarity.DISABLES
     for table, where in _tables_read(ctx):
-        if _is_number_table(table, ctx):
+        if _is_number_table(table, ctx) and (not disables or _holds_settings(table, ctx, 2)):
             return (
                 f"looks the device up in a per-GPU table of numbers ('{where}', line "
                 f"{table.lineno}): {ctx.generation.name} needs numbers measured, not a gate widened"
@@ -297,6 +301,20 @@ def _is_number_table(table: nodes.Dict, ctx: GateContext) -> bool:
     if not table.items:
         return False
     return all(_capability_key(k) and _tuned(v, ctx, 2) for k, v in table.items)
+
+
+def _holds_settings(node: nodes.NodeNG, ctx: GateContext, depth: int) -> bool:
+    """Whether the data holds a settings object (`GemmConfig(1, 64, 4)`), through names."""
+    if isinstance(node, nodes.Call):
+        return True
+    if isinstance(node, nodes.Dict):
+        return any(_holds_settings(v, ctx, depth) for _, v in node.items)
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return any(_holds_settings(e, ctx, depth) for e in node.elts)
+    if isinstance(node, nodes.Name) and depth > 0:
+        held = _dict_of(node, ctx)
+        return held is not None and _holds_settings(held, ctx, depth - 1)
+    return False
 
 
 def _tuned(node: nodes.NodeNG, ctx: GateContext, depth: int) -> bool:

@@ -322,8 +322,8 @@ def test_generation_predicate_used_elsewhere_keeps_single_gate_deliberate(
         """\
         if is_sm100_supported():
             kernel = 'tcgen05'
-        elif is_sm120_supported():
-            kernel = 'mma_sm120'
+        if is_sm120_supported():
+            other = 'mma_sm120'
         """,
     )
     assert verdicts(report) == [(3, "probably-deliberate"), (5, "admits")]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from astroid import nodes
 
-from gatecheck.audit import evidence
+from gatecheck.audit import evidence, not_gaps
 from gatecheck.audit.conditions import (
     ArchCondition,
     Role,
@@ -23,7 +23,13 @@ from gatecheck.audit.naming import feature_name, rule_feature_matches, rule_feat
 from gatecheck.audit.report import AuditedGate, CallSite, FeatureSource, GateClass, GateSite
 from gatecheck.config.model import RuleSet
 from gatecheck.findings import Position
-from gatecheck.gates.branches import call_name, is_numeric, only_reports, tunes_numbers
+from gatecheck.gates.branches import (
+    branch_exits,
+    call_name,
+    is_numeric,
+    only_reports,
+    tunes_numbers,
+)
 from gatecheck.gates.model import Polarity
 from gatecheck.loading.project import Project
 from gatecheck.semantics.admitted import Semantics
@@ -68,6 +74,15 @@ class Classifier:
         else:
             feature, source = feature_name(found)
         gate_class, reasons = self._verdict(found, rule_feature)
+        required = self.features.get(rule_feature or "")
+        gen = self.generation.name
+        if gate_class is GateClass.LIKELY_GAP and required and gen in required.require:
+            reasons = (f"the rule '{required.id}' requires {gen}", *reasons)
+        if gate_class is GateClass.LIKELY_GAP and (passed := _parameter_read(found)) is not None:
+            reasons = (
+                *reasons,
+                f"only reads its parameter '{passed}': the callers' condition is the decision",
+            )
         anchor = self._anchor(found, gate_class)
         if gate_class is not GateClass.ADMITS and (listed := allowlist_of(anchor)) is not None:
             reasons = (*reasons, listed)
@@ -95,10 +110,20 @@ class Classifier:
         if gen not in reach:
             shown = ", ".join(self.registry.ordered(reach & self.vendor_gens)) or "no generation"
             return GateClass.DELIBERATE, (
-                f"only reached on {shown}, inside the gate at line {outer}, which excludes {gen}",
+                f"only reached on {shown}, past the gate at line {outer}, which excludes {gen}",
             )
         if (no_loss := self._no_feature_loss(found)) is not None:
             return GateClass.DELIBERATE, (no_loss,)
+        context = not_gaps.GateContext(
+            found,
+            self.semantics,
+            self.registry,
+            self.generation,
+            self.vendor_gens,
+            self.project.module,
+        )
+        if (decided_here := not_gaps.not_a_gap(context)) is not None:
+            return GateClass.DELIBERATE, (decided_here,)
         texts = self._texts(found)
         documented = evidence.apply(evidence.DELIBERATE_RULES, texts, self.generation)
         worded_gap = evidence.apply(evidence.GAP_RULES, texts, self.generation)
@@ -118,7 +143,9 @@ class Classifier:
             if used:
                 notes.append(f"{where} and is used elsewhere in this module, not here")
             else:
-                evidence_found.append(f"{where} and is at hand in this module, but never used")
+                # Imported and never used: someone brought it in for a reason.
+                how = "imported into" if predicate.origin == "import" else "at hand in"
+                evidence_found.append(f"{where} and is {how} this module, but never used")
         todo = [r for r in worded_gap if r.startswith("a gap with a TODO")]
         if todo:
             # "not supported yet", "TODO: enable": documented, and meant to be widened.
@@ -159,7 +186,9 @@ class Classifier:
             return (
                 f"shuts out only {shown}: a gate about {gen} itself; {gen} takes the other branch"
             )
-        if self._threshold(inside):
+        if self._threshold(inside) or (
+            _written_cut_off(found.condition) and self._threshold(inside, reach)
+        ):
             side = "an older" if self._older(inside) else "a newer"
             return (
                 f"{side}-hardware branch: it admits only {admitted_text}; "
@@ -225,7 +254,7 @@ class Classifier:
         majors = sorted({self.registry.get(g).major for g in inside})
         if len(majors) >= 2:
             reasons.append(f"enumerates {len(majors)} majors ({admitted_text}) but not {gen}")
-        terms = [t for t in found.arch_terms if _is_predicate_term(t, found.condition)]
+        terms = _alternative_predicates(found)
         if len(terms) >= 2:
             reasons.append(f"{len(terms)} generation predicates, none admitting {gen}")
         named = self._family_named(found)
@@ -360,7 +389,14 @@ class Classifier:
         reach = self.registry.all_names()
         outer = 0
         child, parent = found.statement, found.statement.parent
-        while parent is not None and not isinstance(parent, _SCOPES):
+        while parent is not None:
+            for exit_test in self._early_exits_before(child):
+                passes = exit_test.admission.can_be_false
+                if self.generation.name not in passes and not outer:
+                    outer = exit_test.line
+                reach &= passes
+            if isinstance(parent, _SCOPES):
+                break
             enclosing = self.branches.get(id(parent))
             if isinstance(parent, nodes.If) and child is not parent.test and enclosing:
                 side = enclosing.admission
@@ -370,6 +406,23 @@ class Classifier:
                 reach &= branch
             child, parent = parent, parent.parent
         return reach, outer
+
+    def _early_exits_before(self, statement: nodes.NodeNG) -> list[ArchCondition]:
+        """`if not is_deep_gemm_supported(): return False, "..."` earlier in the same
+        block: only the generations it lets pass get to the statement."""
+        found: list[ArchCondition] = []
+        previous = statement.previous_sibling()
+        while previous is not None:
+            condition = self.branches.get(id(previous))
+            if (
+                condition is not None
+                and isinstance(previous, nodes.If)
+                and not previous.orelse
+                and branch_exits(previous.body)
+            ):
+                found.append(condition)
+            previous = previous.previous_sibling()
+        return found
 
     def _decision(self, found: ArchCondition, rule_feature: str | None) -> str | None:
         gen = self.generation.name
@@ -384,10 +437,12 @@ class Classifier:
         reason = suppression.reason or "(no reason given)"
         return f"suppressed inline (line {suppression.line}): {reason}"
 
-    def _threshold(self, inside: frozenset[str]) -> bool:
+    def _threshold(self, inside: frozenset[str], reach: frozenset[str] | None = None) -> bool:
         """Everything up to some generation (or from some generation on), with this one
-        on the other side: a cut-off, not an allowlist."""
-        ordered = [g for g in self.registry.generations if g.name in self.vendor_gens]
+        on the other side: a cut-off, not an allowlist. With `reach`, counted among the
+        generations that get to the gate (`elif major < 9` after `if major < 8`)."""
+        known = self.vendor_gens if reach is None else self.vendor_gens & reach
+        ordered = [g for g in self.registry.generations if g.name in known]
         names = [g.name for g in ordered]
         if not inside or self.generation.name not in names:
             return False
@@ -523,6 +578,48 @@ def _is_predicate_term(term: nodes.NodeNG, condition: nodes.NodeNG) -> bool:
     return isinstance(term, (nodes.Call, nodes.Name, nodes.Attribute)) and not negated(
         term, condition
     )
+
+
+def _alternative_predicates(found: ArchCondition) -> list[nodes.NodeNG]:
+    """The positive predicates a condition offers as alternatives (`is_sm90() or
+    is_sm100()`), not those it requires together (`is_sm90() and group_gemm_ok()`
+    narrows to one generation, it enumerates none)."""
+    arch = {id(t) for t in found.arch_terms}
+
+    def depends(node: nodes.NodeNG) -> bool:
+        return id(node) in arch or any(id(n) in arch for n in node.nodes_of_class(nodes.NodeNG))
+
+    def alternatives(node: nodes.NodeNG) -> list[nodes.NodeNG]:
+        if isinstance(node, nodes.BoolOp) and node.op == "or":
+            return [leaf for value in node.values for leaf in alternatives(value)]
+        if isinstance(node, nodes.BoolOp):
+            deciding = [v for v in node.values if depends(v)]
+            return alternatives(deciding[0]) if len(deciding) == 1 else []
+        return [node] if id(node) in arch else []
+
+    return [t for t in alternatives(found.condition) if _is_predicate_term(t, found.condition)]
+
+
+def _parameter_read(found: ArchCondition) -> str | None:
+    """`if use_psum_layout:` where `use_psum_layout` is the function's parameter: the
+    generation test is the caller's; this row passes its answer on."""
+    condition = found.condition
+    if isinstance(condition, nodes.UnaryOp) and condition.op == "not":
+        condition = condition.operand
+    if not isinstance(condition, nodes.Name):
+        return None
+    scope = condition.scope()
+    if isinstance(scope, nodes.FunctionDef) and condition.name in scope.argnames():
+        return str(condition.name)
+    return None
+
+
+def _written_cut_off(condition: nodes.NodeNG) -> bool:
+    """`nv_cap[0] < 9`, `major >= 10`: one ordering comparison against a number."""
+    if not isinstance(condition, nodes.Compare) or len(condition.ops) != 1:
+        return False
+    op, right = condition.ops[0]
+    return op in ("<", "<=", ">", ">=") and (_constant(right) or _constant(condition.left))
 
 
 def _loaded_names(module: nodes.Module) -> set[str]:

@@ -66,6 +66,11 @@ _TODO = re.compile(
     r"|\bfor now\b|\bnow\b[^.;]*\bonly\b",
     re.IGNORECASE,
 )
+# Words about the hardware, for a docstring (which speaks of the whole function).
+_ARCH_WORDS = re.compile(
+    r"\bsm[_ ]?\d|\barch|\bgpus?\b|capabilit|\bdevices?\b|blackwell|hopper|ampere|\bada\b",
+    re.IGNORECASE,
+)
 _ANY_SM = re.compile(r"\bsm[_ ]?\d{2,3}[a-z]?\b|\bsm[_ ]?\d{1,2}\.?x\b", re.IGNORECASE)
 _ABOUT_SUPPORT = re.compile(r"support|enable|extend|add|\bsm_?\d|arch|gpu|blackwell", re.I)
 # "requires SM90+", "SM100 or newer", ">= sm_80", "compute capability >= 9.0".
@@ -130,10 +135,23 @@ def says_validated_only(words: Words, generation: Generation) -> str | None:
     return None
 
 
+def _lacks_only_elsewhere(text: str, generation: Generation) -> bool:
+    """A sentence that says something is missing on other generations, naming only
+    them: what is to do there says nothing of this one."""
+    named = _ANY_SM.findall(text)
+    if not named or not _NEGATIVE.search(text):
+        return False
+    return not any(generation_mention(generation).match(n) for n in named)
+
+
 def has_todo(words: Words, generation: Generation) -> str | None:
     """'TODO: enable on SM120', 'not supported yet', 'needs a triton fix'."""
     if words.kind == "message":
         return None  # a user-facing message is not a note to the maintainers
+    if words.kind == "docstring" and not _ARCH_WORDS.search(words.text):
+        return None  # "now only beam_width 1 is supported": the function's, not the GPU's
+    if _lacks_only_elsewhere(words.text, generation):
+        return None  # "does not yet select its FP8 kernel on sm100": that one's to do
     if _TODO.search(words.text) and (
         generation_mention(generation).search(words.text) or _ABOUT_SUPPORT.search(words.text)
     ):
@@ -145,6 +163,8 @@ def asks_for_more(words: Words, generation: Generation) -> str | None:
     """'requires SM90+' on a gate that leaves out sm120: the words admit it."""
     if words.kind == "docstring":
         return None  # a docstring speaks of the whole function, often of other options
+    if words.kind == "comment" and _NEGATIVE.search(words.text):
+        return None  # "X does not support it, so require SM100+": a limitation explained
     here = generation.capability[0] * 10 + generation.capability[1]
     for match in _AT_LEAST.finditer(words.text):
         if match.group("d"):
@@ -174,7 +194,8 @@ def enumerates_others(words: Words, generation: Generation) -> str | None:
 
 # A family name qualified down to part of it: "Blackwell datacenter GPUs", "consumer Blackwell".
 _PART_OF_FAMILY = re.compile(
-    r"data[- ]?cent(er|re)|consumer|desktop|workstation|\blite\b|\bserver\b", re.IGNORECASE
+    r"data[- ]?cent(er|re)|\bDC\b|consumer|desktop|workstation|\blite\b|\bserver\b",
+    re.IGNORECASE,
 )
 
 
@@ -189,7 +210,23 @@ def asks_for_its_family(words: Words, generation: Generation) -> str | None:
         return None
     if _NEGATIVE.search(words.text) or _PART_OF_FAMILY.search(words.text):
         return None
+    if _glosses_the_family(words.text, generation):
+        return None
     return f"its words ask for {family}, which {generation.name} is: {words.quoted()}"
+
+
+# "SM100 family": the family of one major, named by its number.
+_MAJOR_FAMILY = re.compile(r"\bsm[_ ]?(\d{2,3})[a-z]?\s+family\b", re.IGNORECASE)
+
+
+def _glosses_the_family(text: str, generation: Generation) -> bool:
+    """'requires SM100 family (Blackwell: SM100, SM103, SM110)': the sentence says which
+    part of the family it means, by number (a major's family, or three or more parts),
+    and this generation's major is not among them."""
+    majors = [int(n) // 10 for n in _MAJOR_FAMILY.findall(text)]
+    listed = [int(n) // 10 for n in _SM_NUMBER.findall(text)]
+    named = majors if majors else (listed if len(listed) >= 3 else [])
+    return bool(named) and generation.major not in named
 
 
 DELIBERATE_RULES: tuple[Rule, ...] = (
@@ -229,7 +266,14 @@ def texts_near(
     body_end = last
     if isinstance(body, list) and body:
         body_end = max(last, min(int(body[-1].end_lineno or last), last + _BODY_LINES))
-    found = [w for w in file_comments if first - _COMMENT_LINES_BEFORE <= w.line <= body_end]
+    # A note that ends on the line just above the statement (or the condition) speaks of
+    # it, however early it starts; one ending above other code speaks of that code.
+    above = {int(statement.lineno or first) - 1, first - 1}
+    found = [
+        w
+        for w in file_comments
+        if w.line <= body_end and (first - _COMMENT_LINES_BEFORE <= w.line or w.end in above)
+    ]
     found += branch_strings(statement)
     scope = statement.scope()
     if isinstance(scope, nodes.FunctionDef) and scope.doc_node is not None:

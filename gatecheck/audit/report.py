@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,14 +178,86 @@ def default_columns(registry: Registry, generation: str) -> tuple[str, ...]:
     )
 
 
-def order_gates(gates: Sequence[AuditedGate]) -> list[AuditedGate]:
-    """Likely gaps first; a feature's gates stay together, placed by its strongest gate."""
+# How much a likely gap's reason says it is one (the strongest first); a reason not
+# listed weighs 1. A rule of the project that requires the generation outweighs any
+# reading of the code; an allowlist of other generations (the fix is adding one) and a
+# module that already tests the generation elsewhere come next with the words that ask
+# for it. Notes (where the allowlist is, the evidence a deliberate class overrode) weigh
+# nothing; a gate that only passes on its callers' decision weighs against, so the
+# decision itself is read first.
+REASON_WEIGHTS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
+    (re.compile(pattern), weight)
+    for pattern, weight in (
+        (r"^the rule '.*' requires ", 10),
+        (r"^a gap with a TODO", 3),
+        (r"^admits .* of the same major", 3),
+        (r"' is named for .* but leaves out", 3),
+        (r"is imported into this module, but never used", 3),
+        (r"^enumerates \d+ majors", 2),
+        (r"^\d+ generation predicates", 2),
+        (r"is used elsewhere in this module, not here$", 2),
+        (r"^its words ask for", 2),
+        (r"^registered as the", 2),
+        (r"takes the else branch, written for", 2),
+        (r"^only reads its parameter", -6),
+        (r"^the allowlist is", 0),
+        (r"^but: ", 0),
+    )
+)
+# One sentence is one piece of evidence, however many rules read it.
+_QUOTED = re.compile(r"the (comment|message|docstring) at line \d+")
 
-    def key(g: AuditedGate) -> tuple[int, int, str, int]:
-        return (g.gate_class.rank, -len(g.reasons), str(g.path), g.start.line)
+
+def reason_weight(reason: str) -> int:
+    for pattern, weight in REASON_WEIGHTS:
+        if pattern.search(reason):
+            return weight
+    return 1
+
+
+def evidence_weight(gate: AuditedGate) -> int:
+    """How strongly a gate's reasons speak for its class (likely gaps by weight, each
+    quoted sentence counted once; the other classes by how many reasons they show)."""
+    if gate.gate_class is not GateClass.LIKELY_GAP:
+        return len(gate.reasons)
+    by_source: dict[str, int] = {}
+    for reason in gate.reasons:
+        quoted = _QUOTED.search(reason)
+        source = quoted.group(0) if quoted else reason
+        by_source[source] = max(by_source.get(source, reason_weight(reason)), reason_weight(reason))
+    return sum(by_source.values())
+
+
+def passes_on(gate: AuditedGate) -> bool:
+    """A likely gap that only reads a parameter its callers decide."""
+    return any(r.startswith("only reads its parameter") for r in gate.reasons)
+
+
+_TEST_PACKAGES = frozenset({"test", "tests", "testing"})
+
+
+def in_tests(gate: AuditedGate) -> bool:
+    """A gate in the project's tests (a `test`/`tests`/`testing` package, a `test_*` or
+    `*_test` module, by the module's dotted name under the scanned root): it skips a
+    test, the product loses nothing."""
+    parts = gate.found.module.split(".")
+    last = parts[-1]
+    return bool(_TEST_PACKAGES & set(parts)) or last.startswith("test_") or last.endswith("_test")
+
+
+def order_gates(gates: Sequence[AuditedGate]) -> list[AuditedGate]:
+    """Likely gaps first, the best supported first; a feature's gates stay together,
+    placed by its strongest gate. After the decisions of the product come, each on its
+    own, gates that only pass on their callers' decision and gates in tests."""
+
+    def tier(g: AuditedGate) -> int:
+        return 2 if passes_on(g) else 1 if in_tests(g) else 0
+
+    def key(g: AuditedGate) -> tuple[int, int, int, str, int]:
+        return (g.gate_class.rank, tier(g), -evidence_weight(g), str(g.path), g.start.line)
 
     by_gate = sorted(gates, key=key)
-    place: dict[str, int] = {}
+    place: dict[tuple[str, int], int] = {}
     for index, gate in enumerate(by_gate):
-        place.setdefault(gate.feature, index)
-    return sorted(by_gate, key=lambda g: (place[g.feature], key(g)))
+        place.setdefault((gate.feature, tier(gate)), index)
+    return sorted(by_gate, key=lambda g: (place[(g.feature, tier(g))], key(g)))

@@ -1,0 +1,429 @@
+"""Shapes that leave the audited generation out without it losing anything a maintainer
+would widen: the condition names the generation's own predicate (the author decided about
+it), the generation has its own branch in the same if/elif chain, the gate only looks a
+device up in a per-GPU table of numbers, or its branches only pick launch numbers. Each rule
+reads one gate and gives the reason it is not a gap, or None; `NOT_A_GAP` is their list, in
+the order they are tried."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from astroid import nodes
+from astroid.exceptions import AstroidError
+
+from gatecheck.audit.conditions import ArchCondition, SlotKind, negated, operands
+from gatecheck.config.model import Generation, Registry
+from gatecheck.gates.branches import call_name, is_numeric
+from gatecheck.gates.model import Polarity
+from gatecheck.loading.trees import lookup
+from gatecheck.semantics.admitted import Semantics
+
+# `sm100`, `sm_120a`, `sm12x` inside a name (not `sm1000`, not `rsm100`).
+_SM_IN_NAME = re.compile(r"(?<![a-z0-9])sm_?(\d{1,2})(\d|x)[a-z]?(?![0-9])", re.IGNORECASE)
+# Keys of a per-GPU table: `(9, 0)`, `"9.0"`, `"sm90"`, `90`, `100`.
+_CAPABILITY_TEXT = re.compile(r"^(sm_?)?\d{1,2}(\.\d)?[a-z]?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class GateContext:
+    """One gate and what the rules need to read it for a generation."""
+
+    found: ArchCondition
+    semantics: Semantics
+    registry: Registry
+    generation: Generation
+    vendor_gens: frozenset[str]
+    # A module of the project by its dotted name (tables imported from another module).
+    module_named: Callable[[str], nodes.Module | None] | None = None
+
+    def admits(self, node: nodes.NodeNG) -> frozenset[str]:
+        """Generations of the vendor where `node` can be true."""
+        return self.semantics.admission(node).can_be_true & self.vendor_gens
+
+    def own_major(self, node: nodes.NodeNG) -> bool:
+        """`node` is a test for this generation's major alone (`is_sm120_supported()`,
+        `major == 12`, `is_device_capability_family(120)`) and can be true on it."""
+        admits = self.admits(node)
+        major = self.generation.major
+        return self.generation.name in admits and all(
+            self.registry.get(g).major == major for g in admits
+        )
+
+
+Rule = Callable[[GateContext], "str | None"]
+
+
+def names_its_own_generation(ctx: GateContext) -> str | None:
+    """`not (is_blackwell() or is_sm120())`, `has_capability(90) and not family(120)`:
+    the condition spells this generation's own test, so leaving it out was decided."""
+    condition = ctx.found.condition
+    for term in _terms(ctx.found):
+        # Not `major == 10 and minor == 0` for sm103: a test of the major narrowed by
+        # another is the exact-minor gap, not an exclusion by name.
+        if negated(term, condition) and ctx.own_major(term):
+            return (
+                f"names {ctx.generation.name}'s own test '{_short(term)}': the condition "
+                f"excludes it by name, a decision about {ctx.generation.name}"
+            )
+    return None
+
+
+def has_its_own_branch(ctx: GateContext) -> str | None:
+    """`if sm_major in [10, 11]: ... elif sm_major == 12: ...`, or an `else:` that calls
+    `_kernel_meta_sm12x(...)`: the dispatch has a branch written for this generation."""
+    statement = ctx.found.statement
+    if ctx.found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
+        return None
+    gen = ctx.generation.name
+    tests, last_else = _chain(statement)
+    for test in tests:
+        if test is not statement.test and ctx.own_major(test):
+            return (
+                f"{gen} has its own branch in this if/elif chain: line {test.lineno} "
+                f"'{_short(test)}'"
+            )
+    if last_else and not any(gen in ctx.admits(t) for t in tests):
+        for call in _calls(last_else):
+            name = call_name(call)
+            if _names_major(name, ctx.generation.major):
+                return (
+                    f"{gen} takes the else branch, which calls '{name}' "
+                    f"(line {call.lineno}), named for it"
+                )
+    return None
+
+
+def reads_a_tuning_table(ctx: GateContext) -> str | None:
+    """`cap in CUSTOM_ALL_REDUCE_MAX_SIZES`, `_MAX_SIZES.get(cap, 0)`: the device is looked
+    up in a table keyed by capability whose values are numbers: tuned per GPU, widened by
+    measuring, not by editing a gate."""
+    # Limits alone (sizes per world size) under a gate that switches the feature off are
+    # also its support list: only measured settings (config objects) are tuning there.
+    disables = ctx.found.polarity is Polarity.DISABLES
+    for table, where in _tables_read(ctx):
+        if _is_number_table(table, ctx) and (not disables or _holds_settings(table, ctx, 2)):
+            return (
+                f"looks the device up in a per-GPU table of numbers ('{where}', line "
+                f"{table.lineno}): {ctx.generation.name} needs numbers measured, not a gate widened"
+            )
+    return None
+
+
+def picks_launch_numbers(ctx: GateContext) -> str | None:
+    """`if is_blackwell: return 64, 1, _tile(d, 32)` then `return 16, 1, _tile(d, 64)`,
+    or `parts = sm_count` else `parts = sm_count // max(1, h // 64)`: both sides give the
+    same numbers a different value; the generation gets the other set."""
+    statement = ctx.found.statement
+    if ctx.found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
+        return None
+    other_side = statement.orelse
+    is_elif = len(other_side) == 1 and isinstance(other_side[0], nodes.If)
+    if other_side and not is_elif:
+        mine, my_literal = _assigns_numbers(statement.body)
+        theirs, their_literal = _assigns_numbers(other_side)
+        if mine and mine == theirs and (my_literal or their_literal):
+            return (
+                f"both sides set the same numbers: {ctx.generation.name} gets the "
+                f"other values (line {other_side[0].lineno})"
+            )
+    if len(statement.body) != 1 or not isinstance(statement.body[0], nodes.Return):
+        return None
+    other = statement.orelse[0] if len(statement.orelse) == 1 else statement.next_sibling()
+    if not isinstance(other, nodes.Return) or (
+        statement.orelse and other is not statement.orelse[0]
+    ):
+        return None
+    mine, theirs = statement.body[0].value, other.value
+    if mine is None or theirs is None or not (_launch_numbers(mine) and _launch_numbers(theirs)):
+        return None
+    if _arity(mine) != _arity(theirs) or (_on_off(mine) and _on_off(theirs)):
+        return None  # `return 1` / `return 0` is an answer, not numbers tuned
+    return (
+        f"both sides return launch numbers: {ctx.generation.name} gets the other set "
+        f"(line {other.lineno})"
+    )
+
+
+NOT_A_GAP: tuple[Rule, ...] = (
+    names_its_own_generation,
+    has_its_own_branch,
+    reads_a_tuning_table,
+    picks_launch_numbers,
+)
+
+
+def not_a_gap(ctx: GateContext) -> str | None:
+    """The first rule's reason, or None."""
+    for rule in NOT_A_GAP:
+        reason = rule(ctx)
+        if reason is not None:
+            return reason
+    return None
+
+
+def _terms(found: ArchCondition) -> Iterator[nodes.NodeNG]:
+    seen: set[int] = set()
+    for term in (*found.arch_terms, *operands(found.condition)):
+        if id(term) not in seen:
+            seen.add(id(term))
+            yield term
+
+
+def _short(node: nodes.NodeNG) -> str:
+    text = " ".join(node.as_string().split())
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def _chain(statement: nodes.If) -> tuple[list[nodes.NodeNG], list[nodes.NodeNG]]:
+    """The tests of the if/elif chain `statement` belongs to, and its final else body."""
+    head = statement
+    while isinstance(head.parent, nodes.If) and head.parent.orelse == [head]:
+        head = head.parent
+    tests: list[nodes.NodeNG] = []
+    node: nodes.NodeNG = head
+    while isinstance(node, nodes.If):
+        tests.append(node.test)
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], nodes.If):
+            node = node.orelse[0]
+            continue
+        return tests, list(node.orelse)
+    return tests, []
+
+
+def _calls(body: list[nodes.NodeNG]) -> Iterator[nodes.Call]:
+    for stmt in body:
+        yield from stmt.nodes_of_class(nodes.Call, skip_klass=(nodes.FunctionDef, nodes.ClassDef))
+
+
+def _names_major(name: str, major: int) -> bool:
+    return any(int(match.group(1)) == major for match in _SM_IN_NAME.finditer(name))
+
+
+def _tables_read(ctx: GateContext) -> Iterator[tuple[nodes.Dict, str]]:
+    """Dict literals the condition looks the device up in: `x in T`, `T[x]`, `T.get(x)`,
+    directly or through a local bound to such a lookup (`plans = T.get(cap, {})`)."""
+    found = ctx.found
+    seen: set[int] = set()
+    for holder in _lookups(found.condition):
+        table = _dict_of(holder, ctx)
+        if table is not None and id(table) not in seen:
+            seen.add(id(table))
+            yield table, holder.as_string()
+    for name in found.condition.nodes_of_class(nodes.Name):
+        value = _local_value(name)
+        if value is None:
+            continue
+        for holder in _lookups(value):
+            table = _dict_of(holder, ctx)
+            if table is not None and id(table) not in seen:
+                seen.add(id(table))
+                yield table, holder.as_string()
+
+
+def _lookups(node: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    for compare in node.nodes_of_class(nodes.Compare):
+        for op, right in compare.ops:
+            if op in ("in", "not in") and isinstance(right, (nodes.Name, nodes.Attribute)):
+                yield right
+    for sub in node.nodes_of_class(nodes.Subscript):
+        if isinstance(sub.value, (nodes.Name, nodes.Attribute)):
+            yield sub.value
+    for call in node.nodes_of_class(nodes.Call):
+        func = call.func
+        is_get = isinstance(func, nodes.Attribute) and func.attrname == "get"
+        if is_get and isinstance(func.expr, (nodes.Name, nodes.Attribute)):
+            yield func.expr
+
+
+def _local_value(name: nodes.Name) -> nodes.NodeNG | None:
+    """The value of the one assignment of a local name in the same function."""
+    try:
+        scope, bindings = name.lookup(name.name)
+    except (AstroidError, AttributeError):
+        return None
+    if not isinstance(scope, nodes.FunctionDef) or len(bindings) != 1:
+        return None
+    statement = bindings[0].statement()
+    if isinstance(statement, nodes.Assign) and len(statement.targets) == 1:
+        return statement.value
+    return None
+
+
+def _dict_of(holder: nodes.NodeNG, ctx: GateContext, hops: int = 2) -> nodes.Dict | None:
+    """The dict literal a name is bound to, in its module or through one `from m import
+    name` of a module in the project."""
+    if not isinstance(holder, nodes.Name):
+        return None
+    try:
+        _, bindings = lookup(holder, str(holder.name))
+    except (AstroidError, AttributeError, RecursionError):
+        return None
+    for binding in bindings:
+        statement = binding.statement()
+        value = getattr(statement, "value", None)
+        if isinstance(statement, (nodes.Assign, nodes.AnnAssign)) and isinstance(value, nodes.Dict):
+            return value
+        if isinstance(statement, nodes.ImportFrom) and hops > 0:
+            found = _imported_dict(statement, str(holder.name), ctx, hops - 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _imported_dict(
+    statement: nodes.ImportFrom, local: str, ctx: GateContext, hops: int
+) -> nodes.Dict | None:
+    real = next((n for n, alias in statement.names if (alias or n) == local), None)
+    if real is None or ctx.module_named is None:
+        return None
+    try:
+        name = statement.root().relative_to_absolute_name(statement.modname, statement.level)
+    except (AstroidError, AttributeError):
+        return None
+    module = ctx.module_named(str(name))
+    if module is None or real not in module.locals:
+        return None
+    for binding in module.locals[real]:
+        if isinstance(binding, nodes.AssignName):
+            statement_there = binding.statement()
+            value = getattr(statement_there, "value", None)
+            if isinstance(value, nodes.Dict):
+                return value
+    return None
+
+
+def _is_number_table(table: nodes.Dict, ctx: GateContext) -> bool:
+    """Keyed by capabilities, every value a number (or a table of them, `64 * MiB`), or
+    measured settings (`{(4096, 2560): {1: GemmConfig(1, 64, 4)}}`, also held in a name)."""
+    if not table.items:
+        return False
+    return all(_capability_key(k) and _tuned(v, ctx, 2) for k, v in table.items)
+
+
+def _holds_settings(node: nodes.NodeNG, ctx: GateContext, depth: int) -> bool:
+    """Whether the data holds a settings object (`GemmConfig(1, 64, 4)`), through names."""
+    if isinstance(node, nodes.Call):
+        return True
+    if isinstance(node, nodes.Dict):
+        return any(_holds_settings(v, ctx, depth) for _, v in node.items)
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return any(_holds_settings(e, ctx, depth) for e in node.elts)
+    if isinstance(node, nodes.Name) and depth > 0:
+        held = _dict_of(node, ctx)
+        return held is not None and _holds_settings(held, ctx, depth - 1)
+    return False
+
+
+def _tuned(node: nodes.NodeNG, ctx: GateContext, depth: int) -> bool:
+    """Numbers, or data made of them: tables, tuples, settings objects built from
+    numbers; a name holding such data (followed `depth` times)."""
+    if _numbers(node):
+        return True
+    if isinstance(node, nodes.Dict):
+        return bool(node.items) and all(_tuned(v, ctx, depth) for _, v in node.items)
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return bool(node.elts) and all(_tuned(e, ctx, depth) for e in node.elts)
+    if isinstance(node, nodes.Call):
+        values = [*node.args, *(k.value for k in node.keywords or [])]
+        return bool(values) and all(
+            _numbers(v) or (isinstance(v, nodes.Const) and not isinstance(v.value, str))
+            for v in values
+        )
+    if isinstance(node, nodes.Name) and depth > 0:
+        held = _dict_of(node, ctx)
+        return held is not None and _tuned(held, ctx, depth - 1)
+    return False
+
+
+def _capability_key(key: nodes.NodeNG) -> bool:
+    if isinstance(key, nodes.Const):
+        value = key.value
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, int):
+            return 30 <= value <= 130
+        return isinstance(value, str) and bool(_CAPABILITY_TEXT.match(value))
+    if isinstance(key, nodes.Tuple) and len(key.elts) == 2:
+        return all(isinstance(e, nodes.Const) and type(e.value) is int for e in key.elts)
+    return False
+
+
+def _numbers(node: nodes.NodeNG) -> bool:
+    if is_numeric(node):
+        return True
+    if isinstance(node, nodes.BinOp):  # `64 * MiB`: a unit held in a name
+        sides = (node.left, node.right)
+        return all(_numbers(s) or isinstance(s, nodes.Name) for s in sides) and any(
+            _numbers(s) for s in sides
+        )
+    if isinstance(node, nodes.Dict):
+        return bool(node.items) and all(_numbers(v) for _, v in node.items)
+    return False
+
+
+def _launch_numbers(node: nodes.NodeNG) -> bool:
+    """Numbers, or a tuple of numbers and helper calls on numbers and names
+    (`64, 1, _tile(dstate, 32)`), at least one a literal number."""
+    if is_numeric(node):
+        return True
+    if not isinstance(node, nodes.Tuple) or not node.elts:
+        return False
+    literal = False
+    for element in node.elts:
+        if is_numeric(element):
+            literal = True
+        elif isinstance(element, nodes.Call):
+            if not all(is_numeric(a) or isinstance(a, nodes.Name) for a in element.args):
+                return False
+        else:
+            return False
+    return literal
+
+
+# Calls that only compute a number from numbers.
+_ARITHMETIC_CALLS = frozenset({"min", "max", "int", "abs", "round", "ceil", "floor", "cdiv"})
+
+
+def _arithmetic(node: nodes.NodeNG) -> bool:
+    """Numbers and names combined by arithmetic (`sm_count // max(1, h_q // 64)`)."""
+    if is_numeric(node) or isinstance(node, (nodes.Name, nodes.Attribute)):
+        return True
+    if isinstance(node, nodes.BinOp):
+        return _arithmetic(node.left) and _arithmetic(node.right)
+    if isinstance(node, nodes.UnaryOp):
+        return _arithmetic(node.operand)
+    if isinstance(node, nodes.Call) and call_name(node) in _ARITHMETIC_CALLS:
+        return all(_arithmetic(a) for a in node.args)
+    return False
+
+
+def _assigns_numbers(body: list[nodes.NodeNG]) -> tuple[frozenset[str], bool]:
+    """The names a branch sets, when all it does is set names to arithmetic (empty
+    otherwise), and whether a number is written among the values."""
+    names: set[str] = set()
+    literal = False
+    for stmt in body:
+        if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
+            return frozenset(), False
+        target = stmt.targets[0]
+        if not isinstance(target, (nodes.AssignName, nodes.AssignAttr)):
+            return frozenset(), False
+        if not _arithmetic(stmt.value):
+            return frozenset(), False
+        numbers = [c.value for c in stmt.value.nodes_of_class(nodes.Const)]
+        # `use = 1` / `use = 0` is an answer (on/off), not a tuned number.
+        literal = literal or any(type(n) in (int, float) and n not in (0, 1) for n in numbers)
+        names.add(str(target.name if isinstance(target, nodes.AssignName) else target.attrname))
+    return frozenset(names), literal
+
+
+def _on_off(node: nodes.NodeNG) -> bool:
+    numbers = [c.value for c in node.nodes_of_class(nodes.Const)]
+    return all(n in (0, 1) for n in numbers)
+
+
+def _arity(node: nodes.NodeNG) -> int:
+    return len(node.elts) if isinstance(node, nodes.Tuple) else 1

@@ -1,0 +1,461 @@
+"""Gates that leave the audited generation out without being gaps (audit/not_gaps.py), the
+other ranking rules of the audit (a cut-off counted among the generations that reach it,
+predicates required together, a parameter passed on, the words of a message and of a note),
+and the order of the likely gaps: each as `(source, expected)` on a mini project, with the
+reason the row shows, and noops that stay likely gaps."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatecheck.audit import GateClass, evidence
+from gatecheck.audit.report import AuditedGate, reason_weight
+from gatecheck.config.loader import load_ruleset
+from tests.test_audit import IMPORTS, UTILS, MakeTree, audit, verdicts
+
+SM120 = load_ruleset([]).registry.get("sm120")
+
+# (snippet of mod.py, expected (line, class) list, a piece of the first gate's reason)
+CASES = [
+    pytest.param(
+        "def ok(cls):\n    if not (cls.is_sm100_supported() or is_sm120_supported()):\n"
+        "        return False\n    return True\n",
+        [(4, "admits")],
+        "admits sm120",
+        id="failing-condition-that-names-the-generation-admits-it",
+    ),
+    pytest.param(
+        "def cooperative():\n"
+        "    major = torch.cuda.get_device_capability()[0]\n"
+        "    return major >= 9 and not is_sm120_supported()\n",
+        [(5, "probably-deliberate")],
+        "names sm120's own test 'is_sm120_supported()': the condition excludes it by name",
+        id="own-predicate-excluded-by-name",
+    ),
+    pytest.param(
+        "def pick(sm_major):\n"
+        "    if sm_major in [10, 11]:\n"
+        "        return 'sm100'\n"
+        "    elif sm_major == 12:\n"
+        "        return 'sm120'\n"
+        "    raise ValueError(sm_major)\n\n\n"
+        "pick(torch.cuda.get_device_capability()[0])\n",
+        [(4, "probably-deliberate"), (6, "admits")],
+        "sm120 has its own branch in this if/elif chain: line 6 'sm_major == 12'",
+        id="own-branch-in-the-chain",
+    ),
+    pytest.param(
+        "def meta():\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        "    if cap[0] == 9 or cap[0] == 10:\n"
+        "        block = kernel_meta_sm9x()\n"
+        "    else:\n"
+        "        block = kernel_meta_sm12x()\n"
+        "    return block\n",
+        [(5, "probably-deliberate")],
+        "sm120 takes the else branch, which calls 'kernel_meta_sm12x' (line 8), named for it",
+        id="else-branch-calls-a-helper-named-for-the-generation",
+    ),
+    pytest.param(
+        "SIZES = {'9.0': {2: 64 * MiB, 4: 32 * MiB}, '10.0': {2: 128 * MiB}}\n\n\n"
+        "def max_size(world):\n"
+        "    cap = '%d.%d' % torch.cuda.get_device_capability()\n"
+        "    if cap in SIZES and world in SIZES[cap]:\n"
+        "        return SIZES[cap][world]\n"
+        "    return None\n",
+        [(8, "probably-deliberate")],
+        "looks the device up in a per-GPU table of numbers ('SIZES', line 3)",
+        id="per-gpu-table-of-numbers",
+    ),
+    pytest.param(
+        "MAX = {90: 4096, 100: 8192}\n\n\n"
+        "def size():\n"
+        "    size = MAX.get(torch.cuda.get_device_capability()[0] * 10, 0)\n"
+        "    if size > 0:\n"
+        "        limit = min(size, 8192)\n"
+        "    else:\n"
+        "        limit = 1024\n"
+        "    return limit\n",
+        [(8, "probably-deliberate")],
+        "a per-GPU table of numbers ('MAX', line 3)",
+        id="table-read-through-a-local",
+    ),
+    pytest.param(
+        "SM90_PLANS = {(4096, 2560): {1: Config(1, 64, 4, unroll=4)}}\n"
+        "PLANS = {(9, 0): SM90_PLANS, (12, 1): SM90_PLANS}\n\n\n"
+        "def enable(dtype):\n"
+        "    plans = PLANS.get(torch.cuda.get_device_capability(), {})\n"
+        "    if not plans:\n"
+        "        return\n"
+        "    install(plans)\n",
+        [(9, "probably-deliberate")],
+        "a per-GPU table of numbers ('PLANS', line 4)",
+        id="table-of-measured-settings-held-in-names",
+    ),
+    pytest.param(
+        "def parts(sm_count, heads):\n"
+        "    if torch.cuda.get_device_capability()[0] == 10:\n"
+        "        n = sm_count\n"
+        "    else:\n"
+        "        n = sm_count // max(1, heads // 64)\n"
+        "    return n\n",
+        [(4, "probably-deliberate")],
+        "both sides set the same numbers",
+        id="numbers-set-on-both-sides",
+    ),
+    pytest.param(
+        "def is_supported():\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        return False, 'needs the library'\n"
+        "    if not is_sm100_supported():\n"
+        "        return False, 'this kernel requires Blackwell'\n"
+        "    return True, None\n",
+        [(4, "likely-gap"), (6, "probably-deliberate")],
+        "enumerates 2 majors",
+        id="an-early-exit-before-the-gate-already-decides",
+    ),
+    pytest.param(
+        "def fused():\n"
+        "    # XQA does not support FP8 output, so require trtllm-gen (SM100+) here.\n"
+        "    return is_sm100_supported() and quant\n",
+        [(5, "probably-deliberate")],
+        "a single-generation gate",
+        id="a-limitation-explained-asks-for-nothing",
+    ),
+    pytest.param(
+        "def config(dstate, blackwell):\n"
+        "    if blackwell:\n"
+        "        return 64, 1, tile(dstate, 32), 2\n"
+        "    return 16, 1, tile(dstate, 64), 2\n\n\n"
+        "config(8, torch.cuda.get_device_capability()[0] == 10)\n",
+        [(4, "probably-deliberate"), (9, "probably-deliberate")],
+        "both sides return launch numbers",
+        id="launch-numbers-on-both-sides",
+    ),
+    pytest.param(
+        "def meta():\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        "    if cap[0] < 8:\n"
+        "        warps = pick_a()\n"
+        "    elif cap[0] < 9:\n"
+        "        warps = pick_b()\n"
+        "    else:\n"
+        "        warps = pick_c()\n"
+        "    return warps\n",
+        [(5, "probably-deliberate"), (7, "probably-deliberate")],
+        "an older-hardware branch",
+        id="elif-cut-off-counted-among-the-generations-reaching-it",
+    ),
+    pytest.param(
+        "def supported():\n    return is_sm90_supported() and group_gemm_ok()\n\n\n"
+        "def group_gemm_ok():\n    return is_sm90_supported() or is_sm100_supported()\n",
+        [(4, "probably-deliberate"), (8, "likely-gap")],
+        "a single-generation gate: admits only sm90",
+        id="predicates-required-together-enumerate-nothing",
+    ),
+    pytest.param(
+        "def fp8_q():\n"
+        "    # FP8 queries need the fa3 or trtllm-gen path.\n"
+        "    # Architectures with only fa2 (e.g. SM89, SM120) cannot\n"
+        "    # consume FP8 queries, so keep the model dtype there.\n"
+        "    #\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        return 'fp8'\n"
+        "    return 'bf16'\n",
+        [(8, "probably-deliberate")],
+        "documented: the comment at line 4",
+        id="a-note-ending-just-above-the-condition",
+    ),
+    pytest.param(
+        "def check():\n"
+        "    if not is_sm100_supported():\n"
+        "        raise RuntimeError('only supported on Hopper and Blackwell DC devices')\n",
+        [(4, "probably-deliberate")],
+        "a single-generation gate",
+        id="datacenter-part-of-the-family-asks-for-nothing-more",
+    ),
+    pytest.param(
+        "def attend(beam):\n"
+        '    """Now only beam_width 1 is supported."""\n'
+        "    if is_sm90_supported():\n"
+        "        return 'sm90'\n"
+        "    return 'generic'\n",
+        [(5, "probably-deliberate")],
+        "a single-generation gate",
+        id="docstring-todo-about-something-else",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "reason"), CASES)
+def test_not_a_gap(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, str]], reason: str
+) -> None:
+    report = audit(make_tree, source)
+    assert verdicts(report) == expected
+    first = min((g for g in report.gates if g.path.name == "mod.py"), key=lambda g: g.found.line)
+    assert any(reason in r for r in first.reasons), first.reasons
+
+
+NOOPS = [
+    # A branch for another generation's major is not this generation's own.
+    pytest.param(
+        "def pick(sm_major):\n"
+        "    if sm_major in [10, 11]:\n"
+        "        return 'sm100'\n"
+        "    elif sm_major == 9:\n"
+        "        return 'sm90'\n"
+        "    raise ValueError(sm_major)\n\n\n"
+        "pick(torch.cuda.get_device_capability()[0])\n",
+        [(4, "likely-gap"), (6, "likely-gap")],
+        id="elif-for-another-major",
+    ),
+    # An else calling a helper named for another generation is that generation's path.
+    pytest.param(
+        "def meta():\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        block = fast()\n"
+        "    else:\n"
+        "        block = kernel_meta_sm8x()\n"
+        "    return block\n",
+        [(4, "likely-gap")],
+        id="else-named-for-another-major",
+    ),
+    # A table of kernels (names, not numbers) is a dispatch, not tuning.
+    pytest.param(
+        "KERNELS = {'9.0': 'fused_sm90', '10.0': 'fused_sm100'}\n\n\n"
+        "def kernel():\n"
+        "    cap = '%d.%d' % torch.cuda.get_device_capability()\n"
+        "    if cap not in KERNELS:\n"
+        "        return None\n"
+        "    return KERNELS[cap]\n",
+        [(8, "likely-gap")],
+        id="table-of-kernels",
+    ),
+    # One side a kernel choice, the other numbers: a feature, not tuning.
+    pytest.param(
+        "def config():\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        return fused_kernel()\n"
+        "    return 16, 1\n",
+        [(4, "likely-gap")],
+        id="kernel-on-one-side",
+    ),
+    # `use = 1` / `use = 0` is an on/off answer, not numbers tuned.
+    pytest.param(
+        "def flag():\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        use = 1\n"
+        "    else:\n"
+        "        use = 0\n"
+        "    return use\n",
+        [(4, "likely-gap")],
+        id="on-off-numbers",
+    ),
+    # A note inside the branch above speaks of that branch, not of the elif below it.
+    pytest.param(
+        "def pick():\n"
+        "    if is_sm90_supported():\n"
+        "        # Note: a regression on this kernel,\n"
+        "        # a workaround until it is fixed,\n"
+        "        # see the issue.\n"
+        "        backend = 'fa3'\n"
+        "    elif is_sm100_supported() or is_sm90_supported():\n"
+        "        backend = 'trtllm'\n"
+        "    return backend\n",
+        [(4, "probably-deliberate"), (9, "likely-gap")],
+        id="note-of-the-branch-above",
+    ),
+    # `return 1` / `return 0` on both sides is an answer, not launch numbers.
+    pytest.param(
+        "def pick():\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        return 1\n"
+        "    return 0\n",
+        [(4, "likely-gap")],
+        id="returns-an-on-off-answer",
+    ),
+    # A table of limits whose missing key switches the feature off is its support list.
+    pytest.param(
+        "SIZES = {'9.0': {2: 64 * MiB}, '10.0': {2: 32 * MiB}}\n\n\n"
+        "def init():\n"
+        "    cap = '%d.%d' % torch.cuda.get_device_capability()\n"
+        "    if cap not in SIZES:\n"
+        "        logger.warning('not supported, the communicator is not available')\n"
+        "        return\n"
+        "    start()\n",
+        [(8, "likely-gap")],
+        id="limits-that-switch-the-feature-off",
+    ),
+    # An early exit that lets the generation pass does not decide for it.
+    pytest.param(
+        "def is_supported():\n"
+        "    if not torch.cuda.is_available():\n"
+        "        return False\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        return False\n"
+        "    return True\n",
+        [(6, "likely-gap")],
+        id="early-exit-that-lets-it-pass",
+    ),
+    # A cut-off read on the whole registry stays what it was for an allowlist of predicates
+    # under an enclosing test.
+    pytest.param(
+        "def fast():\n"
+        "    if torch.cuda.get_device_capability()[0] >= 9:\n"
+        "        if is_sm90_supported() or is_sm100_supported():\n"
+        "            return True\n"
+        "    return False\n",
+        [(4, "admits"), (5, "likely-gap")],
+        id="allowlist-under-a-floor",
+    ),
+    # Alternatives still enumerate.
+    pytest.param(
+        "def fast(x):\n    return x and (is_sm90_supported() or is_sm100_supported())\n",
+        [(4, "likely-gap")],
+        id="alternatives-under-an-and",
+    ),
+    # A docstring that speaks of the hardware is still read for its TODO.
+    pytest.param(
+        "def attend():\n"
+        '    """Now only supported on Hopper GPUs."""\n'
+        "    if is_sm90_supported():\n"
+        "        return 'sm90'\n"
+        "    return 'generic'\n",
+        [(5, "likely-gap")],
+        id="docstring-todo-about-the-gpu",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), NOOPS)
+def test_not_a_gap_noops(make_tree: MakeTree, source: str, expected: list[tuple[int, str]]) -> None:
+    assert verdicts(audit(make_tree, source)) == expected
+
+
+def test_a_parameter_passed_on_is_read_after_the_decision(make_tree: MakeTree) -> None:
+    source = (
+        "def layout(use_psum):\n"
+        "    if use_psum:\n"
+        "        return 'psum'\n"
+        "    return 'contiguous'\n\n\n"
+        "def run():\n"
+        "    psum = is_sm90_supported() or is_sm100_supported()\n"
+        "    return layout(psum)\n"
+    )
+    report = audit(make_tree, source)
+    gaps = [g for g in report.gates if g.gate_class is GateClass.LIKELY_GAP]
+    assert [g.found.line for g in gaps] == [10, 4], [g.reasons for g in gaps]
+    assert any(r.startswith("only reads its parameter 'use_psum'") for r in gaps[1].reasons)
+
+
+def _lines(gates: list[AuditedGate]) -> list[int]:
+    return [g.found.line for g in gates if g.gate_class is GateClass.LIKELY_GAP]
+
+
+def test_likely_gaps_are_ordered_by_the_weight_of_their_evidence(make_tree: MakeTree) -> None:
+    source = (
+        "def a():\n    return is_sm90_supported() or is_sm100_supported()\n\n\n"
+        "# TODO: enable on SM120 once the kernel supports it\n"
+        "if is_sm100_supported():\n"
+        "    kernel = 'trtllm'\n"
+    )
+    report = audit(make_tree, source)
+    # An allowlist of two majors, by their predicates (the fix is adding one), before a
+    # single-major gate whose note has a TODO.
+    assert _lines(list(report.gates)) == [4, 8]
+
+
+def test_gates_in_tests_come_after_the_product(make_tree: MakeTree) -> None:
+    from gatecheck.audit import run_audit
+
+    root = make_tree(
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": UTILS,
+            "pkg/mod.py": IMPORTS
+            + "# TODO: enable on SM120\nif is_sm100_supported():\n    kernel = 'fast'\n",
+            "pkg/tests/__init__.py": "",
+            "pkg/tests/test_mod.py": IMPORTS
+            + "def test_fast():\n    assert is_sm90_supported() or is_sm100_supported()\n",
+        }
+    )
+    report = run_audit([root], load_ruleset([]), "sm120")
+    gaps = [g for g in report.gates if g.gate_class is GateClass.LIKELY_GAP]
+    assert [g.path.name for g in gaps] == ["mod.py", "test_mod.py"]
+
+
+@pytest.mark.parametrize(
+    ("reason", "weight"),
+    [
+        ("the rule 'fusion' requires sm120", 10),
+        ("a gap with a TODO: the comment at line 3: 'TODO: enable'", 3),
+        ("'is_blackwell' is named for Blackwell but leaves out sm120, a Blackwell generation", 3),
+        ("admits sm121 but not sm120, of the same major 12: an exact-minor test", 3),
+        ("enumerates 2 majors (sm90, sm100) but not sm120", 2),
+        ("the if/elif chain at line 4 handles sm90, sm100 but not sm120", 1),
+        ("'is_sm120' (line 4) admits sm120 and is imported into this module, but never used", 3),
+        ("'is_sm120' (line 4) admits sm120 and is at hand in this module, but never used", 1),
+        ("'is_sm120' (line 4) admits sm120 and is used elsewhere in this module, not here", 2),
+        ("the allowlist is 'CAPS' at line 3: [(9, 0), (10, 0)]", 0),
+        ("only reads its parameter 'x': the callers' condition is the decision", -6),
+    ],
+)
+def test_reason_weights(reason: str, weight: int) -> None:
+    assert reason_weight(reason) == weight
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("TODO: enable on SM120", True),
+        ("Now the fused kernel only supports sm90", True),
+        ("The dispatcher does not yet select its FP8 kernel on sm100.", False),
+        ("The dispatcher does not yet select its FP8 kernel on sm100 or sm120.", True),
+    ],
+)
+def test_has_todo(text: str, expected: bool) -> None:
+    words = evidence.Words(1, "comment", text)
+    assert (evidence.has_todo(words, SM120) is not None) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("DeepGEMM MXFP8 BMM requires Blackwell.", True),
+        ("requires Blackwell (SM100 or SM120)", True),
+        ("requires sm_100/sm_103 (Blackwell)", True),
+        ("requires a Blackwell (SM100) GPU.", True),
+        ("requires Blackwell datacenter GPUs", False),
+        ("only supported on Hopper and Blackwell DC devices.", False),
+        ("requires SM100 family (Blackwell: SM100, SM103, SM110). Got SM120.", False),
+        ("requires Blackwell (SM100, SM103, SM110)", False),
+        ("requires Blackwell (SM100, SM110, SM120)", True),
+    ],
+)
+def test_asks_for_its_family(text: str, expected: bool) -> None:
+    words = evidence.Words(1, "message", text)
+    assert (evidence.asks_for_its_family(words, SM120) is not None) is expected
+
+
+def test_a_table_imported_from_another_module_is_read_there(make_tree: MakeTree) -> None:
+    from gatecheck.audit import run_audit
+
+    root = make_tree(
+        {
+            "pkg/__init__.py": "",
+            "pkg/sizes.py": "MiB = 1 << 20\nMAX_SIZES = {'9.0': {2: 64 * MiB}, '10.0': {2: MiB // 2}}\n",
+            "pkg/mod.py": (
+                "import torch\n"
+                "from pkg.sizes import MAX_SIZES\n\n\n"
+                "def max_size(world):\n"
+                "    cap = '%d.%d' % torch.cuda.get_device_capability()\n"
+                "    if cap in MAX_SIZES:\n"
+                "        return MAX_SIZES[cap][world]\n"
+                "    return 1 << 20\n"
+            ),
+        }
+    )
+    report = run_audit([root], load_ruleset([]), "sm120")
+    assert verdicts(report) == [(7, "probably-deliberate")]
+    assert "a per-GPU table of numbers ('MAX_SIZES', line 2)" in report.gates[0].reasons[0]

@@ -359,14 +359,7 @@ class Classifier:
         statement = found.statement
         if found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
             return None
-        head = statement
-        while isinstance(head.parent, nodes.If) and head.parent.orelse == [head]:
-            head = head.parent
-        tests: list[nodes.NodeNG] = []
-        node: nodes.NodeNG = head
-        while isinstance(node, nodes.If):
-            tests.append(node.test)
-            node = node.orelse[0] if len(node.orelse) == 1 else None
+        tests, _ = not_gaps.if_chain(statement)
         if len(tests) < 2:
             return None
         admitted: set[str] = set()
@@ -379,7 +372,7 @@ class Classifier:
             return None
         shown = ", ".join(self.registry.ordered(frozenset(admitted)))
         return (
-            f"the if/elif chain at line {head.lineno} handles {shown} "
+            f"the if/elif chain at line {tests[0].parent.lineno} handles {shown} "
             f"but not {self.generation.name}"
         )
 

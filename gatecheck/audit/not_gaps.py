@@ -78,7 +78,7 @@ def has_its_own_branch(ctx: GateContext) -> str | None:
     if ctx.found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
         return None
     gen = ctx.generation.name
-    tests, last_else = _chain(statement)
+    tests, last_else = if_chain(statement)
     for test in tests:
         if test is not statement.test and ctx.own_major(test):
             return (
@@ -177,7 +177,7 @@ def _short(node: nodes.NodeNG) -> str:
     return text if len(text) <= 70 else text[:67] + "..."
 
 
-def _chain(statement: nodes.If) -> tuple[list[nodes.NodeNG], list[nodes.NodeNG]]:
+def if_chain(statement: nodes.If) -> tuple[list[nodes.NodeNG], list[nodes.NodeNG]]:
     """The tests of the if/elif chain `statement` belongs to, and its final else body."""
     head = statement
     while isinstance(head.parent, nodes.If) and head.parent.orelse == [head]:

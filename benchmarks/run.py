@@ -556,7 +556,8 @@ def impact_lines(root: Path, work: Path, repeat: int) -> list[str]:
         counts = ", ".join(f"{n} {kind}" for kind, n in report["counts"].items() if n)
         out += [
             f"  impact, cold, {label:<12}       {step.seconds:7.2f} s   "
-            f"impact / cold audit {ratio(step.seconds, cold_audit.seconds):>6}   (well under 2x)",
+            f"impact / cold audit {ratio(step.seconds, cold_audit.seconds):>6}"
+            "   (target: well under 2x)",
             f"    {rel}: `{new}`; {report['compared_files']} of {report['project_files']} "
             f"files compared; reported: {counts or 'nothing'}",
         ]

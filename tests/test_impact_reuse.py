@@ -72,6 +72,19 @@ POLICY_USER = (
     "from pkg.policy import use_fast\n\n\n"
     "def run():  # sm90\n    if use_fast():\n        return 1\n    return 0\n"
 )
+# A gate binding and a flag set under a deciding if: their readers are hops too.
+BOUND = "from pkg.dev import major\n\nFAST_PATH = major() >= 9  # sm90\n"
+FLAGGED = (
+    "from pkg.dev import major\n\nuse_fast = False\nif major() >= 9:  # sm90\n    use_fast = True\n"
+)
+
+
+def _reader(name: str) -> str:
+    return (
+        f"from pkg.policy import {name}\n\n\n"
+        f"def run():  # sm90\n    if {name}:\n        return 1\n    return 0\n"
+    )
+
 
 # (files at BASE, files written (None: deleted) after, issues expected: (rule, qualname)).
 SCENARIOS = [
@@ -111,6 +124,20 @@ SCENARIOS = [
         # BASE's model.py alone would read `use_fast()` as a gate: policy.py's conditions
         # are found too (the hop source's file, read through a memoised import).
         id="hop-source-in-an-unchanged-file",
+    ),
+    # The same through a name: what the hop sources were asked of (audit/hops.py) is the
+    # gate binding's file, and the deciding if's.
+    pytest.param(
+        {"pkg/policy.py": BOUND, "pkg/model.py": _reader("FAST_PATH")},
+        {"pkg/model.py": _reader("FAST_PATH").replace("return 0", "return 2")},
+        [],
+        id="gate-binding-in-an-unchanged-file",
+    ),
+    pytest.param(
+        {"pkg/policy.py": FLAGGED, "pkg/model.py": _reader("use_fast")},
+        {"pkg/model.py": _reader("use_fast").replace("return 0", "return 2")},
+        [],
+        id="flag-decided-in-an-unchanged-file",
     ),
     pytest.param(
         {"pkg/a.py": USER},

@@ -685,3 +685,31 @@ def test_noop_base_that_is_also_a_path(repo: Path, monkeypatch: pytest.MonkeyPat
     # With PATHS after it, the first argument is BASE.
     assert impact(repo, monkeypatch, "pkg", "pkg", "--no-cache").exit_code == 0
     assert impact(repo, monkeypatch, "./pkg", "--no-cache").exit_code == 0
+
+
+def test_base_files_export_the_changed_files_alone(tmp_path: Path) -> None:
+    """BASE's changed files are read without exporting all of BASE (a reused audit needs
+    no more); names spelling a glob are files, not patterns; a link or a file added since
+    is no file of BASE; the whole export comes when asked, and both go on close()."""
+    from gatecheck.impact.snapshot import BaseFiles, resolve_base
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    write_tree(repo, {"pkg/a.py": "A = 1\n", "pkg/b.py": "B = 1\n", "pkg/x[1].py": "X = 1\n"})
+    (repo / "pkg/link.py").symlink_to("a.py")
+    commit_all(repo, "base")
+    commit = resolve_base(repo, "main").commit
+    changed = ["pkg/a.py", "pkg/x[1].py", "pkg/link.py", "pkg/new.py", "pkg/[ab].py"]
+    files = BaseFiles(repo, commit, [], None, changed)
+    assert files.file("pkg/a.py").read_text(encoding="utf-8") == "A = 1\n"
+    assert files.file("pkg/x[1].py").read_text(encoding="utf-8") == "X = 1\n"
+    for absent in ("pkg/link.py", "pkg/new.py", "pkg/[ab].py"):
+        assert not files.file(absent).is_file(), absent
+    few = files.file("pkg/a.py").parent
+    assert sorted(p.name for p in few.iterdir()) == ["a.py", "x[1].py"]  # not b.py
+    tree = files.tree()
+    assert (tree / "pkg/b.py").read_text(encoding="utf-8") == "B = 1\n"
+    assert files.file("pkg/a.py") == tree / "pkg/a.py"
+    files.close()
+    assert not few.exists() and not tree.exists()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -28,9 +27,9 @@ from gatecheck.impact.scope import changed_calls, changed_names, reached_files
 from gatecheck.impact.snapshot import (
     Base,
     BaseError,
+    BaseFiles,
     changed_paths,
     resolve_base,
-    snapshot,
     toplevel,
 )
 from gatecheck.loading.project import (
@@ -147,17 +146,28 @@ def _compared(
 ) -> ImpactReport:
     vendor = registry.get(generation).vendor
     scanned = set(found.files)
-    tree = snapshot(top, base.commit, [] if "" in within else within, keep_in).resolve()
-    base_targets = [tree / w for w in within if (tree / w).exists()]
+    # BASE's changed files now; all of BASE only if it is audited from disk.
+    base_files = BaseFiles(
+        top,
+        base.commit,
+        [] if "" in within else within,
+        keep_in,
+        [path.relative_to(top).as_posix() for path in changed],
+    )
+
+    def at_base(path: Path) -> Path:
+        return base_files.file(path.relative_to(top).as_posix())
 
     def audit_base(only: Sequence[Path] | None, record_reads: bool = False) -> AuditReport:
+        tree = base_files.tree()
+        base_targets = [tree / w for w in within if (tree / w).exists()]
         if not base_targets:
             return AuditReport(generation, vendor, (), registry)
         moved = None if only is None else [tree / p.relative_to(top) for p in only]
         return rebased(audit(base_targets, moved, record_reads=record_reads), tree, top)
 
     try:
-        before_texts = {path: _text(tree / path.relative_to(top)) for path in changed}
+        before_texts = {path: _text(at_base(path)) for path in changed}
         reached: frozenset[Path] | None = None
         if strategy in (Strategy.AUTO, Strategy.REACH):
             now = {path: _text(path) for path in changed}
@@ -177,7 +187,7 @@ def _compared(
                 namer.name(path),
                 before_texts[path],
                 _text(path) if path in scanned else None,
-                added=not (tree / path.relative_to(top)).is_file(),
+                added=not at_base(path).is_file(),
                 deleted=path not in scanned,
             )
             for path in changed
@@ -186,11 +196,7 @@ def _compared(
             strategy = Strategy.WHOLE  # known before auditing: both sides at once
         if strategy is Strategy.REUSE or (strategy is Strategy.AUTO and past):
             # The changed files' contents at BASE, where the working tree has them.
-            base_bytes = {
-                path: raw
-                for path in changed
-                if (raw := _raw(tree / path.relative_to(top))) is not None
-            }
+            base_bytes = {path: raw for path in changed if (raw := _raw(at_base(path))) is not None}
             after, before, compared = _reused(
                 audit, audit_base, targets, changes, namer, base_bytes
             )
@@ -205,8 +211,7 @@ def _compared(
             )
             compared = restrict
     finally:
-        if keep_in is None:
-            shutil.rmtree(tree, ignore_errors=True)
+        base_files.close()
     return compare_reports(
         before,
         after,

@@ -15,9 +15,11 @@ import pytest
 from gatecheck.audit import run_audit
 from gatecheck.audit.report import AuditReport
 from gatecheck.config.loader import load_ruleset
+from gatecheck.impact.overlay import amended_index
 from gatecheck.impact.reuse import Change, dirty_files, everything_moves, hop_files, meets
 from gatecheck.impact.run import OnOpen, Strategy, run_impact
 from gatecheck.loading.readlog import FileReads
+from gatecheck.semantics.call_names import called_names
 from tests.conftest import write_tree
 from tests.test_impact import commit_all, git
 
@@ -116,6 +118,16 @@ SCENARIOS = [
         {"pkg/caller.py": "from pkg.kern import _pick\n\n\ndef go():\n    return _pick(90)\n"},
         [("impact-widened", "pkg.kern._pick")],
         id="changed-caller",  # the parameter's callers no longer agree on the device's
+    ),
+    pytest.param(
+        {
+            "pkg/kern.py": KERNEL,
+            "pkg/caller.py": "from pkg.kern import _pick\n\n\ndef go():\n    return _pick(90)\n",
+        },
+        {"pkg/caller.py": "X = 1\n"},
+        [("impact-narrowed", "pkg.kern._pick")],
+        # BASE's callers index (the working tree's, amended) lists the caller again.
+        id="removed-caller",
     ),
     pytest.param(
         {"pkg/policy.py": POLICY, "pkg/model.py": POLICY_USER},
@@ -352,3 +364,35 @@ def test_changed_calls_of_one_method_only() -> None:
 
     old = "class A:\n    def f(self):\n        g(1)\n\n    def h(self):\n        k(1)\n"
     assert changed_calls(old, old.replace("g(1)", "g(2)")) == {"g"}
+
+
+def _index(files: Sequence[Path], texts: Mapping[Path, str]) -> dict[str, tuple[Path, ...]]:
+    """The callers' index as semantics/callers.py builds it: name -> files, in order."""
+    found: dict[str, list[Path]] = {}
+    for path in files:
+        for name in set(called_names(texts[path])):
+            found.setdefault(name, []).append(path)
+    return {name: tuple(paths) for name, paths in found.items()}
+
+
+A, B, C, D = (Path(f"{n}.py") for n in "abcd")
+
+
+@pytest.mark.parametrize(
+    ("now", "base", "base_files"),
+    [
+        # b.py (between two callers) starts calling f: at BASE it stays in its place.
+        ({A: "f()", B: "g()", C: "f()"}, {B: "f()\ng()"}, [A, B, C]),
+        ({A: "f()", B: "f(); h()", C: "f()"}, {B: "x = 1"}, [A, B, C]),  # stops calling
+        ({A: "f()", D: "f()"}, {}, [A]),  # d.py added since BASE
+        ({A: "g()", C: "g()"}, {B: "f()"}, [A, C, B]),  # b.py deleted since: put back last
+    ],
+)
+def test_amended_callers_index_is_bases_own(
+    now: dict[Path, str], base: dict[Path, str], base_files: list[Path]
+) -> None:
+    now_files = sorted(now)
+    changed = set(base) | (set(now) - set(base_files)) | (set(base_files) - set(now))
+    base_texts = {p: base.get(p, now.get(p, "")) for p in base_files}
+    amended = amended_index(_index(now_files, now), base_files, base_texts.__getitem__, changed)
+    assert amended == _index(base_files, base_texts)

@@ -174,7 +174,9 @@ def _repo(tmp_path: Path, base: Mapping[str, str], after: Mapping[str, str | Non
     return repo
 
 
-def _impact(repo: Path, strategy: Strategy) -> tuple[list[tuple[object, ...]], int, list[Path]]:
+def _impact(
+    repo: Path, strategy: Strategy, speculate: bool | None = False
+) -> tuple[list[tuple[object, ...]], int, list[Path]]:
     """(the issues, the unchanged count, every file BASE's audits were asked for)."""
     ruleset = load_ruleset(None)
     asked: list[Path] = []
@@ -198,7 +200,9 @@ def _impact(repo: Path, strategy: Strategy) -> tuple[list[tuple[object, ...]], i
             on_open=on_open,
         )
 
-    report = run_impact([repo], "main", audit, ruleset.registry, "sm120", strategy=strategy)
+    report = run_impact(
+        [repo], "main", audit, ruleset.registry, "sm120", strategy=strategy, speculate=speculate
+    )
     issues = [
         (
             i.kind.rule_id,
@@ -226,8 +230,12 @@ def test_reuse_answers_as_both_sides_whole(
     reused, reused_unchanged, asked = _impact(repo, Strategy.REUSE)
     assert reused == whole
     assert reused_unchanged == whole_unchanged
-    reached, _, _ = _impact(repo, Strategy.REACH)
+    reached, reached_unchanged, _ = _impact(repo, Strategy.REACH)
     assert reached == whole
+    # The reused audit started while reach decides, abandoned or not: the same again.
+    speculated, speculated_unchanged, _ = _impact(repo, Strategy.AUTO, speculate=True)
+    assert speculated == whole
+    assert speculated_unchanged in (reused_unchanged, reached_unchanged)  # what it counts
     if Path("<everything>") not in asked:
         assert all(p.name != "unrelated.py" for p in asked), asked  # BASE audited less
 

@@ -713,3 +713,44 @@ def test_base_files_export_the_changed_files_alone(tmp_path: Path) -> None:
     assert files.file("pkg/a.py") == tree / "pkg/a.py"
     files.close()
     assert not few.exists() and not tree.exists()
+
+
+# The text prefilters of reach (scope.py) against what module_facts reads: a file whose
+# imports name the module (or import it whole) always passes the prefilter.
+PREFILTER_SOURCES = [
+    ("from a.b.c import x\n", True, False),
+    ("from a.b.c import *\n", True, True),
+    ("import a.b.c\n", True, True),
+    ("import a.b.c.d as e\n", True, True),
+    ("import os, \\\n    a.b.c.d\n", True, True),
+    ("from a.b import c\n", True, True),
+    ("from a.b import (\n    x,\n    c,\n)\n", True, True),
+    ("from a . b . c import x\n", True, False),
+    ("from a.b.\\\nc import x\n", True, False),
+    ("load('a.b.c.Thing')\n", True, True),
+    ("from . import c\n", True, True),  # in package a.b
+    ("from .c import x\n", True, False),
+    ("from ..b.c import *\n", True, True),
+    ("from .. import b\n", False, False),  # names a.b, not a.b.c
+    ("from a.b.c.sub import x\n", False, False),
+    ("from a.b.cd import x\n", False, False),
+    ("from xa.b.c import x\n", False, False),
+    ("from a.b.other import c_x\n", False, False),
+]
+
+
+@pytest.mark.parametrize(("source", "names", "whole"), PREFILTER_SOURCES)
+def test_reach_prefilters_hold_what_module_facts_reads(
+    source: str, names: bool, whole: bool
+) -> None:
+    from gatecheck.impact.scope import ALL, may_import_module, may_import_whole, module_facts
+
+    facts = module_facts(source, "a.b.mod", False)
+    assert facts is not None
+    imports = [(origin, name) for origin, name, _ in facts.imports if origin == "a.b.c"]
+    # Sound: what module_facts reads, the prefilters let through.
+    assert bool(imports) <= may_import_module(source, "a.b.c", "a.b")
+    assert any(name == ALL for _, name in imports) <= may_import_whole(source, "a.b.c", "a.b")
+    # And as precise as the table says.
+    assert may_import_module(source, "a.b.c", "a.b") is names
+    assert may_import_whole(source, "a.b.c", "a.b") is whole

@@ -35,6 +35,11 @@ def listening(listener: ProgressListener | None) -> Iterator[None]:
         _listener.reset(token)
 
 
+def current() -> ProgressListener | None:
+    """The listener events go to now (to wrap it)."""
+    return _listener.get()
+
+
 def stage(description: str, total: int | None = None) -> None:
     listener = _listener.get()
     if listener is not None:

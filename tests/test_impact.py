@@ -685,3 +685,72 @@ def test_noop_base_that_is_also_a_path(repo: Path, monkeypatch: pytest.MonkeyPat
     # With PATHS after it, the first argument is BASE.
     assert impact(repo, monkeypatch, "pkg", "pkg", "--no-cache").exit_code == 0
     assert impact(repo, monkeypatch, "./pkg", "--no-cache").exit_code == 0
+
+
+def test_base_files_export_the_changed_files_alone(tmp_path: Path) -> None:
+    """BASE's changed files are read without exporting all of BASE (a reused audit needs
+    no more); names spelling a glob are files, not patterns; a link or a file added since
+    is no file of BASE; the whole export comes when asked, and both go on close()."""
+    from gatecheck.impact.snapshot import BaseFiles, resolve_base
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    write_tree(repo, {"pkg/a.py": "A = 1\n", "pkg/b.py": "B = 1\n", "pkg/x[1].py": "X = 1\n"})
+    (repo / "pkg/link.py").symlink_to("a.py")
+    commit_all(repo, "base")
+    commit = resolve_base(repo, "main").commit
+    changed = ["pkg/a.py", "pkg/x[1].py", "pkg/link.py", "pkg/new.py", "pkg/[ab].py"]
+    files = BaseFiles(repo, commit, [], None, changed)
+    assert files.file("pkg/a.py").read_text(encoding="utf-8") == "A = 1\n"
+    assert files.file("pkg/x[1].py").read_text(encoding="utf-8") == "X = 1\n"
+    for absent in ("pkg/link.py", "pkg/new.py", "pkg/[ab].py"):
+        assert not files.file(absent).is_file(), absent
+    few = files.file("pkg/a.py").parent
+    assert sorted(p.name for p in few.iterdir()) == ["a.py", "x[1].py"]  # not b.py
+    tree = files.tree()
+    assert (tree / "pkg/b.py").read_text(encoding="utf-8") == "B = 1\n"
+    assert files.file("pkg/a.py") == tree / "pkg/a.py"
+    files.close()
+    assert not few.exists() and not tree.exists()
+
+
+# The text prefilters of reach (scope.py) against what module_facts reads: a file whose
+# imports name the module (or import it whole) always passes the prefilter.
+PREFILTER_SOURCES = [
+    ("from a.b.c import x\n", True, False),
+    ("from a.b.c import *\n", True, True),
+    ("import a.b.c\n", True, True),
+    ("import a.b.c.d as e\n", True, True),
+    ("import os, \\\n    a.b.c.d\n", True, True),
+    ("from a.b import c\n", True, True),
+    ("from a.b import (\n    x,\n    c,\n)\n", True, True),
+    ("from a . b . c import x\n", True, False),
+    ("from a.b.\\\nc import x\n", True, False),
+    ("load('a.b.c.Thing')\n", True, True),
+    ("from . import c\n", True, True),  # in package a.b
+    ("from .c import x\n", True, False),
+    ("from ..b.c import *\n", True, True),
+    ("from .. import b\n", False, False),  # names a.b, not a.b.c
+    ("from a.b.c.sub import x\n", False, False),
+    ("from a.b.cd import x\n", False, False),
+    ("from xa.b.c import x\n", False, False),
+    ("from a.b.other import c_x\n", False, False),
+]
+
+
+@pytest.mark.parametrize(("source", "names", "whole"), PREFILTER_SOURCES)
+def test_reach_prefilters_hold_what_module_facts_reads(
+    source: str, names: bool, whole: bool
+) -> None:
+    from gatecheck.impact.scope import ALL, may_import_module, may_import_whole, module_facts
+
+    facts = module_facts(source, "a.b.mod", False)
+    assert facts is not None
+    imports = [(origin, name) for origin, name, _ in facts.imports if origin == "a.b.c"]
+    # Sound: what module_facts reads, the prefilters let through.
+    assert bool(imports) <= may_import_module(source, "a.b.c", "a.b")
+    assert any(name == ALL for _, name in imports) <= may_import_whole(source, "a.b.c", "a.b")
+    # And as precise as the table says.
+    assert may_import_module(source, "a.b.c", "a.b") is names
+    assert may_import_whole(source, "a.b.c", "a.b") is whole

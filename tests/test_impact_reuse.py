@@ -15,9 +15,11 @@ import pytest
 from gatecheck.audit import run_audit
 from gatecheck.audit.report import AuditReport
 from gatecheck.config.loader import load_ruleset
+from gatecheck.impact.overlay import amended_index
 from gatecheck.impact.reuse import Change, dirty_files, everything_moves, hop_files, meets
 from gatecheck.impact.run import OnOpen, Strategy, run_impact
 from gatecheck.loading.readlog import FileReads
+from gatecheck.semantics.call_names import called_names
 from tests.conftest import write_tree
 from tests.test_impact import commit_all, git
 
@@ -72,6 +74,19 @@ POLICY_USER = (
     "from pkg.policy import use_fast\n\n\n"
     "def run():  # sm90\n    if use_fast():\n        return 1\n    return 0\n"
 )
+# A gate binding and a flag set under a deciding if: their readers are hops too.
+BOUND = "from pkg.dev import major\n\nFAST_PATH = major() >= 9  # sm90\n"
+FLAGGED = (
+    "from pkg.dev import major\n\nuse_fast = False\nif major() >= 9:  # sm90\n    use_fast = True\n"
+)
+
+
+def _reader(name: str) -> str:
+    return (
+        f"from pkg.policy import {name}\n\n\n"
+        f"def run():  # sm90\n    if {name}:\n        return 1\n    return 0\n"
+    )
+
 
 # (files at BASE, files written (None: deleted) after, issues expected: (rule, qualname)).
 SCENARIOS = [
@@ -105,12 +120,36 @@ SCENARIOS = [
         id="changed-caller",  # the parameter's callers no longer agree on the device's
     ),
     pytest.param(
+        {
+            "pkg/kern.py": KERNEL,
+            "pkg/caller.py": "from pkg.kern import _pick\n\n\ndef go():\n    return _pick(90)\n",
+        },
+        {"pkg/caller.py": "X = 1\n"},
+        [("impact-narrowed", "pkg.kern._pick")],
+        # BASE's callers index (the working tree's, amended) lists the caller again.
+        id="removed-caller",
+    ),
+    pytest.param(
         {"pkg/policy.py": POLICY, "pkg/model.py": POLICY_USER},
         {"pkg/model.py": POLICY_USER.replace("return 0", "return 2")},
         [],
         # BASE's model.py alone would read `use_fast()` as a gate: policy.py's conditions
         # are found too (the hop source's file, read through a memoised import).
         id="hop-source-in-an-unchanged-file",
+    ),
+    # The same through a name: what the hop sources were asked of (audit/hops.py) is the
+    # gate binding's file, and the deciding if's.
+    pytest.param(
+        {"pkg/policy.py": BOUND, "pkg/model.py": _reader("FAST_PATH")},
+        {"pkg/model.py": _reader("FAST_PATH").replace("return 0", "return 2")},
+        [],
+        id="gate-binding-in-an-unchanged-file",
+    ),
+    pytest.param(
+        {"pkg/policy.py": FLAGGED, "pkg/model.py": _reader("use_fast")},
+        {"pkg/model.py": _reader("use_fast").replace("return 0", "return 2")},
+        [],
+        id="flag-decided-in-an-unchanged-file",
     ),
     pytest.param(
         {"pkg/a.py": USER},
@@ -135,7 +174,9 @@ def _repo(tmp_path: Path, base: Mapping[str, str], after: Mapping[str, str | Non
     return repo
 
 
-def _impact(repo: Path, strategy: Strategy) -> tuple[list[tuple[object, ...]], int, list[Path]]:
+def _impact(
+    repo: Path, strategy: Strategy, speculate: bool | None = False
+) -> tuple[list[tuple[object, ...]], int, list[Path]]:
     """(the issues, the unchanged count, every file BASE's audits were asked for)."""
     ruleset = load_ruleset(None)
     asked: list[Path] = []
@@ -159,7 +200,9 @@ def _impact(repo: Path, strategy: Strategy) -> tuple[list[tuple[object, ...]], i
             on_open=on_open,
         )
 
-    report = run_impact([repo], "main", audit, ruleset.registry, "sm120", strategy=strategy)
+    report = run_impact(
+        [repo], "main", audit, ruleset.registry, "sm120", strategy=strategy, speculate=speculate
+    )
     issues = [
         (
             i.kind.rule_id,
@@ -187,8 +230,12 @@ def test_reuse_answers_as_both_sides_whole(
     reused, reused_unchanged, asked = _impact(repo, Strategy.REUSE)
     assert reused == whole
     assert reused_unchanged == whole_unchanged
-    reached, _, _ = _impact(repo, Strategy.REACH)
+    reached, reached_unchanged, _ = _impact(repo, Strategy.REACH)
     assert reached == whole
+    # The reused audit started while reach decides, abandoned or not: the same again.
+    speculated, speculated_unchanged, _ = _impact(repo, Strategy.AUTO, speculate=True)
+    assert speculated == whole
+    assert speculated_unchanged in (reused_unchanged, reached_unchanged)  # what it counts
     if Path("<everything>") not in asked:
         assert all(p.name != "unrelated.py" for p in asked), asked  # BASE audited less
 
@@ -325,3 +372,35 @@ def test_changed_calls_of_one_method_only() -> None:
 
     old = "class A:\n    def f(self):\n        g(1)\n\n    def h(self):\n        k(1)\n"
     assert changed_calls(old, old.replace("g(1)", "g(2)")) == {"g"}
+
+
+def _index(files: Sequence[Path], texts: Mapping[Path, str]) -> dict[str, tuple[Path, ...]]:
+    """The callers' index as semantics/callers.py builds it: name -> files, in order."""
+    found: dict[str, list[Path]] = {}
+    for path in files:
+        for name in set(called_names(texts[path])):
+            found.setdefault(name, []).append(path)
+    return {name: tuple(paths) for name, paths in found.items()}
+
+
+A, B, C, D = (Path(f"{n}.py") for n in "abcd")
+
+
+@pytest.mark.parametrize(
+    ("now", "base", "base_files"),
+    [
+        # b.py (between two callers) starts calling f: at BASE it stays in its place.
+        ({A: "f()", B: "g()", C: "f()"}, {B: "f()\ng()"}, [A, B, C]),
+        ({A: "f()", B: "f(); h()", C: "f()"}, {B: "x = 1"}, [A, B, C]),  # stops calling
+        ({A: "f()", D: "f()"}, {}, [A]),  # d.py added since BASE
+        ({A: "g()", C: "g()"}, {B: "f()"}, [A, C, B]),  # b.py deleted since: put back last
+    ],
+)
+def test_amended_callers_index_is_bases_own(
+    now: dict[Path, str], base: dict[Path, str], base_files: list[Path]
+) -> None:
+    now_files = sorted(now)
+    changed = set(base) | (set(now) - set(base_files)) | (set(base_files) - set(now))
+    base_texts = {p: base.get(p, now.get(p, "")) for p in base_files}
+    amended = amended_index(_index(now_files, now), base_files, base_texts.__getitem__, changed)
+    assert amended == _index(base_files, base_texts)

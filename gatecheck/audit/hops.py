@@ -79,8 +79,14 @@ class HopSources:
         while isinstance(value, PartialRef):
             value = value.func
         if isinstance(value, FunctionRef) and isinstance(value.node, nodes.FunctionDef):
+            self._asked(value.node)
             return self.functions.get(id(value.node))
         return None
+
+    def _asked(self, node: nodes.NodeNG) -> None:
+        """What impact re-audits by (loading/readlog.py): whose conditions decided here."""
+        if self.project.read_log is not None:
+            self.project.read_log.asked(str(node.root().name))
 
     def _binding_source(self, term: nodes.Name | nodes.Attribute) -> str | None:
         bindings = self._bindings(term)
@@ -92,6 +98,7 @@ class HopSources:
             value = getattr(statement, "value", None)
             if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)) or value is None:
                 continue
+            self._asked(statement)
             if (
                 id(value) in self.bound_conditions
                 or (isinstance(value, nodes.Call) and self._function_source(value.func))
@@ -118,6 +125,7 @@ class HopSources:
         return qualname_of(decided[0]) if decided else None
 
     def _deciding_if(self, statement: nodes.NodeNG) -> nodes.If | None:
+        self._asked(statement)
         child, parent = statement, statement.parent
         while isinstance(parent, nodes.If) and child is not parent.test:
             if id(parent.test) in self.bound_conditions:

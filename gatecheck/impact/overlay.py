@@ -10,11 +10,12 @@ answers that read no changed module and no search a change can answer differentl
 evaluation is deterministic, so BASE would compute the same. A memo entry keyed by a
 node of a changed file is never asked for (BASE builds its own tree of it, and the
 working tree's stays alive, so no node id is reused). What searches every file's text
-at once (the callers' index) is left for BASE to build again."""
+at once (the callers' index) is BASE's: the working tree's, with the changed files' entries
+read again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from gatecheck.impact.reuse import Change, meets
 from gatecheck.loading.project import Project
 from gatecheck.loading.readlog import ReadLog
+from gatecheck.semantics.call_names import called_names
 
 if TYPE_CHECKING:
     from gatecheck.semantics.admitted import Semantics
@@ -78,8 +80,45 @@ def laid_over(
         bits = dirty_bits(log, changes)
         semantics.adopt(semantics_before, lambda recorded: not (recorded & bits))
         semantics.adopt_facts(semantics_before, _facts_kept(bits))
+        index = semantics_before.fact(CALLERS_INDEX)
+        if index is not None:
+            with project.scanning():
+                amended = amended_index(index, project.files, project.text_of, changed)
+                semantics.put_fact(CALLERS_INDEX, amended)
 
     return seed
+
+
+# semantics/callers.py's index of the files spelling a call of each name: one pass over
+# every file's text, the same at BASE but for the changed files.
+CALLERS_INDEX = "files-calling"
+
+
+def amended_index(
+    index: Mapping[str, tuple[Path, ...]],
+    files: Sequence[Path],
+    text_of: Callable[[Path], str | None],
+    changed: Collection[Path],
+) -> dict[str, tuple[Path, ...]]:
+    """The callers' index as BASE (`files`, read by `text_of`) would build it, from the
+    working tree's: the changed files' entries read again from their text at BASE, each
+    list in the order of `files` (callers.py reads them in that order)."""
+    found: dict[str, list[Path]] = {}
+    for name, paths in index.items():
+        kept = [p for p in paths if p not in changed]
+        if kept:
+            found[name] = kept
+    touched: set[str] = set()
+    for path in files:
+        if path not in changed or (text := text_of(path)) is None:
+            continue
+        for name in set(called_names(text)):
+            found.setdefault(name, []).append(path)
+            touched.add(name)
+    place = {path: n for n, path in enumerate(files)}
+    for name in touched:
+        found[name].sort(key=place.__getitem__)
+    return {name: tuple(paths) for name, paths in found.items()}
 
 
 def _facts_kept(bits: int) -> Callable[[Any, Any], bool]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import shutil
+import gc
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -22,15 +22,15 @@ from gatecheck.discovery import Discovery, discover
 from gatecheck.impact.compare import compare_reports
 from gatecheck.impact.model import ImpactReport
 from gatecheck.impact.overlay import Kept, laid_over
-from gatecheck.impact.parallel import both
+from gatecheck.impact.parallel import both, can_fork, spare_cores, speculated
 from gatecheck.impact.reuse import Change, dirty_files, everything_moves, hop_files
 from gatecheck.impact.scope import changed_calls, changed_names, reached_files
 from gatecheck.impact.snapshot import (
     Base,
     BaseError,
+    BaseFiles,
     changed_paths,
     resolve_base,
-    snapshot,
     toplevel,
 )
 from gatecheck.loading.project import (
@@ -89,10 +89,13 @@ def run_impact(
     keep_in: Path | None = None,
     parallel: bool = True,
     strategy: Strategy = Strategy.AUTO,
+    speculate: bool | None = None,
 ) -> ImpactReport:
     """`keep_in` (the cache folder) keeps BASE's exported files for the next run;
     `parallel` audits the two sides at once (see parallel.py) where they do not depend
-    on each other; `strategy`: see Strategy (every one gives the same issues)."""
+    on each other; `strategy`: see Strategy (every one gives the same issues);
+    `speculate`: AUTO starts the reused audit while reach decides (None: with `parallel`
+    and a core to spare)."""
     targets = [target.resolve() for target in targets]
     top = toplevel(targets[0] if targets[0].is_dir() else targets[0].parent)
     within = [_inside(top, target) for target in targets]
@@ -128,6 +131,7 @@ def run_impact(
             parallel,
             strategy,
             targets,
+            (None if parallel else False) if speculate is None else speculate,
         )
 
 
@@ -144,32 +148,32 @@ def _compared(
     parallel: bool,
     strategy: Strategy,
     targets: Sequence[Path],
+    speculate: bool | None,
 ) -> ImpactReport:
     vendor = registry.get(generation).vendor
     scanned = set(found.files)
-    tree = snapshot(top, base.commit, [] if "" in within else within, keep_in).resolve()
-    base_targets = [tree / w for w in within if (tree / w).exists()]
+    # BASE's changed files now; all of BASE only if it is audited from disk.
+    base_files = BaseFiles(
+        top,
+        base.commit,
+        [] if "" in within else within,
+        keep_in,
+        [path.relative_to(top).as_posix() for path in changed],
+    )
+
+    def at_base(path: Path) -> Path:
+        return base_files.file(path.relative_to(top).as_posix())
 
     def audit_base(only: Sequence[Path] | None, record_reads: bool = False) -> AuditReport:
+        tree = base_files.tree()
+        base_targets = [tree / w for w in within if (tree / w).exists()]
         if not base_targets:
             return AuditReport(generation, vendor, (), registry)
         moved = None if only is None else [tree / p.relative_to(top) for p in only]
         return rebased(audit(base_targets, moved, record_reads=record_reads), tree, top)
 
     try:
-        before_texts = {path: _text(tree / path.relative_to(top)) for path in changed}
-        reached: frozenset[Path] | None = None
-        if strategy in (Strategy.AUTO, Strategy.REACH):
-            now = {path: _text(path) for path in changed}
-            names = {path: changed_names(before_texts[path], now[path]) for path in changed}
-            calls = {path: changed_calls(before_texts[path], now[path]) for path in changed}
-            # Deleted files are compared too: their gates are BASE's only.
-            reached = reached_files(found.files, found.roots, names, _text, calls) | {
-                path for path in changed if path not in scanned
-            }
-        past = reached is None or reached >= scanned  # past scope.py's budget
-        compared: frozenset[Path] | None = None  # None: every file
-        unchanged_elsewhere = 0
+        before_texts = {path: _text(at_base(path)) for path in changed}
         namer = ModuleNamer(found.roots)
         changes = [
             Change(
@@ -177,27 +181,60 @@ def _compared(
                 namer.name(path),
                 before_texts[path],
                 _text(path) if path in scanned else None,
-                added=not (tree / path.relative_to(top)).is_file(),
+                added=not at_base(path).is_file(),
                 deleted=path not in scanned,
             )
             for path in changed
         ]
-        if strategy is Strategy.AUTO and past and everything_moves(changes, ()):
-            strategy = Strategy.WHOLE  # known before auditing: both sides at once
-        if strategy is Strategy.REUSE or (strategy is Strategy.AUTO and past):
-            # The changed files' contents at BASE, where the working tree has them.
-            base_bytes = {
-                path: raw
-                for path in changed
-                if (raw := _raw(tree / path.relative_to(top))) is not None
+
+        def reach() -> frozenset[Path]:
+            now = {path: _text(path) for path in changed}
+            names = {path: changed_names(before_texts[path], now[path]) for path in changed}
+            calls = {path: changed_calls(before_texts[path], now[path]) for path in changed}
+            # Deleted files are compared too: their gates are BASE's only.
+            return reached_files(found.files, found.roots, names, _text, calls) | {
+                path for path in changed if path not in scanned
             }
-            after, before, compared = _reused(
-                audit, audit_base, targets, changes, namer, base_bytes
-            )
+
+        def past(reached: frozenset[Path] | None) -> bool:
+            return reached is None or reached >= scanned  # past scope.py's budget
+
+        def reuse() -> _Reused:
+            # The changed files' contents at BASE, where the working tree has them.
+            base_bytes = {path: raw for path in changed if (raw := _raw(at_base(path))) is not None}
+            return _reused(audit, audit_base, targets, changes, namer, base_bytes)
+
+        reached: frozenset[Path] | None = None
+        reused: _Reused | None = None
+        if (
+            strategy is Strategy.AUTO
+            and (spare_cores() if speculate is None else speculate and can_fork())
+            and not everything_moves(changes, ())
+        ):
+            # Which of the two is cheaper is known once reach is (seconds on a large
+            # tree): it runs in a child while the reused audit starts here, abandoned
+            # if the change reaches few files. Both answer the same. Only with a core
+            # to spare: on a busy machine the child takes the audit's time.
+            reused, reached = speculated(reach, reuse, past)
+            if reused is None:
+                _collect_abandoned()
+        elif strategy in (Strategy.AUTO, Strategy.REACH):
+            reached = reach()
+        compared: frozenset[Path] | None = None  # None: every file
+        unchanged_elsewhere = 0
+        if reused is None and strategy is Strategy.AUTO and past(reached):
+            if everything_moves(changes, ()):
+                strategy = Strategy.WHOLE  # known before auditing: both sides at once
+            else:
+                reused = reuse()
+        if reused is None and strategy is Strategy.REUSE:
+            reused = reuse()
+        if reused is not None:
+            after, before, compared = reused
             if compared is not None:
                 unchanged_elsewhere = sum(1 for g in after.gates if g.path not in compared)
         else:  # WHOLE, or REACH (whole past the budget)
-            restrict = None if past or reached is None else reached
+            restrict = None if past(reached) or reached is None else reached
             before, after = both(
                 lambda: audit_base(None if restrict is None else sorted(restrict)),
                 lambda: audit(targets, None if restrict is None else sorted(restrict & scanned)),
@@ -205,8 +242,7 @@ def _compared(
             )
             compared = restrict
     finally:
-        if keep_in is None:
-            shutil.rmtree(tree, ignore_errors=True)
+        base_files.close()
     return compare_reports(
         before,
         after,
@@ -217,6 +253,17 @@ def _compared(
         compared_files=len(scanned | set(changed)) if compared is None else len(compared),
         unchanged_elsewhere=unchanged_elsewhere,
     )
+
+
+_Reused = tuple[AuditReport, AuditReport, "frozenset[Path] | None"]
+
+
+def _collect_abandoned() -> None:
+    """The abandoned audit's trees are garbage now: collected before the audits that
+    follow (bulk_allocation, around the whole run, keeps the collector off them)."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def _reused(

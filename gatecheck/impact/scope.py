@@ -25,7 +25,7 @@ import contextlib
 import functools
 import re
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -323,6 +323,100 @@ def may_import(text: str, leaf: str) -> bool:
     return _importing(leaf).search(text) is not None
 
 
+# `from ..a.b import`: its dots, then the dotted name (either may be spaced or continued).
+_RELATIVE = re.compile(r"\bfrom[\s\\]+((?:\.[\s\\]*)+)([\w.\s\\]*?)[\s\\]*\bimport\b")
+_SPACE = re.compile(r"[\s\\]+")
+_GAP = r"[\s\\]*\.[\s\\]*"  # a dot as Python allows it in an import (`a . b`, continued)
+_IMPORT_WORD = re.compile(r"\bimport\b")
+_FROM_BEFORE = re.compile(r"\bfrom[\s\\]+\Z")
+_IMPORT_AFTER = re.compile(r"[\s\\]+import\b")
+_STAR_AFTER = re.compile(r"[\s\\]+import[\s\\(]*\*")
+_SUB_AFTER = re.compile(_GAP + r"\w")
+_STAR = re.compile(r"\bimport[\s\\(]*\*")
+
+
+@functools.lru_cache(maxsize=4096)
+def _dotted(module: str) -> re.Pattern[str]:
+    return re.compile(_GAP.join(map(re.escape, module.split("."))))
+
+
+def _spelled(text: str, module: str) -> Iterator[tuple[int, int]]:
+    """Where `module` is spelled as a whole dotted name (not inside a longer one)."""
+    first, pattern = module.split(".")[0], _dotted(module)
+    at = text.find(first)
+    while at != -1:
+        found = pattern.match(text, at)
+        before = text[at - 1] if at else " "
+        if found and not (before.isalnum() or before in "._"):
+            after = text[found.end()] if found.end() < len(text) else " "
+            if not (after.isalnum() or after == "_"):
+                yield at, found.end()
+        at = text.find(first, at + 1)
+
+
+def _in_import(text: str, at: int) -> bool:
+    """Whether `import` comes before `at` in its logical line (continuations joined)."""
+    start = text.rfind("\n", 0, at) + 1
+    while start >= 2 and text[start - 2] == "\\":
+        start = text.rfind("\n", 0, start - 2) + 1
+    return _IMPORT_WORD.search(text, start, at) is not None
+
+
+def _quoted(text: str, at: int) -> bool:
+    return at > 0 and text[at - 1] in "\"'"
+
+
+def _from_parent(text: str, module: str) -> bool:
+    """`from PARENT import` (module's leaf may be among the names: see may_import)."""
+    parent = module.rpartition(".")[0]
+    for at, end in _spelled(text, parent) if parent else ():
+        if _IMPORT_AFTER.match(text, end) and _FROM_BEFORE.search(text, max(0, at - 64), at):
+            return True
+    return False
+
+
+def _relative(text: str, package: str) -> Iterator[str]:
+    """The modules the relative imports of the text name, from `package`."""
+    for dots, rest in _RELATIVE.findall(text):
+        origin = _absolute(_SPACE.sub("", rest) or None, dots.count("."), package)
+        if origin is not None:
+            yield origin
+
+
+def may_import_whole(text: str, module: str, package: str) -> bool:
+    """Whether the text can import `module` whole (module_facts' ALL: `import m` or
+    `import m.sub`, `from parent import m`, `from m import *`, a dotted string "m" or
+    "m.sub"), also relative to `package`: a file that does not, and spells none of the
+    names touched, passes nothing of it."""
+    for at, end in _spelled(text, module):
+        if _in_import(text, at) or _quoted(text, at) or _STAR_AFTER.match(text, end):
+            return True
+    if _from_parent(text, module):
+        return True
+    parent = module.rpartition(".")[0]
+    return any(
+        origin == parent or (origin == module and _STAR.search(text))
+        for origin in _relative(text, package)
+    )
+
+
+def may_import_module(text: str, module: str, package: str) -> bool:
+    """Whether an import of the text (or a dotted string) can name `module` itself, as
+    module_facts reads imports: `from m import`, `import m` or `import m.sub`, a string
+    "m" or "m.sub", `from PARENT import` (its leaf among the names, see may_import), and
+    the same relative to `package` (the file's). `from m.sub import x` names m.sub, not
+    m: a file importing other modules of a package passes nothing of this one."""
+    for at, end in _spelled(text, module):
+        if _SUB_AFTER.match(text, end) is None:  # m itself, not m.sub
+            return True
+        if _in_import(text, at) or _quoted(text, at):
+            return True
+    if _from_parent(text, module):
+        return True
+    parent = module.rpartition(".")[0]
+    return any(origin in (module, parent) for origin in _relative(text, package))
+
+
 @functools.lru_cache(maxsize=4096)
 def _calling(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!def )\b{re.escape(name)}\s*\(")
@@ -359,6 +453,12 @@ def reached_files(
         for word in words:
             spelling.setdefault(word, []).append(path)
     facts: dict[Path, ModuleFacts | None] = {}
+    spellers: dict[str, frozenset[Path]] = {}
+
+    def spelled(word: str) -> frozenset[Path]:
+        if word not in spellers:
+            spellers[word] = frozenset(spelling.get(word, ()))
+        return spellers[word]
 
     def facts_of(path: Path) -> ModuleFacts | None:
         if path not in facts:
@@ -406,6 +506,10 @@ def reached_files(
             found = facts_of(path)
             touch(names[path], {ALL} if found is None else found.readers({name}), path)
     budget = max(MIN_BUDGET, int(len(files) * BUDGET_SHARE))
+    # Files whose text can pass a touched name on (they import the module and spell the
+    # name, or import it whole): most are reached, and past the budget the answer is the
+    # whole tree anyway, so they count before they are parsed (parsing is the cost).
+    likely: set[Path] = set()
     while pending:
         if len(reached) > budget or len(facts) > budget:
             # Most of the tree: auditing it all is as cheap as reading what it imports.
@@ -415,9 +519,24 @@ def reached_files(
         if "__getattr__" in names_touched:
             names_touched = {ALL}  # any name may come from its module __getattr__
         leaf = module.rpartition(".")[2]
+        importers = []
         for path in spelling.get(leaf, ()):
-            if path not in facts and not may_import(texts[path] or "", leaf):
-                continue  # parsing is the cost: only files whose text can import it
+            text = texts[path] or ""
+            package = names[path] if path.name == "__init__.py" else names[path].rpartition(".")[0]
+            if path in facts or (
+                may_import(text, leaf)
+                and may_import_module(text, module, package)
+                and (
+                    ALL in names_touched
+                    or any(path in spelled(name) for name in names_touched)
+                    or may_import_whole(text, module, package)
+                )
+            ):
+                importers.append(path)  # else it can pass no name: not parsed
+        likely.update(importers)
+        if len(reached | likely) > budget:
+            return frozenset(files) | reached  # see BUDGET_SHARE
+        for path in importers:
             found = facts_of(path)
             if len(reached) > budget or len(facts) > budget:
                 return frozenset(files) | reached  # see BUDGET_SHARE

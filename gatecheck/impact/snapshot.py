@@ -129,9 +129,34 @@ def export(top: Path, commit: str, within: Sequence[str], dest: Path) -> None:
     present = [p for p in within if _exists(top, commit, p)]
     if within and not present:
         return  # none of the paths existed at BASE: nothing to compare with
+    _archive(top, commit, present, dest)
+
+
+def export_files(top: Path, commit: str, files: Sequence[str], dest: Path) -> None:
+    """Those of `files` (relative, posix) that are Python files of `commit`, written below
+    `dest` as `export` writes them (the same filters: the same bytes)."""
+    for start in range(0, len(files), _PATHS_AT_ONCE):
+        chunk = files[start : start + _PATHS_AT_ONCE]
+        listed = _git(
+            top, ["--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", commit, "--", *chunk]
+        )
+        if listed.returncode != 0:
+            raise BaseError(f"git ls-tree failed: {listed.stderr.strip() or listed.returncode}")
+        present = [name for name in listed.stdout.split("\0") if name]
+        if present:
+            _archive(top, commit, present, dest, literal=True)
+
+
+_PATHS_AT_ONCE = 500  # paths per git command line
+
+
+def _archive(
+    top: Path, commit: str, paths: Sequence[str], dest: Path, *, literal: bool = False
+) -> None:
+    magic = ["--literal-pathspecs"] if literal else []
     with tempfile.TemporaryFile() as archive:
         done = subprocess.run(
-            ["git", "-C", str(top), "archive", "--format=tar", commit, "--", *present],
+            ["git", "-C", str(top), *magic, "archive", "--format=tar", commit, "--", *paths],
             stdout=archive,
             stderr=subprocess.PIPE,
             check=False,
@@ -152,6 +177,58 @@ def _exists(top: Path, commit: str, path: str) -> bool:
     return _git(top, ["cat-file", "-e", f"{commit}:{path}"]).returncode == 0
 
 
+class BaseFiles:
+    """BASE's files as a run needs them: the changed ones at once (exported alone, a few
+    files), the whole tree (`snapshot`) only when BASE is audited from disk (`tree()`).
+    A whole export a run before kept in `keep_in` serves both. `close()` removes what
+    is not kept."""
+
+    def __init__(
+        self,
+        top: Path,
+        commit: str,
+        within: Sequence[str],
+        keep_in: Path | None,
+        changed: Sequence[str],
+    ) -> None:
+        self._top, self._commit, self._within, self._keep_in = top, commit, within, keep_in
+        self._tree = None if keep_in is None else kept_snapshot(commit, within, keep_in)
+        self._owned: list[Path] = []
+        self._few: Path | None = None
+        if self._tree is None:
+            self._few = Path(tempfile.mkdtemp(prefix="gatecheck-base-")).resolve()
+            self._owned.append(self._few)
+            export_files(top, commit, changed, self._few)
+
+    def tree(self) -> Path:
+        """Every Python file of BASE under `within` (exported on the first call)."""
+        if self._tree is None:
+            self._tree = snapshot(self._top, self._commit, self._within, self._keep_in).resolve()
+            if self._keep_in is None:
+                self._owned.append(self._tree)
+        return self._tree
+
+    def file(self, rel: str) -> Path:
+        """Where BASE's `rel` (one of the changed files) lies, if it is a file of BASE."""
+        return (self._tree or self._few or self.tree()) / rel
+
+    def close(self) -> None:
+        for folder in self._owned:
+            shutil.rmtree(folder, ignore_errors=True)
+        self._owned.clear()
+
+
+def kept_snapshot(commit: str, within: Sequence[str], keep_in: Path) -> Path | None:
+    """The whole export of `commit` a run before left in `keep_in`, if complete."""
+    folder = keep_in / f"impact-{commit}"
+    marker = folder / ".complete"
+    key = "/".join(sorted(within))
+    if _real_folder(folder) and marker.is_file() and marker.read_text("utf-8") == key:
+        os.utime(folder)  # recently used: kept when older snapshots go
+        return folder.resolve()
+    return None
+
+
 def snapshot(top: Path, commit: str, within: Sequence[str], keep_in: Path | None) -> Path:
     """BASE's files, exported once per commit and kept in `keep_in` (the cache folder:
     a second run against the same BASE reads nothing from git and hits the audit cache);
@@ -162,9 +239,7 @@ def snapshot(top: Path, commit: str, within: Sequence[str], keep_in: Path | None
         return dest
     key = "/".join(sorted(within))
     folder = keep_in / f"impact-{commit}"
-    marker = folder / ".complete"
-    if _real_folder(folder) and marker.is_file() and marker.read_text("utf-8") == key:
-        os.utime(folder)  # recently used: kept when older snapshots go
+    if kept_snapshot(commit, within, keep_in) is not None:
         return folder
     keep_in.mkdir(exist_ok=True)
     _ignore_all(keep_in)

@@ -32,9 +32,10 @@ DIR = "dir:"
 
 @dataclass(frozen=True)
 class FileReads:
-    """Plain data (cached with the report): what was read for one file's conditions, and,
-    of that, what finding its gates' hop sources read (a gate turns into a hop when the
-    function it calls holds a gate: the answer of that function's file)."""
+    """Plain data (cached with the report): what was read for one file's conditions, and
+    the modules whose conditions telling its gates from hops asked about (a gate turns into
+    a hop when the function it calls holds a gate: the answer of that function's file,
+    found or not)."""
 
     path: Path
     reads: frozenset[str]
@@ -62,6 +63,7 @@ class ReadLog:
         self._keys: list[str] = []
         self._by_file: dict[Path, int] = {}
         self._hops: dict[Path, int] = {}
+        self._asked: int | None = None  # hop sources asked of, while a file's are told
 
     def _bit(self, key: str) -> int:
         found = self._bits.get(key)
@@ -73,6 +75,12 @@ class ReadLog:
     def note(self, key: str) -> None:
         if self._frames and not self._muted:
             self._frames[-1].files |= self._bit(key)
+
+    def asked(self, module: str) -> None:
+        """Telling a gate from a hop asked whether `module` holds a deciding condition
+        here (audit/hops.py): that module's conditions must be found for the same answer."""
+        if self._asked is not None:
+            self._asked |= self._bit(module)
 
     def replay(self, reads: int) -> None:
         """A memoised answer's reads, read again by whoever takes the answer."""
@@ -117,16 +125,19 @@ class ReadLog:
 
     @contextmanager
     def reading_for(self, path: Path, *, hops: bool = False) -> Iterator[None]:
-        """Reads inside are `path`'s; frames already open (another file's) see none."""
+        """Reads inside are `path`'s; frames already open (another file's) see none.
+        `hops`: what is `asked` inside is too (telling `path`'s gates from hops)."""
         frame = _Frame()
         saved, self._frames = self._frames, [frame]
+        asked, self._asked = self._asked, (0 if hops else None)
         try:
             yield
         finally:
             self._frames = saved
             self._by_file[path] = self._by_file.get(path, 0) | frame.files
-            if hops:
-                self._hops[path] = self._hops.get(path, 0) | frame.files
+            if self._asked:
+                self._hops[path] = self._hops.get(path, 0) | self._asked
+            self._asked = asked
 
     def results(self) -> tuple[FileReads, ...]:
         return tuple(

@@ -114,6 +114,15 @@ class Semantics:
         """`other`'s facts that `keep(key, value)` holds (see adopt)."""
         self._facts.update({k: v for k, v in other._facts.items() if keep(k, v)})
 
+    def fact(self, key: Any) -> Any:
+        """A fact of this run (None: not found yet)."""
+        return self._facts.get(key)
+
+    def put_fact(self, key: Any, value: Any) -> None:
+        """A fact known before anything is evaluated (impact/overlay.py: the working
+        tree's, amended for BASE)."""
+        self._facts[key] = value
+
     @property
     def idioms(self) -> IdiomRegistry:
         if self._idioms is None:

@@ -17,7 +17,7 @@ cache is the one the cold steps clear), then measures, each step in a fresh proc
   gatecheck's wall time (both include their start-up);
 - one changed file as pre-commit passes it (`gatecheck check --files-scope FILE` in a git
   copy of the corpus): wall time, for a file gatecheck never parses and for one it does;
-- peak RSS of each step;
+- peak RSS of each step (the largest of its runs);
 - a synthetic tree 10x larger (the corpus copied under ten package names): time(10x) /
   time(1x) for check and audit;
 - the largest engines (sglang 0.5.23, vllm 0.33.0; `--large`, `--skip-large`): yardstick,
@@ -33,6 +33,7 @@ run counts: on a shared machine the minimum is the figure least disturbed by oth
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -108,17 +109,24 @@ def timed_rounds(
 ) -> list[Step]:
     """Each step's fastest of `repeat` runs, the steps taking turns (one round runs every
     step once): a machine that slows down or speeds up mid-run then weighs on a ratio's
-    two sides alike, instead of on whichever step ran during the slow minute."""
+    two sides alike, instead of on whichever step ran during the slow minute. The peak
+    RSS is the largest of the runs (a bound to stay under, not a speed)."""
     best: list[Step | None] = [None] * len(steps)
+    peak = [0.0] * len(steps)
     for _ in range(repeat):
         for index, (args, prepare) in enumerate(steps):
             if callable(prepare):
                 prepare()
             step = _run_once(args, cwd)
+            peak[index] = max(peak[index], step.max_rss_mb)
             current = best[index]
             if current is None or step.seconds < current.seconds:
                 best[index] = step
-    return [step for step in best if step is not None]
+    return [
+        dataclasses.replace(step, max_rss_mb=rss)
+        for step, rss in zip(best, peak, strict=True)
+        if step is not None
+    ]
 
 
 def _run_once(args: Sequence[str], cwd: Path) -> Step:

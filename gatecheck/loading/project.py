@@ -68,8 +68,15 @@ class FileDiagnostic:
 class SourceFile:
     path: Path
     text: str
-    raw: bytes
     encoding: str
+    # The file's bytes, kept only when encoding the text does not give them back: a
+    # built file's source lives to the end of the run, and its bytes would be a second
+    # copy of it (only a fix reads them).
+    kept_raw: bytes | None = None
+
+    @property
+    def raw(self) -> bytes:
+        return self.text.encode(self.encoding) if self.kept_raw is None else self.kept_raw
 
 
 # Python source is never UTF-16 or UTF-32 (CPython refuses it too): say so, rather than
@@ -95,7 +102,11 @@ def read_source(path: Path, raw: bytes | None = None) -> SourceFile:
     text = raw.decode(encoding)
     if text.startswith("\ufeff"):
         text = text[1:]
-    return SourceFile(path, text, raw, encoding)
+    try:
+        same = text.encode(encoding) == raw
+    except UnicodeError:
+        same = False
+    return SourceFile(path, text, encoding, None if same else raw)
 
 
 _bulk_depth = 0
@@ -275,6 +286,8 @@ class Project:
         try:
             source = read_source(path, self.overrides.get(path))
             self._sources[path] = source
+            if self._texts.get(path) == source.text:
+                del self._texts[path]  # text_of answers from the source: one copy kept
             name = self.name_of(path)
             check_size(source.text)
             if self._builder is None:
@@ -316,12 +329,17 @@ class Project:
         diagnostic comes when the module is built)."""
         if self.read_log is not None:
             self.read_log.note(self.name_of(path))
-        if path not in self._texts:
-            try:
-                self._texts[path] = read_source(path, self.overrides.get(path)).text
-            except (OSError, ValueError, SyntaxError, LookupError):
-                self._texts[path] = None
-        return self._texts[path]
+        if path in self._texts:
+            return self._texts[path]
+        source = self._sources.get(path)
+        if source is not None:
+            return source.text
+        try:
+            text: str | None = read_source(path, self.overrides.get(path)).text
+        except (OSError, ValueError, SyntaxError, LookupError):
+            text = None
+        self._texts[path] = text
+        return text
 
     def files_mentioning(self, needles: Iterable[str]) -> tuple[Path, ...]:
         """Files whose text holds any of the needles (a cheap prefilter), remembered: a

@@ -26,6 +26,10 @@ class Recorded:
 
 
 NOTHING = Recorded()
+# Read the device and nothing else: most memo entries of a device-dependent evaluation
+# (one object for all of them, not a Recorded and two empty frozensets each).
+DEVICE = Recorded(device=True)
+_NONE: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -57,9 +61,14 @@ class Reads:
                 self.log.replay(other.files)
 
     def frozen(self) -> Recorded:
-        if not (self.assumed or self.device or self.bounds or self.files):
-            return NOTHING
-        return Recorded(frozenset(self.assumed), self.device, frozenset(self.bounds), self.files)
+        if not (self.assumed or self.bounds or self.files):
+            return DEVICE if self.device else NOTHING
+        return Recorded(
+            frozenset(self.assumed) if self.assumed else _NONE,
+            self.device,
+            frozenset(self.bounds) if self.bounds else _NONE,
+            self.files,
+        )
 
 
 class Memo:

@@ -4,12 +4,17 @@ name lookup with astroid's builtins module made on demand."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection
 
 from astroid import nodes
-from astroid.builder import AstroidBuilder
+from astroid.builder import AstroidBuilder, _parse_string
+from astroid.exceptions import AstroidSyntaxError
 from astroid.manager import AstroidManager
 from astroid.raw_building import InspectBuilder
+from astroid.rebuilder import TreeRebuilder
+
+from gatecheck.loading.lazy import LazyRebuilder
 
 
 def lookup(
@@ -51,12 +56,26 @@ class ProjectBuilder(AstroidBuilder):
     """astroid's builder without its import machinery: wildcard imports are expanded by
     the evaluator over the project index (astroid would search sys.path, or reuse a
     stale module of the same name), and `self.x = ...` is recorded without inference.
-    Nor does it make astroid's builtins module up front (see `lookup`)."""
+    Nor does it make astroid's builtins module up front (see `lookup`), and function
+    bodies are built when first read (loading/lazy.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, lazy: bool = True) -> None:
         self.manager = AstroidManager()
         InspectBuilder.__init__(self, self.manager)  # AstroidBuilder's would bootstrap
         self._apply_transforms = False
+        self._lazy = lazy  # False: astroid's own rebuilder (the trees are the same)
+        self._whole = False  # the module being built: every body at once
+
+    def string_build(
+        self, data: str, modname: str = "", path: str | None = None, *, whole: bool = False
+    ) -> nodes.Module:
+        """astroid's string_build; `whole`: build every body now (a module that will be
+        walked through, where waiting would only add work)."""
+        self._whole = whole
+        try:
+            return super().string_build(data, modname, path)
+        finally:
+            self._whole = False
 
     def add_from_names_to_locals(
         self, node: nodes.ImportFrom, global_name: Collection[str]
@@ -74,3 +93,33 @@ class ProjectBuilder(AstroidBuilder):
         params = list(func.args.posonlyargs or []) + list(func.args.args or [])
         if params and params[0].name == node.expr.name:
             func.parent.instance_attrs.setdefault(node.attrname, []).append(node)
+
+    def _data_build(
+        self, data: str, modname: str, path: str | None
+    ) -> tuple[nodes.Module, TreeRebuilder]:
+        # astroid's own steps (parse, module file and package), with the lazy rebuilder.
+        if not self._lazy:
+            return super()._data_build(data, modname, path)
+        try:
+            tree = _parse_string(data, type_comments=True, modname=modname)
+        except (TypeError, ValueError, SyntaxError, MemoryError) as exc:
+            raise AstroidSyntaxError(
+                "Parsing Python code failed:\n{error}",
+                source=data,
+                modname=modname,
+                path=path,
+                error=exc,
+            ) from exc
+        node_file = os.path.abspath(path) if path is not None else "<?>"
+        if modname.endswith(".__init__"):
+            modname, package = modname[: -len(".__init__")], True
+        else:
+            package = path is not None and os.path.splitext(os.path.basename(path))[0] == "__init__"
+        rebuilder = LazyRebuilder(
+            self._manager,
+            data,
+            self.add_from_names_to_locals,
+            self.delayed_assattr,
+            wait=not self._whole,
+        )
+        return rebuilder.visit_module(tree, modname, node_file, package), rebuilder

@@ -284,7 +284,7 @@ def _arch_modules(project: Project, only: frozenset[Path] | None = None) -> list
     progress.stage("building trees", len(paths))
     modules: list[nodes.Module] = []
     for path in paths:
-        if (module := project.module_at(path)) is not None:
+        if (module := project.module_at(path, whole=True)) is not None:
             modules.append(module)
         progress.advance()
     return modules

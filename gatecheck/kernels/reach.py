@@ -17,6 +17,7 @@ from astroid import nodes
 
 from gatecheck.gates.results import Analysis, GateResult
 from gatecheck.loading.trees import lookup
+from gatecheck.semantics.callers import calls_named
 from gatecheck.semantics.values import ExternalRef, FunctionRef, PartialRef
 
 MAX_DEPTH = 5
@@ -64,14 +65,7 @@ def _guarded_bodies(
             module = analysis.project.module_at(path)
             if module is None:
                 continue
-            for call in module.nodes_of_class(nodes.Call):
-                spelled = (
-                    call.func.attrname
-                    if isinstance(call.func, nodes.Attribute)
-                    else getattr(call.func, "name", None)
-                )
-                if spelled != name:
-                    continue
+            for call in calls_named(module, name):
                 value = evaluator.value(call.func)
                 if not (isinstance(value, FunctionRef) and value.node is function):
                     continue

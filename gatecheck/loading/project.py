@@ -273,7 +273,10 @@ class Project:
         path = self._by_name.get(name)
         return None if path is None else self.module_at(path)
 
-    def module_at(self, path: Path) -> nodes.Module | None:
+    def module_at(self, path: Path, *, whole: bool = False) -> nodes.Module | None:
+        """The tree of `path`, built on first use. `whole`: its function bodies built at
+        once, for a module the caller walks through (else each body is built when first
+        read: loading/lazy.py); the first call decides."""
         if self.read_log is not None:
             self.read_log.note(self.name_of(path))
         if path in self._modules:
@@ -292,7 +295,7 @@ class Project:
             check_size(source.text)
             if self._builder is None:
                 self._builder = ProjectBuilder()
-            module = self._builder.string_build(source.text, name, str(path))
+            module = self._builder.string_build(source.text, name, str(path), whole=whole)
             # Modules belong to this project, not to astroid's process-wide cache.
             self._builder.manager.astroid_cache.pop(name, None)
         except TooLarge as err:

@@ -4,7 +4,6 @@ name lookup with astroid's builtins module made on demand."""
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Collection
 
@@ -14,6 +13,8 @@ from astroid.exceptions import AstroidSyntaxError
 from astroid.manager import AstroidManager
 from astroid.raw_building import InspectBuilder
 from astroid.rebuilder import TreeRebuilder
+
+from gatecheck.loading.lazy import LazyRebuilder
 
 
 def lookup(
@@ -55,46 +56,31 @@ class ProjectBuilder(AstroidBuilder):
     """astroid's builder without its import machinery: wildcard imports are expanded by
     the evaluator over the project index (astroid would search sys.path, or reuse a
     stale module of the same name), and `self.x = ...` is recorded without inference.
-    Nor does it make astroid's builtins module up front (see `lookup`)."""
+    Nor does it make astroid's builtins module up front (see `lookup`); function bodies
+    are built when first read, and line numbers are shared ints (loading/lazy.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, lazy: bool = True) -> None:
         self.manager = AstroidManager()
         InspectBuilder.__init__(self, self.manager)  # AstroidBuilder's would bootstrap
         self._apply_transforms = False
-        # Every line number of this project's trees, one int object each (see
-        # _SharedLines).
+        # Every line number of this project's trees, one int object each.
         self._lines: dict[int | None, int | None] = {}
+        self._lazy = lazy  # False: astroid's own rebuilder (the trees are the same)
+        self._whole = False  # the module being built: every body at once
 
-    def string_build(self, data: str, modname: str = "", path: str | None = None) -> nodes.Module:
+    def string_build(
+        self, data: str, modname: str = "", path: str | None = None, *, whole: bool = False
+    ) -> nodes.Module:
         """astroid's, without keeping the text's UTF-8 bytes on the module
         (`Module.file_bytes`, read only by `Module.stream()`, which gatecheck never
-        calls): the project keeps the source once (Project.source)."""
-        module, builder = self._data_build(data, modname, path)
-        return self._post_build(module, builder, "utf-8")
-
-    def _data_build(
-        self, data: str, modname: str, path: str | None
-    ) -> tuple[nodes.Module, TreeRebuilder]:
-        """astroid's, with the rebuilder that shares line numbers."""
+        calls): the project keeps the source once (Project.source). `whole`: build every
+        body now (a module that will be walked through, where waiting only adds work)."""
+        self._whole = whole
         try:
-            node = _parse_string(data, type_comments=True, modname=modname)
-        except (TypeError, ValueError, SyntaxError, MemoryError) as exc:
-            raise AstroidSyntaxError(
-                "Parsing Python code failed:\n{error}",
-                source=data,
-                modname=modname,
-                path=path,
-                error=exc,
-            ) from exc
-        node_file = os.path.abspath(path) if path is not None else "<?>"
-        if modname.endswith(".__init__"):
-            modname = modname[:-9]
-            package = True
-        else:
-            package = path is not None and os.path.splitext(os.path.basename(path))[0] == "__init__"
-        builder = _SharedLines(self.manager, data, self._lines)
-        module = builder.visit_module(node, modname, node_file, package)
-        return module, builder
+            module, builder = self._data_build(data, modname, path)
+        finally:
+            self._whole = False
+        return self._post_build(module, builder, "utf-8")
 
     def add_from_names_to_locals(
         self, node: nodes.ImportFrom, global_name: Collection[str]
@@ -113,27 +99,33 @@ class ProjectBuilder(AstroidBuilder):
         if params and params[0].name == node.expr.name:
             func.parent.instance_attrs.setdefault(node.attrname, []).append(node)
 
-
-class _SharedLines(TreeRebuilder):
-    """astroid's rebuilder, with each node's line numbers taken from one table. The
-    parser makes a new int object for every position above 256 of every node, and the
-    trees keep them to the end of the run: an eighth of a tree's memory (sglang 0.5.9:
-    42 MB of 324 MB), where the distinct line numbers of a project are a few thousand
-    ints. Columns are left alone (almost all are below 257: the interpreter's own
-    small ints)."""
-
-    def __init__(
-        self, manager: AstroidManager, data: str, lines: dict[int | None, int | None]
-    ) -> None:
-        super().__init__(manager, data)
-        self._lines = lines
-
-    def visit(self, node: ast.AST | None, parent: nodes.NodeNG) -> nodes.NodeNG | None:
-        made = TreeRebuilder.visit(self, node, parent)
-        if made is not None:
-            share = self._lines.setdefault
-            line = made.lineno
-            made.lineno = share(line, line)
-            line = made.end_lineno
-            made.end_lineno = share(line, line)
-        return made
+    def _data_build(
+        self, data: str, modname: str, path: str | None
+    ) -> tuple[nodes.Module, TreeRebuilder]:
+        """astroid's own steps (parse, module file and package), with the lazy rebuilder."""
+        if not self._lazy:
+            return super()._data_build(data, modname, path)
+        try:
+            tree = _parse_string(data, type_comments=True, modname=modname)
+        except (TypeError, ValueError, SyntaxError, MemoryError) as exc:
+            raise AstroidSyntaxError(
+                "Parsing Python code failed:\n{error}",
+                source=data,
+                modname=modname,
+                path=path,
+                error=exc,
+            ) from exc
+        node_file = os.path.abspath(path) if path is not None else "<?>"
+        if modname.endswith(".__init__"):
+            modname, package = modname[: -len(".__init__")], True
+        else:
+            package = path is not None and os.path.splitext(os.path.basename(path))[0] == "__init__"
+        rebuilder = LazyRebuilder(
+            self._manager,
+            data,
+            self.add_from_names_to_locals,
+            self.delayed_assattr,
+            lines=self._lines,
+            wait=not self._whole,
+        )
+        return rebuilder.visit_module(tree, modname, node_file, package), rebuilder

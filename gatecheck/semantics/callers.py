@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
+from gatecheck.loading.lazy import Spelling
 from gatecheck.loading.readlog import CALLS
 from gatecheck.semantics.call_names import MAX_CALLER_FILES, called_names
 from gatecheck.semantics.logic import join_all
@@ -142,14 +143,13 @@ def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
 
 
 def _calls_named(ev: Evaluator, module: nodes.Module, name: str) -> list[nodes.Call]:
-    """The calls of `module` spelled `name` (`name(...)`, `x.name(...)`), indexed once per
-    module in the shared facts (a search per function would walk the module again)."""
-    key = ("calls-by-name", id(module))
+    """The calls of `module` spelled `name` (`name(...)`, `x.name(...)`), kept in the
+    shared facts (a search per function would walk the module again)."""
+    key = ("calls-named", id(module), name)
     held = ev.facts.get(key)
     if held is None:
-        held = (module, calls_by_name(module))  # the module kept alive with its id
-        ev.facts[key] = held
-    return held[1].get(name, [])
+        held = ev.facts[key] = (module, calls_named(module, name))  # the module kept alive
+    return held[1]
 
 
 def _argument(ev: Evaluator, site: _Site, func: nodes.FunctionDef, node: nodes.NodeNG) -> Any:
@@ -177,11 +177,32 @@ def calls_by_name(module: nodes.Module) -> dict[str, list[nodes.Call]]:
     """The calls of `module` by the name they spell (`name(...)`, `x.name(...)`)."""
     by_name: dict[str, list[nodes.Call]] = {}
     for call in module.nodes_of_class(nodes.Call):
-        callee = call.func
-        if isinstance(callee, nodes.Attribute):
-            spelled = callee.attrname
-        else:
-            spelled = getattr(callee, "name", None)
-        if isinstance(spelled, str):
+        spelled = _spelled(call)
+        if spelled is not None:
             by_name.setdefault(spelled, []).append(call)
     return by_name
+
+
+def calls_named(module: nodes.Module, name: str) -> list[nodes.Call]:
+    """`calls_by_name(module).get(name, [])`, in the same order, walking only the
+    statements whose text spells `name` (a function body that does not is never built:
+    loading/lazy.py)."""
+    spelling = Spelling(module)
+    found: list[nodes.Call] = []
+    stack: list[nodes.NodeNG] = [module]
+    while stack:
+        node = stack.pop()
+        if node.is_statement and not spelling.may_spell(node, name):
+            continue
+        if isinstance(node, nodes.Call) and _spelled(node) == name:
+            found.append(node)
+        stack.extend(reversed(list(node.get_children())))
+    return found
+
+
+def _spelled(call: nodes.Call) -> str | None:
+    callee = call.func
+    spelled = (
+        callee.attrname if isinstance(callee, nodes.Attribute) else getattr(callee, "name", None)
+    )
+    return spelled if isinstance(spelled, str) else None

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
+from gatecheck.loading.lazy import Spelling
 from gatecheck.loading.resolve import decorator_names
 from gatecheck.semantics import flow
 from gatecheck.semantics.logic import join_all
@@ -220,11 +221,14 @@ def instantiate(cls: nodes.ClassDef, args: Sequence[Any], kwargs: Mapping[str, A
 
 def _setattr_calls(cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
     found: dict[str, list[nodes.NodeNG]] = {}
+    spelling = Spelling(cls.root())
     for method in cls.mymethods():
         params = [*(method.args.posonlyargs or ()), *(method.args.args or ())]
         if not params:
             continue
         receiver = params[0].name
+        if not spelling.may_spell(method, "setattr"):  # both spellings hold it
+            continue
         for call in method.nodes_of_class(nodes.Call):
             args = call.args
             if not _is_setattr(call.func) or len(args) != 3:

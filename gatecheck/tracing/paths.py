@@ -7,7 +7,6 @@ become marked hops, never crashes."""
 from __future__ import annotations
 
 import re
-import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from gatecheck.findings import Hop, HopKind
 from gatecheck.gates.model import GateKind, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.support import KernelSupport
-from gatecheck.semantics.callers import calls_by_name
+from gatecheck.semantics.callers import calls_named
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.values import FunctionRef
 
@@ -161,9 +160,9 @@ def _modules_mentioning(analysis: Analysis, needles: Iterable[str]) -> list[node
 
 def _cli_options(module: nodes.Module, feature: Feature, every: frozenset[str]) -> Iterator[Hop]:
     dashed = {_dashed(flag): flag for flag in feature.flags}
-    for call in module.nodes_of_class(nodes.Call):
+    for call in calls_named(module, "add_argument"):
         func = call.func
-        if not (isinstance(func, nodes.Attribute) and func.attrname == "add_argument"):
+        if not isinstance(func, nodes.Attribute):
             continue
         names = [
             a.value for a in call.args if isinstance(a, nodes.Const) and isinstance(a.value, str)
@@ -218,7 +217,7 @@ def _callers(
     out: list[PathNode] = []
     unresolved: list[nodes.Call] = []
     for module in _candidate_modules(analysis, function):
-        for call in _calls_named(module, name):
+        for call in calls_named(module, name):
             callee = call.func
             value = evaluator.value(callee)
             if not isinstance(value, FunctionRef):
@@ -235,20 +234,6 @@ def _callers(
         )
         out.append(PathNode(_hop(first, HopKind.UNRESOLVED_CALLS, text, every)))
     return out
-
-
-# Calls of each module by the name they spell, in tree order: built once per module (a
-# caller search walked every candidate module again for every function).
-_CALLS: weakref.WeakKeyDictionary[nodes.Module, dict[str, list[nodes.Call]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _calls_named(module: nodes.Module, name: str) -> list[nodes.Call]:
-    by_name = _CALLS.get(module)
-    if by_name is None:
-        by_name = _CALLS[module] = calls_by_name(module)
-    return by_name.get(name, [])
 
 
 def _candidate_modules(analysis: Analysis, function: nodes.FunctionDef) -> list[nodes.Module]:

@@ -1,0 +1,380 @@
+"""Function bodies built when first read.
+
+Most modules an audit builds are built for a few names: an import followed to its
+definition, or the callers of one function. A function body is most of a module's tree
+(nine tenths of astroid's rebuild time on sglang 0.5.9), so the rebuilder here keeps a
+function's statements as the stdlib `ast` they were parsed into and turns them into
+astroid nodes the first time anything reads the function's `body` or `locals` (a walk, a
+lookup inside it, an evaluation of a call of it). The tree is then the one an eager build
+makes: the same nodes in the same places, the same locals in the same order, the
+function's imports and `self.x = ...` attributes recorded the way the builder records
+them at the end of a module.
+
+A waiting body is parsed again, from its own lines, when it is built. It waits only
+where waiting cannot change what is read before it is built, and where its lines parse
+alone (the `def` or its first decorator begins its line):
+- no `global` statement in it (one would add names to the module's locals);
+- a method whose body may assign an attribute of its first parameter is built at once
+  (those assignments are the class's instance attributes, read without entering it).
+Both tests are conservative (text for `global`, an `ast` walk for the attributes).
+"""
+
+from __future__ import annotations
+
+import array
+import ast
+import bisect
+import copy
+import itertools
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from astroid import nodes
+from astroid.rebuilder import TreeRebuilder
+
+if TYPE_CHECKING:
+    from astroid.manager import AstroidManager
+
+_F = TypeVar("_F", nodes.FunctionDef, nodes.AsyncFunctionDef)
+
+# The builder's end-of-module steps, applied to what a body adds when it is built: an
+# `ImportFrom` (with the global names in force) and an `AssignAttr`.
+AddImport = Callable[[nodes.ImportFrom, Any], None]
+AddAttribute = Callable[[nodes.AssignAttr], None]
+
+
+class _Pending:
+    """Where a waiting body is: its statements are parsed again from these lines when it
+    is built (keeping their `ast` would keep most of what waiting saves)."""
+
+    __slots__ = ("first", "last", "rebuilder")
+
+    def __init__(self, rebuilder: LazyRebuilder, first: int, last: int) -> None:
+        self.rebuilder = rebuilder
+        self.first = first  # the first decorator's line, else the `def` line
+        self.last = last
+
+    def statements(self) -> list[ast.stmt]:
+        """The body after its docstring, as the module's parse gave it: the same lines
+        parsed alone (inside `if 1:` when indented), moved back to their line numbers."""
+        text = self.rebuilder.lines(self.first, self.last)
+        indented = text[:1].isspace()
+        if indented:
+            text = "if 1:\n" + text
+        try:
+            tree = ast.parse(text, type_comments=True)
+        except SyntaxError:
+            tree = ast.parse(text)  # as astroid does when type comments do not parse
+        ast.increment_lineno(tree, self.first - (2 if indented else 1))
+        (node,) = tree.body[0].body if indented else tree.body  # type: ignore[attr-defined]
+        assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        return _statements(node)
+
+
+class _Waiting:
+    """`body` and `locals` of a function whose body may not be built yet (a mixin of
+    astroid's FunctionDef / AsyncFunctionDef: the node is one of those for everyone)."""
+
+    _pending: _Pending | None = None
+    _body: list[nodes.NodeNG]
+    _locals: dict[str, list[nodes.NodeNG]]
+
+    @property
+    def body(self) -> list[nodes.NodeNG]:
+        if self._pending is not None:
+            self._build()
+            return self.body  # a plain attribute now
+        return self._body
+
+    @body.setter
+    def body(self, value: list[nodes.NodeNG]) -> None:
+        self._body = value
+
+    @property
+    def locals(self) -> dict[str, list[nodes.NodeNG]]:
+        if self._pending is not None:
+            self._build()
+            return self.locals  # a plain attribute now
+        return self._locals
+
+    @locals.setter
+    def locals(self, value: dict[str, list[nodes.NodeNG]]) -> None:
+        self._locals = value
+
+    def _build(self) -> None:
+        pending = self._pending
+        assert pending is not None
+        self._pending = None  # the visits below add to self.locals
+        rebuilder = pending.rebuilder
+        statements = pending.statements()
+        rebuilder.waiting -= 1
+        imports = len(rebuilder._import_from_nodes)
+        attributes = len(rebuilder._delayed_assattr)
+        rebuilder._global_names.append({})
+        try:
+            self._body = [rebuilder.visit(s, self) for s in statements]
+        finally:
+            rebuilder._global_names.pop()
+        for node, global_names in rebuilder._import_from_nodes[imports:]:
+            rebuilder.add_import(node, global_names)
+        del rebuilder._import_from_nodes[imports:]
+        for attribute in rebuilder._delayed_assattr[attributes:]:
+            rebuilder.add_attribute(attribute)
+        del rebuilder._delayed_assattr[attributes:]
+        # Built: the node becomes astroid's own class again, its body and locals plain
+        # attributes (nothing checks for a pending body on every read from now on).
+        state = self.__dict__
+        body, local_names = state.pop("_body"), state.pop("_locals")
+        state.pop("_pending", None)
+        self.__class__ = _BUILT[type(self)]
+        state["body"], state["locals"] = body, local_names
+
+
+class WaitingFunctionDef(_Waiting, nodes.FunctionDef):
+    pass
+
+
+class WaitingAsyncFunctionDef(_Waiting, nodes.AsyncFunctionDef):
+    pass
+
+
+# Named as astroid's classes: a printed tree or a message naming the node's type reads
+# the same however the body was built.
+for _cls in (WaitingFunctionDef, WaitingAsyncFunctionDef):
+    _cls.__name__ = _cls.__qualname__ = _cls.__mro__[2].__name__
+
+
+_WAITING: dict[type, type] = {
+    nodes.FunctionDef: WaitingFunctionDef,
+    nodes.AsyncFunctionDef: WaitingAsyncFunctionDef,
+}
+_BUILT: dict[type, type] = {waiting: built for built, waiting in _WAITING.items()}
+
+
+def is_waiting(node: nodes.NodeNG) -> bool:
+    """Whether `node` is a function whose body is not built yet."""
+    return isinstance(node, _Waiting)
+
+
+class LazyRebuilder(TreeRebuilder):
+    """astroid's rebuilder, with function bodies left to be built when read."""
+
+    def __init__(
+        self,
+        manager: AstroidManager,
+        data: str,
+        add_import: AddImport,
+        add_attribute: AddAttribute,
+        *,
+        lines: dict[int | None, int | None] | None = None,
+        wait: bool = True,
+    ) -> None:
+        super().__init__(manager, None)
+        # Every line number of the project's trees, one int object each: the parser
+        # makes a new int for every position above 256 of every node, and the trees keep
+        # them to the end of the run (sglang 0.5.9: 42 MB of 324 MB), where a project's
+        # distinct line numbers are a few thousand. Columns are left alone (almost all
+        # are below 257: the interpreter's own small ints).
+        self._shared_lines: dict[int | None, int | None] = {} if lines is None else lines
+        self._wait = wait  # False: every body built at once (the text is still read)
+        self.add_import = add_import
+        self.add_attribute = add_attribute
+        self._source = data
+        self.waiting = 0  # bodies of this module not built yet
+        # Where each line starts: astroid's lines and a node's text are slices of the
+        # module's text (a list of its lines would be kept for as long as the tree).
+        lengths = (len(line) + 1 for line in data.split("\n"))
+        self._starts = array.array("L", itertools.accumulate(lengths, initial=0))
+        self._data = _Lines(data, self._starts)
+        # The lines that spell `global` (in code, a string or a comment): none waits.
+        self._global_lines: list[int] = []
+        at = data.find("global")
+        while at >= 0:
+            self._global_lines.append(bisect.bisect_right(self._starts, at))
+            at = data.find("global", at + 1)
+
+    def visit(self, node: Any, parent: nodes.NodeNG) -> Any:
+        made = TreeRebuilder.visit(self, node, parent)
+        if made is not None:
+            share = self._shared_lines.setdefault
+            line = made.lineno
+            made.lineno = share(line, line)
+            line = made.end_lineno
+            made.end_lineno = share(line, line)
+        return made
+
+    def _visit_functiondef(self, cls: type[_F], node: Any, parent: nodes.NodeNG) -> _F:
+        statements: list[ast.stmt] = _statements(node)
+        if not (self._wait and statements and self._may_wait(node, statements, parent)):
+            return super()._visit_functiondef(cls, node, parent)
+        # Built without its statements: a `pass` where the first one starts stands in for
+        # them (astroid finds the `def` keyword in the lines above the first statement).
+        first = statements[0]
+        placeholder = ast.Pass(
+            lineno=first.lineno,
+            col_offset=first.col_offset,
+            end_lineno=first.lineno,
+            end_col_offset=first.col_offset,
+        )
+        head = copy.copy(node)
+        head.body = [*node.body[: len(node.body) - len(statements)], placeholder]
+        function = super()._visit_functiondef(_WAITING[cls], head, parent)
+        function._body = []
+        first_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        function._pending = _Pending(self, first_line, node.end_lineno or node.lineno)
+        self.waiting += 1
+        return function
+
+    def visit_module(
+        self, node: ast.Module, modname: str, modpath: str, package: bool
+    ) -> nodes.Module:
+        module = super().visit_module(node, modname, modpath, package)
+        module._gatecheck_rebuilder = self  # see bodies_waiting
+        return module
+
+    def lines(self, first: int, last: int) -> str:
+        """Lines `first` to `last` (1-based, inclusive), without the last line break."""
+        starts = self._starts
+        end = starts[min(last, len(starts) - 1)] - 1
+        return self._source[starts[max(first, 1) - 1] : max(end, 0)]
+
+    def spells(self, node: nodes.NodeNG, word: str) -> bool:
+        """Whether the lines of `node`, its decorators' included, hold `word`."""
+        first, last = node.lineno, node.end_lineno
+        if first is None or last is None:
+            return True
+        decorators = getattr(node, "decorators", None)  # above a class's own line
+        if decorators is not None and decorators.lineno is not None:
+            first = min(first, decorators.lineno)
+        end = self._starts[min(last, len(self._starts) - 1)]
+        return self._source.find(word, self._starts[max(first, 1) - 1], end) >= 0
+
+    def _may_wait(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        statements: list[ast.stmt],
+        parent: nodes.NodeNG,
+    ) -> bool:
+        last = node.end_lineno or node.lineno
+        first_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        opening = self.lines(first_line, first_line).lstrip()
+        if not opening.startswith(("@", "def", "async")):
+            return False  # `if x: def f(): ...`: its lines do not parse alone
+        at = bisect.bisect_left(self._global_lines, node.lineno)
+        if at < len(self._global_lines) and self._global_lines[at] <= last:
+            return False
+        if not isinstance(parent, nodes.ClassDef):
+            return True
+        first = _first_parameter(node)
+        if first is None:
+            return True
+        text = self._source[
+            self._starts[node.lineno - 1] : self._starts[min(last, len(self._starts) - 1)]
+        ]
+        if not re.search(rf"\b{re.escape(first)}[\s\\]*\.", text):
+            return True  # its attributes are never spelled
+        if re.search(rf"\bfor\b[^\n]*?\b{re.escape(first)}[\s\\]*\.[^\n]*?\bin\b", text):
+            return False  # maybe a comprehension's target (not a statement)
+        return not _stores_attribute_of(statements, first)
+
+
+class _Lines:
+    """astroid's `_data` (the module's lines, sliced to find where a `def` or `class`
+    keyword is) read from the text: a slice is one string, which astroid joins as is."""
+
+    def __init__(self, source: str, starts: array.array[int]) -> None:
+        self._source = source
+        self._starts = starts
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __getitem__(self, lines: slice) -> list[str]:
+        first, stop = lines.start or 0, lines.stop
+        count = len(self._starts) - 1
+        stop = count if stop is None else min(stop, count)
+        if stop <= first:
+            return []
+        return [self._source[self._starts[first] : self._starts[stop] - 1]]
+
+
+def _statements(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """The body after its docstring (what astroid builds as `body`)."""
+    body = node.body
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        return body[1:]
+    return list(body)
+
+
+def _first_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    params: Sequence[ast.arg] = [*node.args.posonlyargs, *node.args.args]
+    return params[0].arg if params else None
+
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _stores_attribute_of(statements: list[ast.stmt], name: str) -> bool:
+    """Whether a statement under `statements` assigns `name.attr` (an assignment, an
+    augmented or annotated one, a `for` or `with` target; nested scopes included, a
+    superset of what the builder records). Targets inside expressions are comprehension
+    targets, which the caller rules out from the text."""
+    stack: list[Any] = list(statements)
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, ast.Assign):
+            targets: list[ast.expr] = statement.targets
+        elif isinstance(statement, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+            targets = [statement.target]
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            targets = [i.optional_vars for i in statement.items if i.optional_vars is not None]
+        else:
+            targets = []
+        if any(_is_attribute_of(target, name) for target in targets):
+            return True
+        for block in _BLOCKS:
+            stack.extend(getattr(statement, block, ()))
+    return False
+
+
+def _is_attribute_of(target: ast.expr, name: str) -> bool:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_is_attribute_of(e, name) for e in target.elts)
+    if isinstance(target, ast.Starred):
+        return _is_attribute_of(target.value, name)
+    return (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == name
+    )
+
+
+class Spelling:
+    """What the text of a module's nodes holds, read from its source (builds nothing):
+    a walk looking for one name skips what cannot spell it, waiting bodies included."""
+
+    def __init__(self, module: nodes.Module) -> None:
+        rebuilder = getattr(module, "_gatecheck_rebuilder", None)
+        self._rebuilder = rebuilder if isinstance(rebuilder, LazyRebuilder) else None
+
+    def may_spell(self, node: nodes.NodeNG, word: str) -> bool:
+        """False only when the lines of `node` do not hold `word` (so nothing under it is
+        spelled `word`); True for a tree this module did not build."""
+        return self._rebuilder is None or self._rebuilder.spells(node, word)
+
+
+def waiting_functions(root: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    """The functions under `root` whose bodies are not built (builds nothing)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if is_waiting(node):
+            yield node
+            continue
+        stack.extend(node.get_children())

@@ -1,0 +1,250 @@
+"""Function bodies built when first read (gatecheck/loading/lazy.py): the tree, once
+read, is the one astroid builds at once; a body waits only where waiting cannot change
+what is read before it; a walk for one name builds only the bodies that spell it."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from astroid import nodes
+
+from gatecheck.loading.lazy import is_waiting
+from gatecheck.loading.trees import ProjectBuilder
+from gatecheck.semantics.callers import calls_by_name, calls_named
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _dump(module: nodes.Module) -> list[object]:
+    """Everything a reader can see of a tree: node types, fields and positions, each
+    scope's locals in order, each class's instance attributes."""
+    out: list[object] = []
+
+    def visit(node: nodes.NodeNG, depth: int) -> None:
+        fields = [(f, repr(getattr(node, f, None))) for f in node._other_fields]
+        out.append(
+            (
+                depth,
+                type(node).__name__,
+                node.lineno,
+                node.col_offset,
+                node.end_lineno,
+                node.end_col_offset,
+                fields,
+                repr(getattr(node, "position", None)),
+            )
+        )
+        if isinstance(node, nodes.LocalsDictNodeNG):
+            out.append(
+                [(k, [(type(v).__name__, v.lineno) for v in vs]) for k, vs in node.locals.items()]
+            )
+        if isinstance(node, nodes.ClassDef):
+            out.append([(k, [v.lineno for v in vs]) for k, vs in node.instance_attrs.items()])
+        for child in node.get_children():
+            visit(child, depth + 1)
+
+    visit(module, 0)
+    return out
+
+
+def _build(source: str, *, lazy: bool = True) -> nodes.Module:
+    return ProjectBuilder(lazy=lazy).string_build(textwrap.dedent(source), "mod", "/x/mod.py")
+
+
+SOURCES = {
+    "docstring-and-body": '''
+        def f(a, b=2):
+            """Doc."""
+            x = a + b
+            return x
+    ''',
+    "only-a-docstring": '''
+        def f():
+            """Doc."""
+    ''',
+    "decorated": """
+        @decorator(1)
+        @other
+        def f():
+            return g()
+    """,
+    "nested-functions": """
+        def outer(a):
+            z = a
+            def inner(b):
+                def innermost():
+                    return z + b
+                return innermost
+            return inner
+    """,
+    "async": """
+        async def f():
+            async with x as y:
+                await y
+    """,
+    "imports-inside": """
+        def f():
+            from os import path as p
+            import sys
+            y = p
+            return y, sys
+    """,
+    "methods-and-attributes": """
+        class C:
+            def __init__(self):
+                self.x = 1
+                self.y: int = 2
+                self.x += 1
+            def m(self):
+                return self.x
+            def n(this):
+                for this.k in range(3):
+                    pass
+            @staticmethod
+            def s():
+                return 1
+    """,
+    "comprehension-target-attribute": """
+        class C:
+            def m(self):
+                return [1 for self.k in range(3)]
+    """,
+    "global-in-function": """
+        FLAG = None
+        def init():
+            global FLAG
+            FLAG = 1
+    """,
+    "one-line-suite": """
+        def f(): return 1
+        class C: x = 1
+        if True:
+            def g(): return 2
+    """,
+    "string-at-column-zero": '''
+        class C:
+            def m(self):
+                text = """
+        at column zero
+        """
+                return text
+    ''',
+    "class-in-function": """
+        def make():
+            class Local:
+                def __init__(self):
+                    self.v = 1
+            return Local
+    """,
+    "unicode": """
+        def f():
+            s = "héllo wörld"  # ünïcode
+            return s
+    """,
+}
+
+
+@pytest.mark.parametrize("source", list(SOURCES.values()), ids=list(SOURCES))
+def test_a_tree_read_is_the_tree_built_at_once(source: str) -> None:
+    assert _dump(_build(source)) == _dump(_build(source, lazy=False))
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "waits", "why"),
+    [
+        (SOURCES["docstring-and-body"], "f", True, "a plain function waits"),
+        (SOURCES["only-a-docstring"], "f", False, "nothing to wait for"),
+        (SOURCES["global-in-function"], "init", False, "`global` adds to the module's locals"),
+        (SOURCES["methods-and-attributes"], "C.__init__", False, "assigns self's attributes"),
+        (SOURCES["methods-and-attributes"], "C.n", False, "a `for` target on its first parameter"),
+        (SOURCES["methods-and-attributes"], "C.m", True, "reads attributes only"),
+        (SOURCES["comprehension-target-attribute"], "C.m", False, "a comprehension target"),
+        (SOURCES["one-line-suite"], "f", True, "a body on the `def` line waits"),
+        (SOURCES["one-line-suite"], "g", True, "under an `if`"),
+    ],
+    ids=lambda v: v if isinstance(v, str) and len(v) < 60 and "\n" not in v else None,
+)
+def test_which_bodies_wait(source: str, name: str, waits: bool, why: str) -> None:
+    scope: nodes.NodeNG = _build(source)
+    for part in name.split("."):
+        scope = _named(scope, part)
+    assert is_waiting(scope) is waits, why
+
+
+def _named(scope: nodes.NodeNG, name: str) -> nodes.NodeNG:
+    """The node named `name` under `scope`, found without entering a function (which
+    would build its body)."""
+    stack = list(scope.get_children())
+    while stack:
+        node = stack.pop(0)
+        if getattr(node, "name", None) == name:
+            return node
+        if not isinstance(node, nodes.FunctionDef):
+            stack.extend(node.get_children())
+    raise LookupError(name)
+
+
+def test_reading_a_body_builds_it_once() -> None:
+    module = _build(SOURCES["nested-functions"])
+    outer = module.body[0]
+    assert is_waiting(outer)
+    first = outer.body
+    assert not is_waiting(outer)
+    assert type(outer) is nodes.FunctionDef  # astroid's own class again
+    assert outer.body is first
+    inner = outer.locals["inner"][0]
+    assert is_waiting(inner)  # a nested body waits for its own reader
+
+
+def test_instance_attributes_are_known_before_any_method_is_read() -> None:
+    module = _build(SOURCES["methods-and-attributes"])
+    cls = module.body[0]
+    assert sorted(cls.instance_attrs) == ["k", "x", "y"]
+
+
+def _fixture_sources() -> list[Path]:
+    return sorted(FIXTURES.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", _fixture_sources(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixture_trees_read_the_same(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    try:
+        eager = ProjectBuilder(lazy=False).string_build(text, "m", str(path))
+    except Exception:  # a fixture that is meant not to parse
+        pytest.skip("not a module astroid builds")
+    assert _dump(ProjectBuilder().string_build(text, "m", str(path))) == _dump(eager)
+
+
+@pytest.mark.parametrize("path", _fixture_sources(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_calls_of_one_name_are_found_without_building_the_rest(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    try:
+        eager = ProjectBuilder(lazy=False).string_build(text, "m", str(path))
+    except Exception:
+        pytest.skip("not a module astroid builds")
+    every = calls_by_name(eager)
+
+    def place(calls: list[nodes.Call]) -> list[tuple[int | None, int | None, str]]:
+        return [(c.lineno, c.col_offset, c.as_string()) for c in calls]
+
+    for name in [*sorted(every), "no_such_name"]:
+        lazy = ProjectBuilder().string_build(text, "m", str(path))
+        assert place(calls_named(lazy, name)) == place(every.get(name, [])), name
+
+
+def test_a_walk_for_one_name_builds_only_the_bodies_spelling_it() -> None:
+    module = _build(
+        """
+        def a():
+            return target(1)
+        def b():
+            return other(2)
+        """
+    )
+    a, b = module.body
+    assert [c.as_string() for c in calls_named(module, "target")] == ["target(1)"]
+    assert not is_waiting(a)
+    assert is_waiting(b)  # never spelled `target`: never built

@@ -111,6 +111,14 @@ SOURCES = {
             def m(self):
                 return [1 for self.k in range(3)]
     """,
+    "comprehension-target-over-lines": """
+        class C:
+            def m(self):
+                for item in range(3):
+                    pass
+                return [1 for
+                        self.k in range(3)]
+    """,
     "global-in-function": """
         FLAG = None
         def init():
@@ -160,7 +168,8 @@ def test_a_tree_read_is_the_tree_built_at_once(source: str) -> None:
         (SOURCES["methods-and-attributes"], "C.__init__", False, "assigns self's attributes"),
         (SOURCES["methods-and-attributes"], "C.n", False, "a `for` target on its first parameter"),
         (SOURCES["methods-and-attributes"], "C.m", True, "reads attributes only"),
-        (SOURCES["comprehension-target-attribute"], "C.m", False, "a comprehension target"),
+        (SOURCES["comprehension-target-attribute"], "C.m", True, "the comprehension's scope"),
+        (SOURCES["comprehension-target-over-lines"], "C.m", True, "the comprehension's scope"),
         (SOURCES["one-line-suite"], "f", True, "a body on the `def` line waits"),
         (SOURCES["one-line-suite"], "g", True, "under an `if`"),
     ],

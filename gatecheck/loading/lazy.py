@@ -27,7 +27,7 @@ import bisect
 import copy
 import itertools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from astroid import nodes
@@ -108,7 +108,6 @@ class _Waiting:
         self._pending = None  # the visits below add to self.locals
         rebuilder = pending.rebuilder
         statements = pending.statements()
-        rebuilder.waiting -= 1
         imports = len(rebuilder._import_from_nodes)
         attributes = len(rebuilder._delayed_assattr)
         rebuilder._global_names.append({})
@@ -181,7 +180,6 @@ class LazyRebuilder(TreeRebuilder):
         self.add_import = add_import
         self.add_attribute = add_attribute
         self._source = data
-        self.waiting = 0  # bodies of this module not built yet
         # Where each line starts: astroid's lines and a node's text are slices of the
         # module's text (a list of its lines would be kept for as long as the tree).
         lengths = (len(line) + 1 for line in data.split("\n"))
@@ -223,14 +221,13 @@ class LazyRebuilder(TreeRebuilder):
         function._body = []
         first_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
         function._pending = _Pending(self, first_line, node.end_lineno or node.lineno)
-        self.waiting += 1
         return function
 
     def visit_module(
         self, node: ast.Module, modname: str, modpath: str, package: bool
     ) -> nodes.Module:
         module = super().visit_module(node, modname, modpath, package)
-        module._gatecheck_rebuilder = self  # see bodies_waiting
+        module._gatecheck_rebuilder = self  # read by Spelling
         return module
 
     def lines(self, first: int, last: int) -> str:
@@ -269,13 +266,9 @@ class LazyRebuilder(TreeRebuilder):
         first = _first_parameter(node)
         if first is None:
             return True
-        text = self._source[
-            self._starts[node.lineno - 1] : self._starts[min(last, len(self._starts) - 1)]
-        ]
+        text = self.lines(node.lineno, last)
         if not re.search(rf"\b{re.escape(first)}[\s\\]*\.", text):
             return True  # its attributes are never spelled
-        if re.search(rf"\bfor\b[^\n]*?\b{re.escape(first)}[\s\\]*\.[^\n]*?\bin\b", text):
-            return False  # maybe a comprehension's target (not a statement)
         return not _stores_attribute_of(statements, first)
 
 
@@ -323,8 +316,8 @@ _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 def _stores_attribute_of(statements: list[ast.stmt], name: str) -> bool:
     """Whether a statement under `statements` assigns `name.attr` (an assignment, an
     augmented or annotated one, a `for` or `with` target; nested scopes included, a
-    superset of what the builder records). Targets inside expressions are comprehension
-    targets, which the caller rules out from the text."""
+    superset of what the builder records; a target inside an expression is a
+    comprehension's, whose scope is the comprehension: the builder records none.)"""
     stack: list[Any] = list(statements)
     while stack:
         statement = stack.pop()
@@ -367,14 +360,3 @@ class Spelling:
         """False only when the lines of `node` do not hold `word` (so nothing under it is
         spelled `word`); True for a tree this module did not build."""
         return self._rebuilder is None or self._rebuilder.spells(node, word)
-
-
-def waiting_functions(root: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
-    """The functions under `root` whose bodies are not built (builds nothing)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if is_waiting(node):
-            yield node
-            continue
-        stack.extend(node.get_children())

@@ -55,8 +55,7 @@ from gatecheck.reporting.github import (
 from gatecheck.reporting.grammar import count
 from gatecheck.reporting.json_report import render_json
 from gatecheck.reporting.markdown import render_markdown
-from gatecheck.reporting.plain import plain_console
-from gatecheck.reporting.text import render_concise, render_diagnostics, render_finding
+from gatecheck.reporting.plain import plain_console, takes_styles
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "markdown")
 __all__ = ["ALL_RULES", "FORMATS", "check", "known_ids", "validate_ids"]
@@ -343,7 +342,18 @@ _write = write_report
 def _write_console(checked: Refined, output: Path | None) -> None:
     run, base = checked.run, Path.cwd()
     with report_stream(output) as handle:
-        console = plain_console(handle, color=color_choice())
+        stream, color = handle or sys.stdout, color_choice()
+        if not (checked.findings or run.analysis.diagnostics or takes_styles(stream, color)):
+            # Nothing to lay out and no styles to write: the summary line alone (concise
+            # has none), byte for byte what the console would print, without importing
+            # rich (a fifth of a pre-commit run on a clean file).
+            if run.options.output_format != "concise":
+                stream.write(summary_line(checked) + "\n")
+            return
+        # Imported here, with rich: a JSON, SARIF or GitHub report never loads it.
+        from gatecheck.reporting.text import render_concise, render_diagnostics, render_finding
+
+        console = plain_console(handle, color=color)
         lines = SourceLines()  # each reported file read once
         if run.options.output_format == "concise":
             render_concise(console, list(checked.findings), base)

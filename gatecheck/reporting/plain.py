@@ -10,10 +10,13 @@ markup or emoji codes.
 
 from __future__ import annotations
 
+import os
 import re
-from typing import IO
+from collections.abc import Mapping
+from typing import IO, TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 # C0 and C1 controls and DEL (tab is kept: code frames align their carets with it), lone
 # surrogates (undecodable file-name bytes), and the bidirectional overrides that make
@@ -58,7 +61,11 @@ def plain_console(
     """A console that prints strings as they are (no markup, no emoji codes, no
     highlighting); styles come only from the reporters' own Text spans. `color` is
     auto (colours on a terminal, honouring NO_COLOR and FORCE_COLOR), always or never.
-    With `soft_wrap` (the default) a line is never broken to fit a width."""
+    With `soft_wrap` (the default) a line is never broken to fit a width. rich is
+    imported here, not with the module: `printable` is used on every run, and a JSON,
+    SARIF or cache-answered run need not pay rich's import (about 40 ms)."""
+    from rich.console import Console
+
     return Console(
         file=file,
         stderr=stderr,
@@ -71,3 +78,27 @@ def plain_console(
         color_system=None if color == "never" else "auto",
         soft_wrap=soft_wrap,
     )
+
+
+def takes_styles(
+    stream: IO[str], color: str = "auto", environ: Mapping[str, str] | None = None
+) -> bool:
+    """Whether `plain_console(stream, color=color)` would write escape sequences: rich's
+    own test (Console.is_terminal: TTY_COMPATIBLE, then FORCE_COLOR, then isatty), with
+    `never` writing none. When it says no, a line printed through that console is the
+    line and a newline, and a report of nothing but that line needs no rich at all."""
+    if color == "always":
+        return True
+    if color == "never":
+        return False
+    env = os.environ if environ is None else environ
+    compatible = env.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    force = env.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

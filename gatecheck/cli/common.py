@@ -14,8 +14,8 @@ from typing import IO, TYPE_CHECKING, TypeVar
 import click
 
 from gatecheck import __version__
-from gatecheck.config.loader import load_ruleset, rule_sources
 from gatecheck.config.model import ConfigErrors, RuleSet
+from gatecheck.config.sources import rule_sources
 from gatecheck.progress import listening
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ def load_rules(rules: Sequence[Path], *, cache_root: Path | None = None) -> Rule
     paths = list(rules) if rules else None
     sources = rule_sources(paths) if cache_root is not None else None
     if cache_root is None or sources is None:
-        return load_ruleset(paths)
+        return _read_rules(paths)
     from gatecheck.cache import RunCache, cache_key, content_digest, from_data, to_data
 
     cache = RunCache(cache_root, "rules", cache_key("rules", files=content_digest(sources)))
@@ -201,13 +201,20 @@ def load_rules(rules: Sequence[Path], *, cache_root: Path | None = None) -> Rule
             return restored
         except (TypeError, ValueError, KeyError):
             pass
-    ruleset = load_ruleset(paths)
+    ruleset = _read_rules(paths)
     try:
         data = to_data(ruleset)
     except TypeError:
         return ruleset
     cache.store((), (), data)
     return ruleset
+
+
+def _read_rules(paths: Sequence[Path] | None) -> RuleSet:
+    # The loader (PyYAML, jsonschema) is imported only when the rules are read afresh.
+    from gatecheck.config.loader import load_ruleset
+
+    return load_ruleset(paths)
 
 
 def check_generations(ruleset: RuleSet, generations: Sequence[str]) -> None:

@@ -35,15 +35,13 @@ from gatecheck.config.schema import (
     REGISTRY_SCHEMA,
     RULE_FILE_SCHEMA,
 )
+from gatecheck.config.sources import config_error as _error
+from gatecheck.config.sources import sources
 from gatecheck.safe_io import CONFIG_BYTES, read_regular
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
-
-RULE_SUFFIXES = (".yaml", ".yml")
-# Files a rules directory may hold besides rules (compared upper-case).
-_SKIPPED_PREFIXES = ("README", "LICENSE")
 
 _YAML_TAG = "tag:yaml.org,2002:"
 # Plain data only: !!python/*, !!binary, !!set, custom tags... are refused, never constructed.
@@ -84,7 +82,7 @@ def load_ruleset(rule_paths: Sequence[Path] | None = None) -> RuleSet:
     """Load the shipped rules, or the shipped registry plus the given rule files/directories."""
     errors: list[ConfigError] = []
     registry_file = resources.registry_path()
-    files = _sources(rule_paths, registry_file, errors)
+    files = sources(rule_paths, registry_file, errors)
     loader = _Loader(errors)
     loader.add_registry(registry_file)
     validator = _validator("rules")
@@ -98,92 +96,11 @@ def load_ruleset(rule_paths: Sequence[Path] | None = None) -> RuleSet:
     return loader.ruleset(documents, sources=(registry_file, *files))
 
 
-def rule_sources(rule_paths: Sequence[Path] | None = None) -> tuple[Path, ...] | None:
-    """The files load_ruleset reads for these paths (the registry first), without
-    reading them; None when the paths themselves are wrong (load_ruleset says how)."""
-    errors: list[ConfigError] = []
-    registry_file = resources.registry_path()
-    files = _sources(rule_paths, registry_file, errors)
-    return None if errors else (registry_file, *files)
-
-
-def _sources(
-    rule_paths: Sequence[Path] | None, registry_file: Path, errors: list[ConfigError]
-) -> list[Path]:
-    """The rule files for these paths: the shipped rules folder when none are given."""
-    if rule_paths is None:
-        return _files_in_dir(resources.shipped_rules_dir(), registry_file, errors)
-    return _rule_files([Path(p) for p in rule_paths], registry_file, errors)
-
-
 def _raise_if_any(errors: list[ConfigError]) -> None:
     if errors:
         # An aliased YAML node is checked once per use: report each problem once.
         unique = list(dict.fromkeys(errors))
         raise ConfigErrors(sorted(unique, key=lambda e: (str(e.path), e.line, e.column)))
-
-
-def _error(path: Path, line: int, column: int, message: str) -> ConfigError:
-    # Messages carry user text (keys, values): keep them to one line whatever it holds.
-    one_line = message.replace("\r", "\\r").replace("\n", "\\n")
-    return ConfigError(path, line, column, one_line)
-
-
-# --- finding rule files ----------------------------------------------------------------
-
-
-def _rule_files(paths: list[Path], registry_file: Path, errors: list[ConfigError]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found = _files_in_dir(path, registry_file, errors)
-            if not found:
-                errors.append(_error(path, 1, 1, "no rule files (*.yaml, *.yml) in directory"))
-            files.extend(found)
-        elif path.exists():
-            # The registry is always loaded; named again, it is not also a rule file.
-            if not _same_file(path, registry_file):
-                files.append(path)
-        else:
-            errors.append(_error(path, 1, 1, "no such file or directory"))
-    return _unique_files(files)
-
-
-def _files_in_dir(directory: Path, registry_file: Path, errors: list[ConfigError]) -> list[Path]:
-    try:
-        entries = sorted(directory.iterdir())
-    except OSError as exc:
-        errors.append(_error(directory, 1, 1, f"cannot read directory: {exc.strerror or exc}"))
-        return []
-    files: list[Path] = []
-    for entry in entries:
-        if _is_skipped(entry) or _same_file(entry, registry_file):
-            continue
-        if entry.suffix.lower() in RULE_SUFFIXES:
-            files.append(entry)
-        else:
-            errors.append(_error(entry, 1, 1, "not a rule file: expected .yaml or .yml"))
-    return files
-
-
-def _is_skipped(entry: Path) -> bool:
-    name = entry.name
-    return name.startswith(".") or name.upper().startswith(_SKIPPED_PREFIXES) or not entry.is_file()
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    return a.resolve() == b.resolve()
-
-
-def _unique_files(files: list[Path]) -> list[Path]:
-    # The same file named twice (directly and through its directory) is loaded once.
-    seen: set[Path] = set()
-    unique: list[Path] = []
-    for path in files:
-        if path.resolve() not in seen:
-            seen.add(path.resolve())
-            unique.append(path)
-    return unique
 
 
 # --- reading one file into plain data ---------------------------------------------------

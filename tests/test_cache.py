@@ -487,10 +487,13 @@ def test_the_key_follows_gatecheck_s_own_code(
     package.mkdir()
     (package / "cache.py").write_text("# one build\n", encoding="utf-8")
     monkeypatch.setattr(cache_module, "__file__", str(package / "cache.py"))
+    cache_module.code_digest.cache_clear()  # read once per process: this is a new one
     before = cache_module.cache_key("check", rules="r")
     assert cache_module.cache_key("check", rules="r") == before
     (package / "engine.py").write_text("# the next commit\n", encoding="utf-8")
+    cache_module.code_digest.cache_clear()  # the next commit runs in its own process
     assert cache_module.cache_key("check", rules="r") != before
+    cache_module.code_digest.cache_clear()  # the other tests' process: the real package
 
 
 CALLER_TREE = {

@@ -76,3 +76,43 @@ def test_unresolved_gate_function_warns(
     assert result.stderr == (warning if warned else "")
     if not warned:  # the gate function's gate forgets sm120: it was checked
         assert '"rule": "GC001"' in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "before", "after", "warned_after"),
+    [
+        pytest.param(
+            "pkg.comm.apply_fusion", "def apply_fusion", "def apply_other", True, id="def-removed"
+        ),
+        pytest.param(
+            "pkg.comm.apply_fusoin", "def apply_fusion", "def apply_fusoin", False, id="def-added"
+        ),
+        pytest.param(
+            "pkg.comm.Fuser.enabled", "class Fuser", "class Other", True, id="class-renamed"
+        ),
+    ],
+)
+def test_cached_warning_follows_an_edit(
+    make_tree: MakeTree,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    before: str,
+    after: str,
+    warned_after: bool,
+) -> None:
+    """The answers stored with a cache entry (whether each gate function names a
+    function) go stale with the module they read: after the edit, the cached run warns
+    as a fresh run of the edited tree does."""
+    root = make_tree(TREE)
+    rules = root.parent / "rules.yaml"
+    rules.write_text(RULE.format(name=name), encoding="utf-8")
+    monkeypatch.chdir(root)
+    args = ["check", str(root), "--rules", str(rules), "--format", "json"]
+    first = CliRunner().invoke(cli, args)
+    assert ("names nothing" in first.stderr) is not warned_after, first.stderr
+    module = root / "pkg" / "comm.py"
+    module.write_text(module.read_text(encoding="utf-8").replace(before, after), "utf-8")
+    cached = CliRunner().invoke(cli, args)
+    fresh = CliRunner().invoke(cli, [*args, "--no-cache"])
+    assert ("names nothing" in cached.stderr) is warned_after, cached.stderr
+    assert cached.stderr == fresh.stderr

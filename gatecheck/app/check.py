@@ -159,7 +159,12 @@ def gate_function_warnings(run: CheckRun) -> list[str]:
         if wanted and feature.id not in wanted:
             continue
         where = f" ({feature.location})" if feature.location else ""
-        unresolved = [d for d in feature.gate_functions if not names_function(project, d)]
+        known = run.analysis.named_functions
+        unresolved = [
+            d
+            for d in feature.gate_functions
+            if not (known[d] if d in known else names_function(project, d))
+        ]
         for dotted in unresolved:
             warnings.append(
                 f"gatecheck: warning: gate function '{dotted}' of feature '{feature.id}'{where} "

@@ -4,6 +4,7 @@ take. Runs that need trees (`--fix`, `--diff`, SARIF with verified fixes) never 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -25,6 +26,7 @@ from gatecheck.findings import Finding, Hop
 from gatecheck.gates.mentions import mentions
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.locate import KNOWN_KERNEL_LIBRARIES, locate
+from gatecheck.loading.outline import names_function
 from gatecheck.loading.project import FileDiagnostic, Project
 from gatecheck.loading.readlog import FileReads
 from gatecheck.semantics.admitted import Semantics
@@ -91,7 +93,9 @@ def check_analysis(
         except (TypeError, ValueError, KeyError, OverflowError, RecursionError):
             pass  # an entry this version cannot read: analyse afresh
     analysis = fresh()
-    parsed, diagnostics = analysis.parsed_paths(), analysis.diagnostics
+    named, outlined = _named_functions(ruleset, analysis.project)
+    analysis = dataclasses.replace(analysis, named_functions=named)
+    parsed, diagnostics = analysis.parsed_paths() | outlined, analysis.diagnostics
     _store(
         cache,
         found,
@@ -102,6 +106,19 @@ def check_analysis(
         analysis.project.text_of,
     )
     return analysis
+
+
+def _named_functions(ruleset: RuleSet, project: Project) -> tuple[dict[str, bool], set[Path]]:
+    """Whether each gate function of every rule names a function of the tree (the
+    answers `check` warns from), and the files those answers read. They are stored as
+    read, so an edit to any of them makes the entry stale like an edit to a parsed file."""
+    named: dict[str, bool] = {}
+    files: set[Path] = set()
+    for feature in ruleset.features:
+        for dotted in feature.gate_functions:
+            if dotted not in named:
+                named[dotted] = names_function(project, dotted, files)
+    return named, files
 
 
 def _usable(root: Path) -> bool:
@@ -280,6 +297,7 @@ def _payload(analysis: Analysis) -> dict[str, Any]:
         "diagnostics": [to_data(d) for d in analysis.diagnostics],
         "needles": sorted(analysis.project.searched_needles()),
         "paths": {k: [to_data(h) for h in v] for k, v in analysis.paths.items()},
+        "named_functions": dict(sorted(analysis.named_functions.items())),
     }
 
 
@@ -294,7 +312,16 @@ def _restored_analysis(
     restored = Restored(int(payload["gate_count"]), parsed, lines, marked)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
     paths = {k: tuple(from_data(Hop, h) for h in v) for k, v in payload["paths"].items()}
-    return Analysis(project, semantics, found, findings=findings, paths=paths, restored=restored)
+    named = {str(k): bool(v) for k, v in payload["named_functions"].items()}
+    return Analysis(
+        project,
+        semantics,
+        found,
+        findings=findings,
+        paths=paths,
+        restored=restored,
+        named_functions=named,
+    )
 
 
 # -- audit: the whole report but the registry (which comes with the rules) ---------------------

@@ -61,6 +61,10 @@ class Analysis:
     paths: Mapping[str, Sequence[Hop]] = field(default_factory=dict)
     # Set when the findings come from the cache (then there are no gates or failures).
     restored: Restored | None = None
+    # Rule gate functions already looked up (loading/outline.names_function), by dotted
+    # name: whether each names a function of the tree. A cached run stores the answers
+    # with its entry, so one answered from the cache parses no module to warn.
+    named_functions: Mapping[str, bool] = field(default_factory=dict)
 
     @property
     def diagnostics(self) -> list[FileDiagnostic]:

@@ -6,21 +6,28 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from pathlib import Path
 
 from gatecheck.loading.project import Project, TooLarge, check_size
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
-def names_function(project: Project, dotted: str) -> bool:
+def names_function(project: Project, dotted: str, read: set[Path] | None = None) -> bool:
     """Whether `dotted` ('pkg.mod.Class.method') names a function defined in the project:
     the longest prefix that is a module of the project and can be read, then each
     further part the last function or class of that name bound in the scope so far (as
     astroid's `locals` would give it: defs anywhere in the scope's body, nested blocks
-    included, nested scopes not)."""
+    included, nested scopes not). `read` collects the files the answer read (a cached
+    answer goes stale with them)."""
     parts = dotted.split(".")
     for split in range(len(parts) - 1, 0, -1):
-        tree = _tree(project, ".".join(parts[:split]))
+        path = project.path_of(".".join(parts[:split]))
+        if path is None:
+            continue
+        if read is not None:
+            read.add(path)
+        tree = _tree(project, path)
         if tree is None:
             continue
         scope: ast.AST = tree
@@ -33,10 +40,7 @@ def names_function(project: Project, dotted: str) -> bool:
     return False
 
 
-def _tree(project: Project, module: str) -> ast.Module | None:
-    path = project.path_of(module)
-    if path is None:
-        return None
+def _tree(project: Project, path: Path) -> ast.Module | None:
     text = project.text_of(path)
     if text is None:
         return None

@@ -14,6 +14,7 @@ from gatecheck.gates.branches import branch_disables, branch_exits
 from gatecheck.gates.declared import declaration_gates
 from gatecheck.gates.mentions import mentions
 from gatecheck.gates.model import Gate, GateKind, Polarity, qualname_of
+from gatecheck.loading.lazy import Spelling
 from gatecheck.loading.project import Project
 
 __all__ = [
@@ -97,8 +98,26 @@ def _is_flag_target(target: nodes.NodeNG, flags: set[str]) -> bool:
     return False
 
 
+def _spelled_nodes(
+    module: nodes.Module, classes: tuple[type[nodes.NodeNG], ...], words: set[str]
+) -> Iterator[nodes.NodeNG]:
+    """`module.nodes_of_class(classes)`, in the same order, skipping every statement
+    whose lines spell none of `words`: no name or attribute under it can be one of them
+    (the flags are names), and the walk need not visit it (most of a large module)."""
+    spelling = Spelling(module)
+    stack: list[nodes.NodeNG] = [module]
+    while stack:
+        node = stack.pop()
+        if node.is_statement and not any(spelling.may_spell(node, w) for w in words):
+            continue
+        if isinstance(node, classes):
+            yield node
+        stack.extend(reversed(list(node.get_children())))
+
+
 def _flag_gates(module: nodes.Module, path: Path, flags: set[str]) -> Iterator[Gate]:
-    for assign in module.nodes_of_class((nodes.Assign, nodes.AnnAssign)):
+    for assign in _spelled_nodes(module, (nodes.Assign, nodes.AnnAssign), flags):
+        assert isinstance(assign, (nodes.Assign, nodes.AnnAssign))
         targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
         if assign.value is None or not any(_is_flag_target(t, flags) for t in targets):
             continue
@@ -151,7 +170,8 @@ def _true_when_on(read: nodes.NodeNG, condition: nodes.NodeNG) -> bool:
 
 
 def _flag_reads(module: nodes.Module, flags: set[str]) -> Iterator[nodes.NodeNG]:
-    for node in module.nodes_of_class((nodes.Attribute, nodes.Name)):
+    for node in _spelled_nodes(module, (nodes.Attribute, nodes.Name), flags):
+        assert isinstance(node, (nodes.Attribute, nodes.Name))
         name = node.attrname if isinstance(node, nodes.Attribute) else node.name
         if name in flags:
             yield node

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from astroid import nodes
 
-from gatecheck.gates.feature_gates import _spelled_nodes
+from gatecheck.gates.feature_gates import spelled_nodes
 from gatecheck.loading.trees import ProjectBuilder
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CLASSES: list[tuple[type[nodes.NodeNG], ...]] = [
     (nodes.Assign, nodes.AnnAssign),
     (nodes.Attribute, nodes.Name),
+    (nodes.AnnAssign,),  # tracing/paths.py's settings fields
 ]
 
 
@@ -34,7 +35,7 @@ def _spelled(node: nodes.NodeNG) -> str | None:
 
 def _agree(module: nodes.Module, flags: set[str]) -> None:
     for classes in CLASSES:
-        walked = [n for n in _spelled_nodes(module, classes, flags) if _spelled(n) in flags]
+        walked = [n for n in spelled_nodes(module, classes, flags) if _spelled(n) in flags]
         full = [n for n in module.nodes_of_class(classes) if _spelled(n) in flags]
         assert walked == full, (module.name, flags, classes)
 
@@ -97,5 +98,5 @@ SHAPES = {
 def test_same_nodes_on_shapes(source: str, whole: bool) -> None:
     module = ProjectBuilder().string_build(textwrap.dedent(source), "m", "m.py", whole=whole)
     _agree(module, {"enable_x"})
-    walked = [n for c in CLASSES for n in _spelled_nodes(module, c, {"enable_x"})]
+    walked = [n for c in CLASSES for n in spelled_nodes(module, c, {"enable_x"})]
     assert any(_spelled(n) == "enable_x" for n in walked)  # the flag is found

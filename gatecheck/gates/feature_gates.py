@@ -25,6 +25,7 @@ __all__ = [
     "guard_gates",
     "mentions",
     "resolve_dotted_function",
+    "spelled_nodes",
 ]
 
 # Statement slots whose expression is a condition.
@@ -98,7 +99,7 @@ def _is_flag_target(target: nodes.NodeNG, flags: set[str]) -> bool:
     return False
 
 
-def _spelled_nodes(
+def spelled_nodes(
     module: nodes.Module, classes: tuple[type[nodes.NodeNG], ...], words: set[str]
 ) -> Iterator[nodes.NodeNG]:
     """`module.nodes_of_class(classes)`, in the same order, skipping every statement
@@ -116,7 +117,7 @@ def _spelled_nodes(
 
 
 def _flag_gates(module: nodes.Module, path: Path, flags: set[str]) -> Iterator[Gate]:
-    for assign in _spelled_nodes(module, (nodes.Assign, nodes.AnnAssign), flags):
+    for assign in spelled_nodes(module, (nodes.Assign, nodes.AnnAssign), flags):
         assert isinstance(assign, (nodes.Assign, nodes.AnnAssign))
         targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
         if assign.value is None or not any(_is_flag_target(t, flags) for t in targets):
@@ -170,7 +171,7 @@ def _true_when_on(read: nodes.NodeNG, condition: nodes.NodeNG) -> bool:
 
 
 def _flag_reads(module: nodes.Module, flags: set[str]) -> Iterator[nodes.NodeNG]:
-    for node in _spelled_nodes(module, (nodes.Attribute, nodes.Name), flags):
+    for node in spelled_nodes(module, (nodes.Attribute, nodes.Name), flags):
         assert isinstance(node, (nodes.Attribute, nodes.Name))
         name = node.attrname if isinstance(node, nodes.Attribute) else node.name
         if name in flags:

@@ -15,6 +15,7 @@ from astroid import nodes
 
 from gatecheck.config.model import Feature
 from gatecheck.findings import Hop, HopKind
+from gatecheck.gates.feature_gates import spelled_nodes
 from gatecheck.gates.model import GateKind, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.support import KernelSupport
@@ -184,7 +185,8 @@ def _cli_options(module: nodes.Module, feature: Feature, every: frozenset[str]) 
 def _settings_fields(
     module: nodes.Module, feature: Feature, every: frozenset[str]
 ) -> Iterator[Hop]:
-    for assign in module.nodes_of_class(nodes.AnnAssign):
+    for assign in spelled_nodes(module, (nodes.AnnAssign,), set(feature.flags)):
+        assert isinstance(assign, nodes.AnnAssign)
         target = assign.target
         if (
             isinstance(target, nodes.AssignName)

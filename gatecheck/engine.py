@@ -87,7 +87,7 @@ def _analyse(
         modules = [
             m
             for path, text in texts.items()
-            if mentions(text, feature) and (m := project.module_at(path, whole=True)) is not None
+            if mentions(text, feature) and (m := project.module_at(path)) is not None
         ]
         results: list[GateResult] = []
         for gate in find_feature_gates(project, feature, modules):

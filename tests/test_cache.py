@@ -538,3 +538,32 @@ def test_a_file_that_comes_to_call_a_followed_function_invalidates_the_audit(
     assert warm == _audit("--format", "json", "--no-cache")
     assert fresh_runs == (["audit", "audit", "audit"] if invalidates else ["audit", "audit"])
     assert (warm != before) is invalidates
+
+
+@pytest.mark.parametrize(
+    ("edit", "hit"),
+    [
+        pytest.param(None, True, id="untouched"),
+        pytest.param("touch", True, id="touched-unread"),
+        pytest.param("X = 2\n", True, id="edited-unread-still-irrelevant"),
+        pytest.param("X = 'needle'\n", False, id="edited-unread-now-relevant"),
+    ],
+)
+def test_only_read_files_are_hashed(tmp_path: Path, edit: str | None, hit: bool) -> None:
+    """A stored entry carries the content digest of the files the run read only; an
+    unread file is judged by the prefilter on its current text, so a changed but still
+    irrelevant one keeps the entry and a now relevant one does not."""
+    read, unread = tmp_path / "read.py", tmp_path / "unread.py"
+    read.write_text("needle = 1\n", encoding="utf-8")
+    unread.write_text("X = 1\n", encoding="utf-8")
+    files = [read, unread]
+    cache = RunCache(tmp_path, "check", "c" * 64)
+    cache.store(files, [read], {"answer": 42})
+    rows = {Path(r[0]).name: r for r in json.loads(cache.path.read_text("utf-8"))["files"]}
+    assert rows["read.py"][5].startswith("t") and rows["unread.py"][5] == ""
+    if edit == "touch":
+        os.utime(unread, ns=(1, 1))
+    elif edit is not None:
+        unread.write_text(edit, encoding="utf-8")
+    found = cache.load(files, lambda text: "needle" in text)
+    assert (found is not None and found.payload == {"answer": 42}) is hit

@@ -100,3 +100,21 @@ def test_same_nodes_on_shapes(source: str, whole: bool) -> None:
     _agree(module, {"enable_x"})
     walked = [n for c in CLASSES for n in spelled_nodes(module, c, {"enable_x"})]
     assert any(_spelled(n) == "enable_x" for n in walked)  # the flag is found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(a):\r    if a.enable_x:\r        return 1\r\r\rdef g():\r    return 2\r",
+        "X = 1\r\ndef f(a):  # a stray CR ends this line:\r    return a.enable_x\r\n",
+    ],
+    ids=["cr-only", "stray-cr"],
+)
+@pytest.mark.parametrize("whole", [True, False], ids=["whole", "lazy"])
+def test_lone_carriage_returns_are_line_ends_too(source: str, whole: bool) -> None:
+    """Python ends a line at a lone CR, the line table does not: such a text is walked
+    whole (and no body waits), so the flag is still found where it is."""
+    module = ProjectBuilder().string_build(source, "m", "m.py", whole=whole)
+    _agree(module, {"enable_x"})
+    walked = [n for c in CLASSES for n in spelled_nodes(module, c, {"enable_x"})]
+    assert [_spelled(n) for n in walked].count("enable_x") == 1

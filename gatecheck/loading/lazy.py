@@ -144,6 +144,8 @@ for _cls in (WaitingFunctionDef, WaitingAsyncFunctionDef):
     _cls.__name__ = _cls.__qualname__ = _cls.__mro__[2].__name__
 
 
+_LONE_CR = re.compile("\r(?!\n)")
+
 _WAITING: dict[type, type] = {
     nodes.FunctionDef: WaitingFunctionDef,
     nodes.AsyncFunctionDef: WaitingAsyncFunctionDef,
@@ -176,7 +178,11 @@ class LazyRebuilder(TreeRebuilder):
         # distinct line numbers are a few thousand. Columns are left alone (almost all
         # are below 257: the interpreter's own small ints).
         self._shared_lines: dict[int | None, int | None] = {} if lines is None else lines
-        self._wait = wait  # False: every body built at once (the text is still read)
+        # The line table below splits at LF, as astroid does; Python also ends a line at a
+        # lone CR (old Mac line ends, a stray CR). In such a text a node's line numbers
+        # do not find its lines: no body waits, and Spelling never prunes by the text.
+        self._lines_match = _LONE_CR.search(data) is None
+        self._wait = wait and self._lines_match  # False: every body built at once
         self.add_import = add_import
         self.add_attribute = add_attribute
         self._source = data
@@ -227,7 +233,8 @@ class LazyRebuilder(TreeRebuilder):
         self, node: ast.Module, modname: str, modpath: str, package: bool
     ) -> nodes.Module:
         module = super().visit_module(node, modname, modpath, package)
-        module._gatecheck_rebuilder = self  # read by Spelling
+        if self._lines_match:
+            module._gatecheck_rebuilder = self  # read by Spelling
         return module
 
     def lines(self, first: int, last: int) -> str:

@@ -1,5 +1,6 @@
 """A `check` answered from the cache (pre-commit's usual case, issue #20: under 0.3 s
-wall) imports none of the analysis: no astroid, no evaluator, no audit. Checked in a
+wall) imports none of the analysis: no astroid, no evaluator, no audit; and, its rules
+coming from the cache too, no PyYAML or jsonschema, and no rich for a clean report. Checked in a
 fresh interpreter, by the modules it loaded (a structural fact, not a time)."""
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ import json
 print(json.dumps(sorted(sys.modules)))
 """
 HEAVY = ("astroid", "gatecheck.semantics.evaluator", "gatecheck.engine", "gatecheck.audit")
+# Nor what only reading rules afresh or laying out findings needs (the report of this
+# clean file is one summary line, written without rich: tests/test_plain_summary.py).
+READING = ("yaml", "jsonschema", "rich", "gatecheck.config.loader")
 
 
 def test_cached_check_imports_no_analysis(make_tree: Callable[[Mapping[str, str]], Path]) -> None:
@@ -49,3 +53,4 @@ def test_cached_check_imports_no_analysis(make_tree: Callable[[Mapping[str, str]
     second = subprocess.run(run, cwd=root, env=env, capture_output=True, text=True, check=True)
     loaded = set(json.loads(second.stdout.splitlines()[-1]))
     assert not [m for m in HEAVY if m in loaded]
+    assert not [m for m in READING if m in loaded]

@@ -456,7 +456,7 @@ def precommit_lines(root: Path, work: Path, repeat: int) -> list[str]:
             started = time.perf_counter()
             subprocess.run([*command, rel], cwd=repo, capture_output=True, env=env_path)
             best = min(best, time.perf_counter() - started)
-        target = "   (< 0.5 s)" if "never" in label else ""
+        target = "   (< 0.3 s)" if "never" in label else ""
         out.append(f"  {label:<32} {best:6.2f} s{target}   ({rel})")
     return out
 

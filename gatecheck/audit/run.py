@@ -19,6 +19,7 @@ from gatecheck.audit.conditions import (
     SlotKind,
     assigned_names,
     classify_condition,
+    module_nodes,
     operands,
     outermost_slots,
     varies,
@@ -59,7 +60,8 @@ def discover(
     for module in modules:
         path = Path(module.file) if module.file else Path(str(module.name))
         with reading_for(project, path):  # what impact reuses an audit by (readlog.py)
-            slots = outermost_slots(module)  # a walk of the whole tree: once per module
+            walked = module_nodes(module)  # a walk of the whole tree: once per module
+            slots = outermost_slots(module, walked)
             for condition, statement, kind in slots:
                 found = contain.run(
                     path,
@@ -78,7 +80,10 @@ def discover(
                 if found is not None:
                     conditions.append(found)
             declared = contain.run(
-                path, 1, 0, partial(declared_conditions, semantics, module, vendor_gens, slots)
+                path,
+                1,
+                0,
+                partial(declared_conditions, semantics, module, vendor_gens, slots, walked),
             )
             conditions.extend(declared or ())
         if on_module is not None:

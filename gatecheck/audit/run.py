@@ -39,7 +39,7 @@ from gatecheck.config.model import RuleSet
 from gatecheck.containment import Containment
 from gatecheck.engine import open_project
 from gatecheck.kernels.checks import KernelCatalog
-from gatecheck.loading.project import Project, bulk_allocation, read_source
+from gatecheck.loading.project import Project, bulk_allocation
 from gatecheck.loading.readlog import ReadLog, reading_for
 from gatecheck.semantics.admitted import Semantics
 
@@ -279,9 +279,11 @@ def _arch_modules(project: Project, only: frozenset[Path] | None = None) -> list
             progress.advance()
             continue
         progress.advance()
-        try:
-            text = read_source(path, project.overrides.get(path)).text
-        except (OSError, ValueError, SyntaxError, LookupError):
+        # Read once for the run: the callers index reads every file's text again
+        # (semantics/callers.py). Noted as nothing: the prefilter's reads are the cache's.
+        with project.scanning():
+            text = project.text_of(path)
+        if text is None:
             project.module_at(path)  # records the diagnostic
             continue
         if mentions_arch(text):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from astroid import nodes
 
-from gatecheck.loading.lazy import is_waiting
+from gatecheck.loading.lazy import LazyRebuilder, Spelling, is_waiting
 from gatecheck.loading.trees import ProjectBuilder
 from gatecheck.semantics.callers import calls_by_name, calls_named
 
@@ -257,3 +257,18 @@ def test_a_walk_for_one_name_builds_only_the_bodies_spelling_it() -> None:
     assert [c.as_string() for c in calls_named(module, "target")] == ["target(1)"]
     assert not is_waiting(a)
     assert is_waiting(b)  # never spelled `target`: never built
+
+
+@pytest.mark.parametrize("source", list(SOURCES.values()), ids=list(SOURCES))
+def test_spelling_answers_as_a_scan_of_the_lines(source: str) -> None:
+    """Spelling bisects the word's offsets in the text: the same answer, for every node,
+    as a scan of the node's lines (overlapping occurrences and words over lines included)."""
+    module = _build(source)
+    rebuilder = module._gatecheck_rebuilder
+    assert isinstance(rebuilder, LazyRebuilder)
+    spelling = Spelling(module)
+    words = {"f", "self", "x", "return", "ll", "lll", ":\n", "no_such_word", "héllo", "def"}
+    every = list(module.nodes_of_class(nodes.NodeNG))
+    for word in sorted(words):
+        for node in every:
+            assert spelling.may_spell(node, word) is rebuilder.spells(node, word), (word, node)

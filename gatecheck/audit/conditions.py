@@ -84,15 +84,50 @@ class ArchCondition:
         return int(self.condition.lineno or 1)
 
 
-def outermost_slots(module: nodes.Module) -> list[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]]:
-    slots = list(_slots(module))
+@dataclass(frozen=True)
+class ModuleNodes:
+    """The nodes of a module the audit reads, from one walk of its tree (three walks
+    were 5% of a cold audit): the owners of condition slots (for outermost_slots), the
+    definitions whose decorators may declare generations, and the calls (for
+    audit/declarations.py); each in the tree's order, as `nodes_of_class` gives it."""
+
+    owners: list[nodes.NodeNG]
+    definitions: list[nodes.FunctionDef | nodes.ClassDef]
+    calls: list[nodes.Call]
+
+
+_DEFINITIONS = (nodes.FunctionDef, nodes.ClassDef)
+
+
+def module_nodes(module: nodes.Module) -> ModuleNodes:
+    found = ModuleNodes([], [], [])
+    owners, definitions, calls = found.owners, found.definitions, found.calls
+    for node in module.nodes_of_class((*_SLOT_OWNERS, *_DEFINITIONS)):
+        if isinstance(node, _SLOT_OWNERS):
+            owners.append(node)
+        if isinstance(node, _DEFINITIONS):
+            definitions.append(node)
+        if isinstance(node, nodes.Call):
+            calls.append(node)
+    return found
+
+
+def outermost_slots(
+    module: nodes.Module, walked: ModuleNodes | None = None
+) -> list[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]]:
+    """The condition slots of `module` not nested in another one's condition; `walked`:
+    its module_nodes, when the caller has them."""
+    slots = list(_slots(module, walked))
     conditions = {id(condition) for condition, _, _ in slots}
     return [slot for slot in slots if not _nested_in(slot[0], conditions)]
 
 
-def _slots(module: nodes.Module) -> Iterator[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]]:
+def _slots(
+    module: nodes.Module, walked: ModuleNodes | None
+) -> Iterator[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]]:
     tests = {nodes.If: SlotKind.IF, nodes.While: SlotKind.WHILE, nodes.IfExp: SlotKind.IFEXP}
-    for node in module.nodes_of_class(_SLOT_OWNERS):
+    owners = module.nodes_of_class(_SLOT_OWNERS) if walked is None else walked.owners
+    for node in owners:
         if isinstance(node, (nodes.If, nodes.While, nodes.IfExp)):
             yield node.test, node, tests[type(node)]
         elif isinstance(node, nodes.Assert):

@@ -14,9 +14,11 @@ from astroid import nodes
 
 from gatecheck.audit.conditions import (
     ArchCondition,
+    ModuleNodes,
     Role,
     SlotKind,
     feature_side,
+    module_nodes,
     operands,
     outermost_slots,
     statement_of,
@@ -39,15 +41,17 @@ def declared_conditions(
     module: nodes.Module,
     vendor_gens: frozenset[str],
     slots: Sequence[Slot] | None = None,
+    walked: ModuleNodes | None = None,
 ) -> list[ArchCondition]:
     """Every declaration of the module that tells generations of the vendor apart.
-    `slots`: the module's outermost_slots, when the caller has them (a walk of the tree)."""
+    `slots`: the module's outermost_slots, `walked` its module_nodes, when the caller
+    has them (each a walk of the tree)."""
     registry = semantics.registry
     # A declared list is a constant, the same under every generation: one evaluator reads it.
     evaluator = semantics.evaluator(registry.names[0])
     every = registry.all_names()
     found: list[ArchCondition] = []
-    for declared, kind in _declarations(module, evaluator, registry):
+    for declared, kind in _declarations(module, evaluator, registry, walked):
         admission = Admission(declared.generations, every - declared.generations)
         if not varies(admission, vendor_gens):
             continue  # every generation of the vendor, or none of them: no gate
@@ -71,12 +75,13 @@ def declared_conditions(
 
 
 def _declarations(
-    module: nodes.Module, evaluator: Evaluator, registry: Registry
+    module: nodes.Module, evaluator: Evaluator, registry: Registry, walked: ModuleNodes | None
 ) -> Iterator[tuple[Declaration, SlotKind]]:
-    for decorated in module.nodes_of_class((nodes.FunctionDef, nodes.ClassDef)):
+    walked = walked or module_nodes(module)
+    for decorated in walked.definitions:
         for declared in decorator_declarations(decorated, evaluator, registry):
             yield declared, SlotKind.DECORATOR
-    for call in module.nodes_of_class(nodes.Call):
+    for call in walked.calls:
         for declared in build_declarations(call, evaluator, registry):
             yield declared, SlotKind.BUILD
 

@@ -19,6 +19,7 @@ from gatecheck.audit.conditions import (
     SlotKind,
     assigned_names,
     classify_condition,
+    module_nodes,
     operands,
     outermost_slots,
     varies,
@@ -38,7 +39,7 @@ from gatecheck.config.model import RuleSet
 from gatecheck.containment import Containment
 from gatecheck.engine import open_project
 from gatecheck.kernels.checks import KernelCatalog
-from gatecheck.loading.project import Project, bulk_allocation, read_source
+from gatecheck.loading.project import Project, bulk_allocation
 from gatecheck.loading.readlog import ReadLog, reading_for
 from gatecheck.semantics.admitted import Semantics
 
@@ -59,7 +60,8 @@ def discover(
     for module in modules:
         path = Path(module.file) if module.file else Path(str(module.name))
         with reading_for(project, path):  # what impact reuses an audit by (readlog.py)
-            slots = outermost_slots(module)  # a walk of the whole tree: once per module
+            walked = module_nodes(module)  # a walk of the whole tree: once per module
+            slots = outermost_slots(module, walked)
             for condition, statement, kind in slots:
                 found = contain.run(
                     path,
@@ -78,7 +80,10 @@ def discover(
                 if found is not None:
                     conditions.append(found)
             declared = contain.run(
-                path, 1, 0, partial(declared_conditions, semantics, module, vendor_gens, slots)
+                path,
+                1,
+                0,
+                partial(declared_conditions, semantics, module, vendor_gens, slots, walked),
             )
             conditions.extend(declared or ())
         if on_module is not None:
@@ -274,9 +279,11 @@ def _arch_modules(project: Project, only: frozenset[Path] | None = None) -> list
             progress.advance()
             continue
         progress.advance()
-        try:
-            text = read_source(path, project.overrides.get(path)).text
-        except (OSError, ValueError, SyntaxError, LookupError):
+        # Read once for the run: the callers index reads every file's text again
+        # (semantics/callers.py). Noted as nothing: the prefilter's reads are the cache's.
+        with project.scanning():
+            text = project.text_of(path)
+        if text is None:
             project.module_at(path)  # records the diagnostic
             continue
         if mentions_arch(text):

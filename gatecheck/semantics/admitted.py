@@ -132,12 +132,14 @@ class Semantics:
         return self._idioms
 
     def evaluator(self, generation: str, flags: Mapping[str, Any] | None = None) -> Evaluator:
-        from gatecheck.semantics.evaluator import Evaluator
-
-        flag_items = tuple(sorted((flags or {}).items(), key=lambda kv: kv[0]))
+        # Asked for every generation of every condition evaluated: no flags (nearly
+        # every call) is answered without sorting.
+        flag_items = tuple(sorted(flags.items(), key=lambda kv: kv[0])) if flags else ()
         key = (generation, flag_items)
         found = self._evaluators.get(key)
         if found is None:
+            from gatecheck.semantics.evaluator import Evaluator
+
             bindings, calls = (
                 ({}, {}) if not self.shortcuts else self._shared.setdefault(flag_items, ({}, {}))
             )

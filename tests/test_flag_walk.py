@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from astroid import nodes
 
-from gatecheck.gates.feature_gates import spelled_nodes
+from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.loading.trees import ProjectBuilder
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

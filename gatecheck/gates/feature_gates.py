@@ -14,7 +14,7 @@ from gatecheck.gates.branches import branch_disables, branch_exits
 from gatecheck.gates.declared import declaration_gates
 from gatecheck.gates.mentions import mentions
 from gatecheck.gates.model import Gate, GateKind, Polarity, qualname_of
-from gatecheck.loading.lazy import Spelling
+from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.loading.project import Project
 
 __all__ = [
@@ -25,7 +25,6 @@ __all__ = [
     "guard_gates",
     "mentions",
     "resolve_dotted_function",
-    "spelled_nodes",
 ]
 
 # Statement slots whose expression is a condition.
@@ -97,23 +96,6 @@ def _is_flag_target(target: nodes.NodeNG, flags: set[str]) -> bool:
     if isinstance(target, nodes.AssignName):
         return target.name in flags
     return False
-
-
-def spelled_nodes(
-    module: nodes.Module, classes: tuple[type[nodes.NodeNG], ...], words: set[str]
-) -> Iterator[nodes.NodeNG]:
-    """`module.nodes_of_class(classes)`, in the same order, skipping every statement
-    whose lines spell none of `words`: no name or attribute under it can be one of them
-    (the flags are names), and the walk need not visit it (most of a large module)."""
-    spelling = Spelling(module)
-    stack: list[nodes.NodeNG] = [module]
-    while stack:
-        node = stack.pop()
-        if node.is_statement and not any(spelling.may_spell(node, w) for w in words):
-            continue
-        if isinstance(node, classes):
-            yield node
-        stack.extend(reversed(list(node.get_children())))
 
 
 def _flag_gates(module: nodes.Module, path: Path, flags: set[str]) -> Iterator[Gate]:

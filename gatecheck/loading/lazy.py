@@ -27,7 +27,7 @@ import bisect
 import copy
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from astroid import nodes
@@ -408,3 +408,20 @@ class Spelling:
         start, end = span
         at = bisect.bisect_left(found, start)
         return at < len(found) and found[at] + len(word) <= end
+
+
+def spelled_nodes(
+    module: nodes.Module, classes: tuple[type[nodes.NodeNG], ...], words: set[str]
+) -> Iterator[nodes.NodeNG]:
+    """`module.nodes_of_class(classes)`, in the same order, skipping every statement
+    whose lines spell none of `words`: a walk for nodes named by one of them (flags,
+    a callee's name) need not visit it, nor build the bodies waiting under it."""
+    spelling = Spelling(module)
+    stack: list[nodes.NodeNG] = [module]
+    while stack:
+        node = stack.pop()
+        if node.is_statement and not any(spelling.may_spell(node, w) for w in words):
+            continue
+        if isinstance(node, classes):
+            yield node
+        stack.extend(reversed(list(node.get_children())))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from gatecheck.loading.lazy import Spelling
+from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.loading.readlog import CALLS
 from gatecheck.semantics.call_names import MAX_CALLER_FILES, called_names
 from gatecheck.semantics.logic import join_all
@@ -187,17 +187,11 @@ def calls_named(module: nodes.Module, name: str) -> list[nodes.Call]:
     """`calls_by_name(module).get(name, [])`, in the same order, walking only the
     statements whose text spells `name` (a function body that does not is never built:
     loading/lazy.py)."""
-    spelling = Spelling(module)
-    found: list[nodes.Call] = []
-    stack: list[nodes.NodeNG] = [module]
-    while stack:
-        node = stack.pop()
-        if node.is_statement and not spelling.may_spell(node, name):
-            continue
-        if isinstance(node, nodes.Call) and _spelled(node) == name:
-            found.append(node)
-        stack.extend(reversed(list(node.get_children())))
-    return found
+    return [
+        call
+        for call in spelled_nodes(module, (nodes.Call,), {name})
+        if isinstance(call, nodes.Call) and _spelled(call) == name
+    ]
 
 
 def _spelled(call: nodes.Call) -> str | None:

@@ -15,10 +15,10 @@ from astroid import nodes
 
 from gatecheck.config.model import Feature
 from gatecheck.findings import Hop, HopKind
-from gatecheck.gates.feature_gates import spelled_nodes
 from gatecheck.gates.model import GateKind, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.support import KernelSupport
+from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.semantics.callers import calls_named
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.values import FunctionRef

@@ -1,15 +1,22 @@
 """Git helpers: the project root, merge-bases and the lines a change touched.
 
-Only `git` on PATH is used (no library), always with an argument list, never a shell.
+Only `git` on PATH is used (no library), always with an argument list, never a shell. The
+work tree holding a folder is found the way git finds it (a `.git` folder or file in it or
+above it), without running git where the answer cannot differ: every command asks, and a
+`git` process is most of a cached pre-commit run's time after the imports.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import subprocess
 
 # `@@ -a,b +c,d @@`: the new side starts at line c and spans d lines (d defaults to 1).
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
@@ -31,6 +38,8 @@ def run_git(
     for git's own exit status; VcsError when git is not installed."""
     if shutil.which("git") is None:
         raise VcsError(f"git is not installed ({needed_for})")
+    import subprocess  # here: most runs find their work tree without running git
+
     return subprocess.run(
         ["git", "-C", str(root), "-c", "core.quotePath=false", *args],
         capture_output=True,
@@ -41,8 +50,63 @@ def run_git(
     )
 
 
+# Settings under which git finds the repository otherwise than by walking up for `.git`.
+_DISCOVERY_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_COMMON_DIR",
+)
+
+
 def git_toplevel(start: Path) -> Path | None:
     """The work tree holding `start`, or None outside git (or without git)."""
+    found = _walked_toplevel(start)
+    if found is None:
+        return _asked_toplevel(start)
+    if found.top is None or shutil.which("git") is None:
+        return None  # as git says outside a work tree, or as its absence does
+    return found.top
+
+
+class _Walked:
+    __slots__ = ("top",)
+
+    def __init__(self, top: Path | None) -> None:
+        self.top = top
+
+
+def _walked_toplevel(start: Path) -> _Walked | None:
+    """git's answer read from the folders (`_Walked(None)`: outside any work tree), or
+    None where only git can say: discovery settings in the environment, a folder inside a
+    repository's own `.git`, a `.git` that is neither a repository folder nor a `gitdir:`
+    file, a repository whose config may move its work tree (`core.worktree`)."""
+    if any(os.environ.get(name) for name in _DISCOVERY_ENV):
+        return None
+    here = start.resolve()
+    if ".git" in here.parts:
+        return None
+    for folder in (here, *here.parents):
+        dotgit = folder / ".git"
+        try:
+            if dotgit.is_dir():
+                if not (dotgit / "HEAD").is_file():
+                    return None
+                config = dotgit / "config"
+                if config.is_file() and b"worktree" in config.read_bytes():
+                    return None
+                return _Walked(folder)
+            if dotgit.exists():
+                with dotgit.open("rb") as handle:
+                    first = handle.read(8)
+                return _Walked(folder) if first == b"gitdir: " else None
+        except OSError:
+            return None
+    return _Walked(None)
+
+
+def _asked_toplevel(start: Path) -> Path | None:
     try:
         result = _git(start, ["rev-parse", "--show-toplevel"])
     except (VcsError, OSError):

@@ -34,7 +34,6 @@ from gatecheck.suppressions import (
     apply_suppressions,
     scan_files,
 )
-from gatecheck.vcs import VcsError, changed_lines, git_toplevel, merge_base
 
 if TYPE_CHECKING:
     from gatecheck.fixing.fixer import FixReport
@@ -293,6 +292,10 @@ def _in_scope(run: CheckRun, findings: list[Finding]) -> list[Finding]:
 
 
 def _new(run: CheckRun, findings: list[Finding]) -> list[Finding]:
+    # git's module (subprocess, shutil) is imported only for --new-since: most runs never
+    # call git, and it was a tenth of a cached pre-commit run's imports.
+    from gatecheck.vcs import VcsError, changed_lines, git_toplevel, merge_base
+
     ref = run.options.new_since or "HEAD"
     repository = git_toplevel(_folder(run.targets[0])) or run.root
     try:

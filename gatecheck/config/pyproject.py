@@ -6,10 +6,8 @@ default), for `gatecheck config show` and for error messages that point at the l
 
 from __future__ import annotations
 
-import difflib
 import re
 import stat
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -95,6 +93,8 @@ def _has_table(path: Path) -> bool:
         return True  # cannot tell: treated as ours, and load_pyproject reports it
     if b"gatecheck" not in raw:
         return False  # cheap: most pyproject files never mention us
+    import tomllib  # here: most runs read no TOML (a tenth of a cached check's imports)
+
     try:
         tool = tomllib.loads(raw.decode("utf-8")).get("tool", {})
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -177,6 +177,8 @@ def load_pyproject(path: Path) -> Settings:
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         message = f"not valid UTF-8 (TOML must be): byte 0x{raw[exc.start]:02x}"
         raise ConfigErrors([ConfigError(shown, line, column, message)]) from exc
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -240,6 +242,8 @@ class _TableReader:
         per_file: Sourced[PerFileIgnores] = Sourced(())
         for key, value in table.items():
             if key not in KEYS:
+                import difflib
+
                 close = difflib.get_close_matches(key, KEYS, n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 known = ", ".join(KEYS)
@@ -388,6 +392,8 @@ class _KeyScanner:
             raw = self.text[start : self.at]
             if char == "'":
                 return raw[1:-1]
+            import tomllib
+
             try:  # escapes, decoded by the parser that already accepted them
                 return str(tomllib.loads(f"k = {raw}")["k"])
             except tomllib.TOMLDecodeError:

@@ -3,7 +3,6 @@ activation path, notes and, when it has edits, the suggested change as a diff.""
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -71,6 +70,8 @@ def edit_diff(edits: Sequence[Edit], root: Path) -> str:
         rel = _relpath(path, root)
         before = old.decode("utf-8", "replace").splitlines(keepends=True)
         after = new.decode("utf-8", "replace").splitlines(keepends=True)
+        import difflib  # here: only a report with fixes to preview needs it
+
         diff = difflib.unified_diff(before, after, f"a/{rel}", f"b/{rel}", n=1)
         chunks.append("".join(line if line.endswith("\n") else line + "\n" for line in diff))
     return "".join(chunks)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,9 +35,11 @@ def run_git(
 ) -> subprocess.CompletedProcess[str]:
     """`git -C root ARGS`, text out (undecodable bytes kept as surrogates), never raising
     for git's own exit status; VcsError when git is not installed."""
+    import shutil  # here, as subprocess: most runs find their work tree without git
+    import subprocess
+
     if shutil.which("git") is None:
         raise VcsError(f"git is not installed ({needed_for})")
-    import subprocess  # here: most runs find their work tree without running git
 
     return subprocess.run(
         ["git", "-C", str(root), "-c", "core.quotePath=false", *args],
@@ -61,13 +62,11 @@ _DISCOVERY_ENV = (
 
 
 def git_toplevel(start: Path) -> Path | None:
-    """The work tree holding `start`, or None outside git (or without git)."""
+    """The work tree holding `start`, or None outside git. Where the folders answer, the
+    answer is the same with or without git installed (where only git can say, no git
+    means None)."""
     found = _walked_toplevel(start)
-    if found is None:
-        return _asked_toplevel(start)
-    if found.top is None or shutil.which("git") is None:
-        return None  # as git says outside a work tree, or as its absence does
-    return found.top
+    return _asked_toplevel(start) if found is None else found.top
 
 
 class _Walked:

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -567,3 +568,73 @@ def test_only_read_files_are_hashed(tmp_path: Path, edit: str | None, hit: bool)
         unread.write_text(edit, encoding="utf-8")
     found = cache.load(files, lambda text: "needle" in text)
     assert (found is not None and found.payload == {"answer": 42}) is hit
+
+
+LATER = 10**9 * 3600  # a run an hour after the files were written: their stats are trusted
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    package = tmp_path / "gatecheck"
+    for rel, text in files.items():
+        (package / rel).parent.mkdir(parents=True, exist_ok=True)
+        (package / rel).write_text(text, encoding="utf-8")
+    return package
+
+
+@pytest.mark.parametrize(
+    ("change", "later"),
+    [
+        ("rewrite, same size", False),
+        ("rewrite, same size", True),
+        ("new module", False),
+        ("new module", True),
+        ("module removed", True),
+        ("module renamed", True),
+        ("not python", True),
+        ("mtime set back", True),
+    ],
+)
+def test_package_digest_follows_every_change(tmp_path: Path, change: str, later: bool) -> None:
+    """Read by stats once the files are older than the racy window, by contents before;
+    either way an edit moves the digest (a file that is not Python does not)."""
+    import gatecheck.cache as cache_module
+
+    package = _package(tmp_path, {"cache.py": "x = 1\n", "sub/engine.py": "y = 2\n"})
+
+    def digest() -> str:
+        now = time.time_ns() + (LATER if later else 0)
+        return cache_module.package_digest(package, now)
+
+    before = digest()
+    assert before.startswith("stat:" if later else "content:")
+    assert digest() == before
+    engine = package / "sub" / "engine.py"
+    if change == "rewrite, same size":
+        old = engine.stat()
+        engine.write_text("y = 3\n", encoding="utf-8")
+        os.utime(engine, ns=(old.st_atime_ns, old.st_mtime_ns))  # ctime still moves
+    elif change == "new module":
+        (package / "extra.py").write_text("", encoding="utf-8")
+    elif change == "module removed":
+        engine.unlink()
+    elif change == "module renamed":
+        engine.rename(package / "sub" / "engine2.py")
+    elif change == "not python":
+        (package / "notes.txt").write_text("hello\n", encoding="utf-8")
+        assert digest() == before
+        return
+    elif change == "mtime set back":
+        os.utime(engine, ns=(1, 1))
+    assert digest() != before
+
+
+def test_package_digest_reads_contents_while_racy(tmp_path: Path) -> None:
+    """A file written within the racy window may be written again with the same stamps:
+    its contents decide, not its stats."""
+    import gatecheck.cache as cache_module
+
+    package = _package(tmp_path, {"cache.py": "x = 1\n"})
+    now = time.time_ns()
+    first = cache_module.package_digest(package, now)
+    assert first.startswith("content:")
+    assert cache_module.package_digest(package, now + LATER).startswith("stat:")

@@ -155,8 +155,25 @@ def test_ceiling_directories_as_git_reads_them(
     assert vcs.git_toplevel(start) == _gits_answer(start)
 
 
-def test_no_git_on_path_means_no_work_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_git_the_folders_still_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same project root on a machine without git (where git is needed, as for
+    --new-since, run_git says it is not installed)."""
+    for name in vcs._DISCOVERY_ENV:
+        monkeypatch.delenv(name, raising=False)
     repo = _repo(tmp_path / "repo")
+    start = repo / "pkg"
+    start.mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert vcs.git_toplevel(start) == repo.resolve()
+    with pytest.raises(vcs.VcsError, match="git is not installed"):
+        vcs.run_git(repo, ["status"], needed_for="needed here")
+
+
+def test_without_git_only_git_could_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _repo(tmp_path / "repo")
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     assert vcs.git_toplevel(repo) is None
 

@@ -169,18 +169,28 @@ def _text(path: Path, raw: bytes) -> str | None:
 
 
 def _count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _BIG
+    # JSON's integers are exactly int (and its true/false exactly bool, an int subclass).
+    return type(value) is int and 0 <= value < _BIG
 
 
 def _row_ok(row: object) -> bool:
-    if not isinstance(row, list) or len(row) != 7:
+    # Once per scanned file on every run answered from the cache: no generator, no calls
+    # but the type tests.
+    if type(row) is not list or len(row) != 7:
         return False
     name, mtime_ns, size, ctime_ns, inode, digest, noted = row
     return (
-        isinstance(name, str)
-        and all(_count(v) for v in (mtime_ns, size, ctime_ns, inode))
-        and isinstance(digest, str)
-        and isinstance(noted, bool)
+        type(name) is str
+        and type(mtime_ns) is int
+        and type(size) is int
+        and type(ctime_ns) is int
+        and type(inode) is int
+        and 0 <= mtime_ns < _BIG
+        and 0 <= size < _BIG
+        and 0 <= ctime_ns < _BIG
+        and 0 <= inode < _BIG
+        and type(digest) is str
+        and type(noted) is bool
     )
 
 
@@ -239,11 +249,13 @@ class RunCache:
         prefilter: Callable[[str], bool],
         note: Callable[[str], bool] = _nothing,
         prepare: Callable[[Any], None] | None = None,
+        names: Sequence[str] | None = None,
     ) -> Hit | None:
         """The stored result if still valid. `note` must be the one given to `store`: the
         hit lists the files whose text it holds for (kept per file, so a later run need
         not read the others, e.g. to look for suppression comments). `prepare` sees the
-        stored payload before any file is checked (the prefilter may depend on it)."""
+        stored payload before any file is checked (the prefilter may depend on it).
+        `names`: `str(f)` of each file, when the caller has them (Discovery.file_names)."""
         folder = self._open_folder(create=False)
         if folder is None:
             return None
@@ -258,7 +270,9 @@ class RunCache:
                     return None
                 if prepare is not None and entry.get("key") == self.key:
                     prepare(entry["payload"])
-                hit = self._validate(entry, files, prefilter, note, folder)
+                if names is None:
+                    names = [str(p) for p in files]
+                hit = self._validate(entry, files, names, prefilter, note, folder)
             except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
                 return None  # missing, corrupt or foreign: analyse and rebuild
             if hit is not None:
@@ -273,6 +287,7 @@ class RunCache:
         self,
         entry: dict[str, Any],
         files: Sequence[Path],
+        names: Sequence[str],
         prefilter: Callable[[str], bool],
         note: Callable[[str], bool],
         folder: int,
@@ -280,7 +295,7 @@ class RunCache:
         if entry["format"] != _FORMAT or entry["key"] != self.key:
             return None
         recorded = entry["files"]
-        if [row[0] for row in recorded] != [str(p) for p in files]:
+        if [row[0] for row in recorded] != list(names):
             return None  # a file added, removed or renamed: module names may resolve anew
         parsed = set(entry["parsed"])
         written = int(entry["written_ns"])
@@ -288,7 +303,7 @@ class RunCache:
         for row, path in zip(recorded, files, strict=True):
             name, mtime_ns, _size, ctime_ns, _inode, digest, noted = row
             try:
-                info = path.stat()
+                info = os.stat(name)  # the file's own name (row and names agree)
             except OSError:
                 return None
             racy = max(mtime_ns, ctime_ns) >= written - _RACY_NS

@@ -210,10 +210,10 @@ def test_fix_and_diff_always_analyse_afresh(project: Path, monkeypatch: pytest.M
     consulted: list[Path] = []
     load = RunCache.load
 
-    def recording_load(self: RunCache, *args: object) -> object:
+    def recording_load(self: RunCache, *args: object, **kwargs: object) -> object:
         if self.kind != "rules":  # rules are cached by content, whatever the run
             consulted.append(self.path)
-        return load(self, *args)  # type: ignore[arg-type]
+        return load(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(RunCache, "load", recording_load)
     CliRunner().invoke(cli, ["check", ".", "--diff"])

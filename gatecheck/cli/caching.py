@@ -86,7 +86,13 @@ def check_analysis(
         # gate functions, CLI options for activation paths).
         return prefilter(text) or any(needle in text for needle in needles)
 
-    hit = cache.load(found.files, still_irrelevant, may_suppress, _needles_into(needles))
+    hit = cache.load(
+        found.files,
+        still_irrelevant,
+        may_suppress,
+        _needles_into(needles),
+        names=found.file_names(),
+    )
     if hit is not None:
         try:
             return _restored_analysis(hit.payload, ruleset, found, hit.noted)
@@ -204,7 +210,7 @@ def audit_report_cached(
     def may_change_answers(text: str) -> bool:
         return mentions_arch(text) or spells_call_of(text, searched)
 
-    hit = cache.load(found.files, may_change_answers, prepare=prepare)
+    hit = cache.load(found.files, may_change_answers, prepare=prepare, names=found.file_names())
     if hit is not None:
         try:
             return _restored_report(hit.payload, ruleset)

@@ -334,15 +334,19 @@ class RunCache:
         payload: Any,
         note: Callable[[str], bool] = _nothing,
         text_of: Callable[[Path], str | None] | None = None,
+        names: Sequence[str] | None = None,
     ) -> None:
         """Record the run (best effort: a cache that cannot be written is no error).
-        `text_of` may supply the texts the run has read already."""
+        `text_of` may supply the texts the run has read already; `names`: `str(f)` of
+        each file, when the caller has them (Discovery.file_names)."""
         written = time.time_ns()
         rows = []
         read = {str(p) for p in parsed}
+        if names is None:
+            names = [str(p) for p in files]
         try:
-            for path in files:
-                info = path.stat()
+            for path, name in zip(files, names, strict=True):
+                info = os.stat(name)
                 text = None if text_of is None else text_of(path)
                 raw = None
                 if text is None:
@@ -352,9 +356,9 @@ class RunCache:
                 # the entry for any other file whose text still fails the prefilter,
                 # changed or not (an unchanged text failed it when stored). Hashing every
                 # file was half the cost of storing a check of sglang (22 MB of text).
-                digest = _digest(text, raw) if str(path) in read else _UNHASHED
+                digest = _digest(text, raw) if name in read else _UNHASHED
                 noted = True if text is None else note(text)  # unreadable: say so, reread
-                rows.append([str(path), *_stat_row(info), digest, noted])
+                rows.append([name, *_stat_row(info), digest, noted])
         except OSError:
             return
         # "format" and "key" first: the first bytes say the file is one of ours (_prune).

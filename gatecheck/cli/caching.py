@@ -237,9 +237,9 @@ def _store(
     except TypeError:
         return  # something not representable as JSON: this run is not cached
     if note is None:
-        cache.store(found.files, read, data, text_of=text_of)
+        cache.store(found.files, read, data, text_of=text_of, names=found.file_names())
     else:
-        cache.store(found.files, read, data, note, text_of)
+        cache.store(found.files, read, data, note, text_of, names=found.file_names())
 
 
 def _shared_material(

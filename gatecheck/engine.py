@@ -39,8 +39,12 @@ def open_project(
     paths: Sequence[Path],
     excludes: Sequence[str] = (),
     overrides: Mapping[Path, bytes] | None = None,
+    found: Discovery | None = None,
 ) -> tuple[Project, Discovery]:
-    found = discover(paths, excludes)
+    """`found`: the walk of `paths` with `excludes`, when the caller has made it already
+    (the cache's key and validation need it first: one walk of the tree, not two)."""
+    if found is None:
+        found = discover(paths, excludes)
     return Project(found.files, found.roots, overrides), found
 
 
@@ -54,11 +58,13 @@ def analyse(
     overrides: Mapping[Path, bytes] | None = None,
     kernel_sources: Sequence[Path] = (),
     debug: bool = False,
+    found: Discovery | None = None,
 ) -> Analysis:
-    """`debug` re-raises an unexpected exception in one condition instead of diagnosing it."""
+    """`debug` re-raises an unexpected exception in one condition instead of diagnosing it.
+    `found`: discover(paths, excludes), when the caller has it."""
     with bulk_allocation():
         return _analyse(
-            paths, ruleset, features, generations, excludes, overrides, kernel_sources, debug
+            paths, ruleset, features, generations, excludes, overrides, kernel_sources, debug, found
         )
 
 
@@ -71,8 +77,9 @@ def _analyse(
     overrides: Mapping[Path, bytes] | None,
     kernel_sources: Sequence[Path],
     debug: bool,
+    walked: Discovery | None,
 ) -> Analysis:
-    project, found = open_project(paths, excludes, overrides)
+    project, found = open_project(paths, excludes, overrides, walked)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
     contain = Containment(project.diagnostics, debug)
     base = Analysis(project, semantics, found)

@@ -48,7 +48,7 @@ def check_analysis(
     use_cache: bool,
     debug: bool = False,
 ) -> Analysis:
-    def fresh() -> Analysis:
+    def fresh(found: Discovery | None = None) -> Analysis:
         # Imported here: a run answered from the cache loads no analysis machinery.
         from gatecheck.engine import analyse
 
@@ -60,6 +60,7 @@ def check_analysis(
             excludes=excludes,
             kernel_sources=kernel_sources,
             debug=debug,
+            found=found,
         )
 
     if not use_cache or not _usable(root):
@@ -98,7 +99,7 @@ def check_analysis(
             return _restored_analysis(hit.payload, ruleset, found, hit.noted)
         except (TypeError, ValueError, KeyError, OverflowError, RecursionError):
             pass  # an entry this version cannot read: analyse afresh
-    analysis = fresh()
+    analysis = fresh(found)
     named, outlined = _named_functions(ruleset, analysis.project)
     analysis = dataclasses.replace(analysis, named_functions=named)
     parsed, diagnostics = analysis.parsed_paths() | outlined, analysis.diagnostics

@@ -56,20 +56,33 @@ class _Pending:
         self.last = last
 
     def statements(self) -> list[ast.stmt]:
-        """The body after its docstring, as the module's parse gave it: the same lines
-        parsed alone (inside `if 1:` when indented), moved back to their line numbers."""
+        """The body after its docstring, as the module's parse gave it."""
+        return _statements(self.definition())
+
+    def definition(self) -> ast.FunctionDef | ast.AsyncFunctionDef:
+        """The whole `def` as the module's parse gave it: the same lines parsed alone
+        (inside `if 1:` when indented), at their own line numbers: blank lines stand for
+        the lines above (moving every node afterwards, ast.increment_lineno, took three
+        times the parse itself: a Python loop over every node)."""
         text = self.rebuilder.lines(self.first, self.last)
         indented = text[:1].isspace()
+        above = self.first - (2 if indented else 1)  # lines to stand in for
         if indented:
             text = "if 1:\n" + text
+        shift = 0
+        if above >= 0:
+            text = "\n" * above + text
+        else:
+            shift = above  # cannot be (an indented first line does not parse): moved after
         try:
             tree = ast.parse(text, type_comments=True)
         except SyntaxError:
             tree = ast.parse(text)  # as astroid does when type comments do not parse
-        ast.increment_lineno(tree, self.first - (2 if indented else 1))
+        if shift:
+            ast.increment_lineno(tree, shift)
         (node,) = tree.body[0].body if indented else tree.body  # type: ignore[attr-defined]
         assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        return _statements(node)
+        return node
 
 
 class _Waiting:
@@ -156,6 +169,14 @@ _BUILT: dict[type, type] = {waiting: built for built, waiting in _WAITING.items(
 def is_waiting(node: nodes.NodeNG) -> bool:
     """Whether `node` is a function whose body is not built yet."""
     return isinstance(node, _Waiting)
+
+
+def waiting_definition(node: nodes.NodeNG) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The stdlib `ast` of a function whose body is not built yet (parsed again from its
+    lines; nothing is built): a search that may find nothing in the body reads it
+    without building it. None for any other node."""
+    pending = node._pending if isinstance(node, _Waiting) else None
+    return None if pending is None else pending.definition()
 
 
 class LazyRebuilder(TreeRebuilder):

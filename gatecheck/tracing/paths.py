@@ -22,6 +22,7 @@ from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.semantics.callers import calls_named
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.values import FunctionRef
+from gatecheck.tracing.cli_options import cli_options, dashed
 
 MAX_CALLER_DEPTH = 3
 ENABLING_KINDS = (GateKind.AUTO_ENABLE, GateKind.FLAG_VALUE, GateKind.AUTO_DISABLE)
@@ -98,9 +99,9 @@ def build_path(
     every = analysis.semantics.registry.all_names()
     path = ActivationPath(feature, kernels=list(analysis.kernels.get(feature.id, [])))
     results = [r for r in analysis.gate_results if r.feature.id == feature.id]
-    modules = _modules_mentioning(analysis, [*feature.flags, *(_dashed(f) for f in feature.flags)])
+    modules = _modules_mentioning(analysis, [*feature.flags, *(dashed(f) for f in feature.flags)])
     for module in modules:
-        path.options.extend(_cli_options(module, feature, every))
+        path.options.extend(cli_options(module, feature, every))
         path.fields.extend(_settings_fields(module, feature, every))
     for result in results:
         hop = Hop(
@@ -146,10 +147,6 @@ def _blocking(analysis: Analysis, result: GateResult) -> dict[str, Hop]:
     return out
 
 
-def _dashed(flag: str) -> str:
-    return "--" + flag.replace("_", "-")
-
-
 def _modules_mentioning(analysis: Analysis, needles: Iterable[str]) -> list[nodes.Module]:
     found: list[nodes.Module] = []
     for file in analysis.project.files_mentioning(needles):
@@ -157,29 +154,6 @@ def _modules_mentioning(analysis: Analysis, needles: Iterable[str]) -> list[node
         if module is not None:
             found.append(module)
     return found
-
-
-def _cli_options(module: nodes.Module, feature: Feature, every: frozenset[str]) -> Iterator[Hop]:
-    dashed = {_dashed(flag): flag for flag in feature.flags}
-    for call in calls_named(module, "add_argument"):
-        func = call.func
-        if not isinstance(func, nodes.Attribute):
-            continue
-        names = [
-            a.value for a in call.args if isinstance(a, nodes.Const) and isinstance(a.value, str)
-        ]
-        dest = next(
-            (
-                k.value.value
-                for k in call.keywords or []
-                if k.arg == "dest" and isinstance(k.value, nodes.Const)
-            ),
-            None,
-        )
-        for name in names:
-            if name in dashed or (dest in feature.flags and name.startswith("--")):
-                yield _hop(call, HopKind.CLI_OPTION, name, every)
-                break
 
 
 def _settings_fields(

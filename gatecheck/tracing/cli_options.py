@@ -24,6 +24,7 @@ from gatecheck.gates.model import qualname_of
 from gatecheck.loading.lazy import Spelling, waiting_definition
 
 CALLEE = "add_argument"
+_LEAVES = (ast.Constant, ast.Name, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop)
 _NESTED_SCOPES = (
     ast.FunctionDef,
     ast.AsyncFunctionDef,
@@ -102,7 +103,11 @@ def _waiting_options(
                     return None
                 found.append((node, name))
         nested = aside or isinstance(node, _NESTED_SCOPES)
-        stack.extend((child, nested) for child in ast.iter_child_nodes(node))
+        stack.extend(
+            (child, nested)
+            for child in ast.iter_child_nodes(node)
+            if not isinstance(child, _LEAVES)  # nothing below them: most of the nodes
+        )
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -52,13 +53,25 @@ class Discovery:
         return tuple(str(f) for f in self.files)
 
 
+_GLOB_CHARS = re.compile(r"[*?[]")
+_NAME = operator.attrgetter("name")
+
+
 def _exclusion_matcher(patterns: Sequence[str]) -> Callable[[str, str], bool]:
     """One compiled regex for every glob (fnmatch's own translation), tried on the name and
     on the path relative to the root: the same answer as fnmatch per pattern, once."""
-    combined = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+    # A glob without *, ? or [ matches its own text only (what fnmatch.translate makes of
+    # it): a set lookup, not a regex compiled on every run (the default excludes are all
+    # such names).
+    literal = frozenset(p for p in patterns if not _GLOB_CHARS.search(p))
+    globs = [p for p in patterns if p not in literal]
+    combined = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in globs)) if globs else None
 
     def excluded(rel: str, name: str) -> bool:
-        return bool(combined.match(os.path.normcase(name)) or combined.match(os.path.normcase(rel)))
+        name, rel = os.path.normcase(name), os.path.normcase(rel)
+        if name in literal or rel in literal:
+            return True
+        return combined is not None and bool(combined.match(name) or combined.match(rel))
 
     return excluded
 
@@ -146,7 +159,7 @@ class _Walk:
         self.visited.add(real)
         try:
             with os.scandir(current) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+                entries = sorted(listing, key=_NAME)
         except OSError as err:
             self.skipped.append(
                 Skipped(Path(err.filename or current), f"unreadable: {err.strerror}")

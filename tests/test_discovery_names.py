@@ -55,3 +55,42 @@ def test_a_discovery_made_elsewhere_names_its_files() -> None:
     made = Discovery((Path("/a"),), files)
     assert made.file_names() == ("/a/b.py", "/a/c.py")
     assert made == Discovery((Path("/a"),), files, names=made.file_names())
+
+
+PATTERNS = [
+    (),
+    ("build",),
+    ("*.py",),
+    ("pkg/sub",),
+    ("pkg/*",),
+    ("[ab]*", "x?y", "literal.name"),
+    ("a]b", "a\\b", "(paren)", "plus+", "dot.py"),
+    ("*",),
+]
+NAMES = [
+    ("build", "build"),
+    ("m.py", "pkg/m.py"),
+    ("sub", "pkg/sub"),
+    ("a1", "a1"),
+    ("xzy", "q/xzy"),
+    ("literal.name", "literal.name"),
+    ("literalXname", "literalXname"),
+    ("a]b", "a]b"),
+    ("a\\b", "a\\b"),
+    ("(paren)", "(paren)"),
+    ("plus+", "plus+"),
+    ("dotXpy", "dotXpy"),
+    ("Build", "Build"),
+]
+
+
+@pytest.mark.parametrize("patterns", PATTERNS)
+def test_exclusions_match_as_fnmatch_does(patterns: tuple[str, ...]) -> None:
+    import fnmatch
+
+    from gatecheck.discovery import _exclusion_matcher
+
+    excluded = _exclusion_matcher(patterns)
+    for name, rel in NAMES:
+        expected = any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) for p in patterns)
+        assert excluded(rel, name) is expected, (patterns, name, rel)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from gatecheck import progress
 from gatecheck.loading.readlog import DIR, TEXT, ReadLog
 from gatecheck.safe_io import SOURCE_BYTES, read_regular
+from gatecheck.textsearch import holds_any
 
 if TYPE_CHECKING:
     from astroid import nodes
@@ -371,11 +372,12 @@ class Project:
                 log.note(f"{TEXT}{needle}")
         found = self._mentioning.get(key)
         if found is None:
+            holds = holds_any(key)
             with self.scanning():
                 found = tuple(
                     path
                     for path in self.files
-                    if (text := self.text_of(path)) is not None and any(n in text for n in key)
+                    if (text := self.text_of(path)) is not None and holds(text)
                 )
             self._mentioning[key] = found
         return found

@@ -4,32 +4,22 @@ and read_regular reads every file whole however its size compares with what it a
 from __future__ import annotations
 
 import codecs
-import io
 import os
 import random
-import tokenize
 from pathlib import Path
 
 import pytest
 
 from gatecheck import safe_io
-from gatecheck.loading.project import SourceFile, read_source
+from gatecheck.loading.project import SourceFile, declared_source, read_source
 from tests.conftest import FIXTURES
 
 
 def _reference(path: Path, raw: bytes) -> SourceFile:
-    """The reading without the shortcut (detect_encoding, decode, round trip)."""
+    """The reading without the shortcut: PEP 263's, for every file."""
     if b"\x00" in raw:
         raise ValueError("file contains NUL bytes")
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
-    text = raw.decode(encoding)
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    try:
-        same = text.encode(encoding) == raw
-    except UnicodeError:
-        same = False
-    return SourceFile(path, text, encoding, None if same else raw)
+    return declared_source(path, raw)
 
 
 def _outcome(read: object, path: Path, raw: bytes) -> object:
@@ -93,23 +83,17 @@ def test_read_regular_reads_whole_files(tmp_path: Path, size: int) -> None:
     assert safe_io.read_regular(path, safe_io.SOURCE_BYTES) == data
 
 
-def test_read_fd_reads_on_when_the_file_grew(tmp_path: Path) -> None:
-    """The size given is what it was when opened: more bytes now are read too."""
+@pytest.mark.parametrize(("size", "hint"), [(100, 10), (10, 100), (10, 10), (0, 5)])
+def test_read_fd_reads_to_the_end_whatever_the_size_given(
+    tmp_path: Path, size: int, hint: int
+) -> None:
+    """The size given is what it was when opened: a file grown or shrunk since is read to
+    its end all the same."""
     path = tmp_path / "f.py"
-    path.write_bytes(b"x" * 100)
+    path.write_bytes(b"x" * size)
     fd = os.open(path, os.O_RDONLY)
     try:
-        assert safe_io.read_fd(fd, path, safe_io.SOURCE_BYTES, size_hint=10) == b"x" * 100
-    finally:
-        os.close(fd)
-
-
-def test_read_fd_reads_on_when_the_file_shrank(tmp_path: Path) -> None:
-    path = tmp_path / "f.py"
-    path.write_bytes(b"x" * 10)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        assert safe_io.read_fd(fd, path, safe_io.SOURCE_BYTES, size_hint=100) == b"x" * 10
+        assert safe_io.read_fd(fd, path, safe_io.SOURCE_BYTES, size_hint=hint) == b"x" * size
     finally:
         os.close(fd)
 

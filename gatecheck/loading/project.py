@@ -116,6 +116,12 @@ def read_source(path: Path, raw: bytes | None = None) -> SourceFile:
         # back to the same bytes: a third of reading every file of a project for the
         # prefilter went to the two steps skipped here.
         return SourceFile(path, raw.decode("utf-8"), "utf-8")
+    return declared_source(path, raw)
+
+
+def declared_source(path: Path, raw: bytes) -> SourceFile:
+    """`raw` decoded as PEP 263 says (a BOM, a coding cookie, else UTF-8), with its bytes
+    kept when encoding the text does not give them back."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     text = raw.decode(encoding)
     if text.startswith("\ufeff"):

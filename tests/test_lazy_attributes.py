@@ -198,6 +198,24 @@ def test_instance_attributes_read_as_recorded(source: str, expected: dict[str, o
     read_every_way(lambda: _build(source), _build(source, lazy=False))
 
 
+@pytest.mark.parametrize(("source", "expected"), list(SHAPES.values()), ids=list(SHAPES))
+def test_each_name_read_first_is_read_whole(source: str, expected: dict[str, object]) -> None:
+    """One name read first, on a tree nothing else was read of: its assignments, all of
+    them (the methods that may assign it are built), then the whole tree as eager."""
+    eager = _build(source, lazy=False)
+    for index, eager_cls in enumerate(_classes(eager)):
+        for name in [*eager_cls.instance_attrs, "no_such_attribute"]:
+            module = _build(source)
+            cls = list(_classes(module))[index]
+            found = cls.instance_attrs.get(name, [])
+            assert _places(found) == _places(eager_cls.instance_attrs.get(name, [])), name
+            assert _dump(module) == _dump(eager), name
+
+
+def _places(found: list[nodes.NodeNG]) -> list[tuple[int, int]]:
+    return [(n.lineno, n.col_offset) for n in found]
+
+
 def _methods(module: nodes.Module) -> list[tuple[int, str]]:
     """Every function, by its place in a walk (which builds the bodies)."""
     return [
@@ -227,19 +245,29 @@ def _method(module: nodes.Module, cls: str, name: str) -> nodes.FunctionDef:
     return found
 
 
-def test_reading_one_name_builds_only_the_methods_spelling_it() -> None:
-    module = _build(SHAPES["names-in-the-order-first-assigned"][0])
+def test_reading_one_name_builds_only_the_methods_assigning_it() -> None:
+    module = _build(
+        """\
+        class C:
+            def b(self):
+                self.y = 1
+            def __init__(self):
+                self.x = self.y
+            def uses(self):
+                self.z = self.y + self.x
+        """
+    )
     (cls,) = _classes(module)
-    b, init, helper = (_method(module, "C", n) for n in ("b", "__init__", "helper"))
-    assert all(is_waiting(m) for m in (b, init, helper))  # attribute methods wait
+    b, init, uses = (_method(module, "C", n) for n in ("b", "__init__", "uses"))
+    assert all(is_waiting(m) for m in (b, init, uses))  # attribute methods wait
     assert isinstance(cls.instance_attrs, WaitingAttributes)
-    assert [n.lineno for n in cls.instance_attrs["y"]] == [3, 6]
-    assert not is_waiting(b) and not is_waiting(init)
-    assert is_waiting(helper)  # never spells `y`
+    assert [n.lineno for n in cls.instance_attrs["y"]] == [3]
+    assert not is_waiting(b)
+    assert is_waiting(init) and is_waiting(uses)  # they read `y`, never assign it
     assert "x" in cls.instance_attrs and cls.instance_attrs.get("w") is None
-    assert is_waiting(helper)
+    assert not is_waiting(init) and is_waiting(uses)
     assert list(cls.instance_attrs) == ["y", "x", "z"]  # the whole dict: all built
-    assert not is_waiting(helper)
+    assert not is_waiting(uses)
 
 
 def test_a_list_read_by_name_is_the_one_kept() -> None:

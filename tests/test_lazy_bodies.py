@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from astroid import nodes
 
-from gatecheck.loading.lazy import LazyRebuilder, Spelling, is_waiting
+from gatecheck.loading.lazy import LazyRebuilder, Spelling, WaitingAttributes, is_waiting
 from gatecheck.loading.trees import ProjectBuilder
 from gatecheck.semantics.callers import calls_by_name, calls_named
 
@@ -176,6 +176,8 @@ def read_every_way(build: Callable[[], nodes.Module], eager: nodes.Module) -> No
     assert _dump(module) == expected, "every body built first"
     module = build()
     eager_classes = list(_classes(eager))
+    for cls, eager_cls in zip(list(_classes(module)), eager_classes, strict=True):
+        _assert_waiting_names_cover(cls, eager_cls)
     lazy_classes = list(_classes(module))
     assert len(lazy_classes) == len(eager_classes)
     for cls, eager_cls in zip(lazy_classes, eager_classes, strict=True):
@@ -184,6 +186,24 @@ def read_every_way(build: Callable[[], nodes.Module], eager: nodes.Module) -> No
             assert [(v.lineno, v.col_offset) for v in cls.instance_attrs.get(name, [])] == place
             assert (name in cls.instance_attrs) is bool(place)
     assert _dump(module) == expected, "attributes read by name first"
+
+
+def _assert_waiting_names_cover(cls: nodes.ClassDef, eager_cls: nodes.ClassDef) -> None:
+    """Each waiting method of `cls` is kept under every name the eager build records in
+    it (a read of one name builds only those kept under it). Read before anything else
+    of `cls`: its instance_attrs attribute itself builds nothing."""
+    attributes = cls.instance_attrs
+    if not isinstance(attributes, WaitingAttributes):
+        return
+    for method in attributes._methods:
+        kept = {name for name, methods in attributes._storing.items() if method in methods}
+        recorded = {
+            name
+            for name, found in eager_cls.instance_attrs.items()
+            for node in found
+            if node.scope().lineno == method.lineno
+        }
+        assert recorded <= kept, (method.name, recorded - kept)
 
 
 def _classes(scope: nodes.NodeNG) -> Iterator[nodes.ClassDef]:

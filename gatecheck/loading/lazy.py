@@ -18,11 +18,11 @@ alone (the `def` or its first decorator begins its line): no `global` statement 
 A method whose body may assign an attribute of its first parameter (`self.x = ...`, an
 `ast` walk, conservative too) waits as well, but those assignments are its class's
 instance attributes, read without entering it: the class's `instance_attrs` keeps its
-waiting methods (WaitingAttributes). A read of one name builds those whose lines spell
-it, any other read all of them; either way the attributes read are in the order an
-eager build records them (each assignment where the module's visit, which is its
-text's order, reaches it). A check reads one name of sglang's ServerArgs (2,000 lines
-of such methods): one in five of them is built.
+waiting methods (WaitingAttributes). A read of one name builds those that may assign
+it (the names their targets spell), any other read all of them; either way what is
+read is in the order an eager build records it (each assignment where the module's
+visit, which is its text's order, reaches it). A check reads one name of sglang's
+ServerArgs (2,000 lines of such methods): one of its 38, of 8 lines, is built.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ class WaitingAsyncFunctionDef(_Waiting, nodes.AsyncFunctionDef):
 class WaitingAttributes(dict[str, list[nodes.NodeNG]]):
     """A class's `instance_attrs` while some of its methods that may assign attributes
     of their first parameter wait: reading one name (`get`, `in`, `[]`) builds the
-    waiting methods whose lines spell it; anything else (iterating, `len`, a change)
+    waiting methods that may assign it; anything else (iterating, `len`, a change)
     builds them all. What is then read is what an eager build records (each list, and
     the names, in the order of the assignments' positions: the builder's visit, a
     pre-order one, reaches them in the text's order; no two start at one place and
@@ -156,16 +156,22 @@ class WaitingAttributes(dict[str, list[nodes.NodeNG]]):
     def __init__(self, recorded: dict[str, list[nodes.NodeNG]]) -> None:
         super().__init__(recorded)
         self._methods: list[nodes.FunctionDef] = []  # those that waited
+        self._storing: dict[str, list[nodes.FunctionDef]] = {}  # by a name they may store
         self._settled: set[str] = set()
         self._complete = False
+
+    def wait_for(self, method: nodes.FunctionDef, names: set[str]) -> None:
+        """`method` waits, and may record attributes of these names when built."""
+        self._methods.append(method)
+        for name in names:
+            self._storing.setdefault(name, []).append(method)
 
     def _settle(self, name: object) -> None:
         if self._complete or name in self._settled or not isinstance(name, str):
             return
         self._settled.add(name)  # before the builds: a read during them builds nothing
-        for method in self._methods:
-            pending = getattr(method, "_pending", None)
-            if pending is not None and pending.rebuilder.spells(method, name):
+        for method in self._storing.get(name, ()):
+            if getattr(method, "_pending", None) is not None:
                 method._build()
         found = dict.get(self, name)
         if found:
@@ -178,7 +184,7 @@ class WaitingAttributes(dict[str, list[nodes.NodeNG]]):
         for method in self._methods:
             if getattr(method, "_pending", None) is not None:
                 method._build()
-        self._methods = []
+        self._methods, self._storing = [], {}
         found = list(dict.values(self))
         for nodes_of_name in found:
             nodes_of_name.sort(key=_position)
@@ -332,11 +338,12 @@ class LazyRebuilder(TreeRebuilder):
         function._body = []
         first_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
         function._pending = _Pending(self, first_line, node.end_lineno or node.lineno)
-        if self._stores_attributes(node, statements, parent):
+        stored = self._stored_attributes(node, statements, parent)
+        if stored:
             attributes = parent.instance_attrs
             if not isinstance(attributes, WaitingAttributes):
                 attributes = parent.instance_attrs = WaitingAttributes(attributes)
-            attributes._methods.append(function)
+            attributes.wait_for(function, stored)
         return function
 
     def visit_module(
@@ -395,23 +402,23 @@ class LazyRebuilder(TreeRebuilder):
         at = bisect.bisect_left(self._global_lines, node.lineno)
         return not (at < len(self._global_lines) and self._global_lines[at] <= last)
 
-    def _stores_attributes(
+    def _stored_attributes(
         self,
         node: ast.FunctionDef | ast.AsyncFunctionDef,
         statements: list[ast.stmt],
         parent: nodes.NodeNG,
-    ) -> bool:
-        """Whether the builder may record instance attributes of `parent` in this body
-        (a superset: see _stores_attribute_of)."""
+    ) -> set[str]:
+        """The names of the instance attributes of `parent` the builder may record in
+        this body (a superset: see _stored_attributes_of)."""
         if not isinstance(parent, nodes.ClassDef):
-            return False
+            return set()
         first = _first_parameter(node)
         if first is None:
-            return False
+            return set()
         text = self.lines(node.lineno, node.end_lineno or node.lineno)
         if not re.search(rf"\b{re.escape(first)}[\s\\]*\.", text):
-            return False  # its attributes are never spelled
-        return _stores_attribute_of(statements, first)
+            return set()  # its attributes are never spelled
+        return _stored_attributes_of(statements, first)
 
 
 class _Lines:
@@ -455,11 +462,12 @@ def _first_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
-def _stores_attribute_of(statements: list[ast.stmt], name: str) -> bool:
-    """Whether a statement under `statements` assigns `name.attr` (an assignment, an
-    augmented or annotated one, a `for` or `with` target; nested scopes included, a
-    superset of what the builder records; a target inside an expression is a
-    comprehension's, whose scope is the comprehension: the builder records none.)"""
+def _stored_attributes_of(statements: list[ast.stmt], name: str) -> set[str]:
+    """Every `attr` of a `name.attr` a statement under `statements` assigns (an
+    assignment, an augmented or annotated one, a `for` or `with` target; nested scopes
+    included, a superset of what the builder records; a target inside an expression is
+    a comprehension's, whose scope is the comprehension: the builder records none.)"""
+    stored: set[str] = set()
     stack: list[Any] = list(statements)
     while stack:
         statement = stack.pop()
@@ -471,23 +479,25 @@ def _stores_attribute_of(statements: list[ast.stmt], name: str) -> bool:
             targets = [i.optional_vars for i in statement.items if i.optional_vars is not None]
         else:
             targets = []
-        if any(_is_attribute_of(target, name) for target in targets):
-            return True
+        for target in targets:
+            _add_attributes_of(target, name, stored)
         for block in _BLOCKS:
             stack.extend(getattr(statement, block, ()))
-    return False
+    return stored
 
 
-def _is_attribute_of(target: ast.expr, name: str) -> bool:
+def _add_attributes_of(target: ast.expr, name: str, stored: set[str]) -> None:
     if isinstance(target, (ast.Tuple, ast.List)):
-        return any(_is_attribute_of(e, name) for e in target.elts)
-    if isinstance(target, ast.Starred):
-        return _is_attribute_of(target.value, name)
-    return (
+        for element in target.elts:
+            _add_attributes_of(element, name, stored)
+    elif isinstance(target, ast.Starred):
+        _add_attributes_of(target.value, name, stored)
+    elif (
         isinstance(target, ast.Attribute)
         and isinstance(target.value, ast.Name)
         and target.value.id == name
-    )
+    ):
+        stored.add(target.attr)
 
 
 class Spelling:

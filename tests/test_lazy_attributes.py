@@ -148,6 +148,18 @@ SHAPES: dict[str, tuple[str, dict[str, list[tuple[str, list[tuple[int, int, str]
         """,
         {"C": [("x", [(3, 8, "m"), (6, 9, "n")])]},
     ),
+    "a-parenthesized-first-parameter": (
+        """\
+        class C:
+            def m(self):
+                (self).x = 1
+                ( self  # a comment
+                ).y = 2
+                (self)\
+                    .z = 3
+        """,
+        {"C": [("x", [(3, 8, "m")]), ("y", [(4, 8, "m")]), ("z", [(6, 8, "m")])]},
+    ),
     "async-positional-only-and-no-parameter": (
         """\
         class C:

@@ -416,7 +416,9 @@ class LazyRebuilder(TreeRebuilder):
         if first is None:
             return set()
         text = self.lines(node.lineno, node.end_lineno or node.lineno)
-        if not re.search(rf"\b{re.escape(first)}[\s\\]*\.", text):
+        # Between a name and the `.` of its attribute: spaces, line breaks, closing
+        # brackets, continuations and comments only (`(self  # x\n).y`).
+        if not re.search(rf"\b{re.escape(first)}(?:[\s\\)]|#[^\n]*)*\.", text):
             return set()  # its attributes are never spelled
         return _stored_attributes_of(statements, first)
 

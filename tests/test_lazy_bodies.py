@@ -156,6 +156,15 @@ SOURCES = {
                     self.v = 1
             return Local
     """,
+    "deep-and-long-methods": f"""
+        class C:
+            def deep(self):
+                self.x = {"-" * 150}1
+            def long(self):
+                self.y = [{", ".join(["1"] * 200)}]
+            def plain_deep():
+                return {"-" * 150}1
+    """,
     "unicode": """
         def f():
             s = "héllo wörld"  # ünïcode
@@ -232,6 +241,9 @@ def test_a_tree_read_is_the_tree_built_at_once(source: str) -> None:
         (SOURCES["methods-and-attributes"], "C.m", True, "reads attributes only"),
         (SOURCES["comprehension-target-attribute"], "C.m", True, "the comprehension's scope"),
         (SOURCES["comprehension-target-over-lines"], "C.m", True, "the comprehension's scope"),
+        (SOURCES["deep-and-long-methods"], "C.deep", False, "too deep to build later"),
+        (SOURCES["deep-and-long-methods"], "C.long", True, "long, not deep"),
+        (SOURCES["deep-and-long-methods"], "C.plain_deep", True, "as before this check"),
         (SOURCES["one-line-suite"], "f", True, "a body on the `def` line waits"),
         (SOURCES["one-line-suite"], "g", True, "under an `if`"),
     ],

@@ -323,6 +323,12 @@ class LazyRebuilder(TreeRebuilder):
         statements: list[ast.stmt] = _statements(node)
         if not (self._wait and statements and self._may_wait(node, statements, parent)):
             return super()._visit_functiondef(cls, node, parent)
+        stored = self._stored_attributes(node, statements, parent)
+        if stored and self._deep(statements):
+            # As before methods assigning attributes waited: built with the module, where
+            # a body too deep to build makes the module's diagnostic (built later, the
+            # error would reach whatever read the body).
+            return super()._visit_functiondef(cls, node, parent)
         # Built without its statements: a `pass` where the first one starts stands in for
         # them (astroid finds the `def` keyword in the lines above the first statement).
         first = statements[0]
@@ -338,7 +344,6 @@ class LazyRebuilder(TreeRebuilder):
         function._body = []
         first_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
         function._pending = _Pending(self, first_line, node.end_lineno or node.lineno)
-        stored = self._stored_attributes(node, statements, parent)
         if stored:
             attributes = parent.instance_attrs
             if not isinstance(attributes, WaitingAttributes):
@@ -402,6 +407,27 @@ class LazyRebuilder(TreeRebuilder):
         at = bisect.bisect_left(self._global_lines, node.lineno)
         return not (at < len(self._global_lines) and self._global_lines[at] <= last)
 
+    def _deep(self, statements: list[ast.stmt]) -> bool:
+        """Whether something under `statements` may nest _DEEP levels (blocks and
+        expressions). A statement whose lines hold fewer characters than the levels
+        left cannot (each level spells one at least): only longer ones are walked."""
+        starts = self._starts
+        stack: list[tuple[Any, int]] = [(s, 1) for s in statements]
+        while stack:
+            statement, depth = stack.pop()
+            if depth >= _DEEP:
+                return True
+            first: int | None = getattr(statement, "lineno", None)  # a `case` has none
+            last: int = getattr(statement, "end_lineno", None) or first or 0
+            long = first is None or (
+                starts[min(last, len(starts) - 1)] - starts[first - 1] >= _DEEP - depth
+            )
+            if long and _nests(statement, _DEEP - depth):
+                return True
+            for block in _BLOCKS:
+                stack.extend((s, depth + 1) for s in getattr(statement, block, ()))
+        return False
+
     def _stored_attributes(
         self,
         node: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -462,6 +488,29 @@ def _first_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None
 
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+# Levels of nesting a body built when first read may have: far more than code is
+# written with, few enough to build at any point of a run at the default recursion
+# limit (astroid's rebuilder recurses two or three frames a level).
+_DEEP = 100
+
+
+def _nests(statement: Any, levels: int) -> bool:
+    """Whether the expressions of `statement` (not its blocks) nest `levels` deep."""
+    stack: list[tuple[ast.AST, int]] = [
+        (child, 1)
+        for field, value in ast.iter_fields(statement)
+        if field not in _BLOCKS
+        for child in (value if isinstance(value, list) else [value])
+        if isinstance(child, ast.AST)
+    ]
+    while stack:
+        node, depth = stack.pop()
+        if depth >= levels:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return False
 
 
 def _stored_attributes_of(statements: list[ast.stmt], name: str) -> set[str]:

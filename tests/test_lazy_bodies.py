@@ -159,11 +159,11 @@ SOURCES = {
     "deep-and-long-methods": f"""
         class C:
             def deep(self):
-                self.x = {"-" * 150}1
+                self.x = {"-" * 250}1
             def long(self):
-                self.y = [{", ".join(["1"] * 200)}]
+                self.y = [{", ".join(["1"] * 300)}]
             def plain_deep():
-                return {"-" * 150}1
+                return {"-" * 250}1
     """,
     "unicode": """
         def f():

@@ -409,24 +409,39 @@ class LazyRebuilder(TreeRebuilder):
 
     def _deep(self, statements: list[ast.stmt]) -> bool:
         """Whether something under `statements` may nest _DEEP levels (blocks and
-        expressions). A statement whose lines hold fewer characters than the levels
-        left cannot (each level spells one at least): only longer ones are walked."""
-        starts = self._starts
+        expressions). A statement whose own text (its header, for a compound one) is
+        shorter than the levels left cannot (each level spells one character at least):
+        only longer ones are walked."""
         stack: list[tuple[Any, int]] = [(s, 1) for s in statements]
         while stack:
             statement, depth = stack.pop()
             if depth >= _DEEP:
                 return True
-            first: int | None = getattr(statement, "lineno", None)  # a `case` has none
-            last: int = getattr(statement, "end_lineno", None) or first or 0
-            long = first is None or (
-                starts[min(last, len(starts) - 1)] - starts[first - 1] >= _DEEP - depth
-            )
-            if long and _nests(statement, _DEEP - depth):
+            if self._own_length(statement) >= _DEEP - depth and _nests(statement, _DEEP - depth):
                 return True
             for block in _BLOCKS:
                 stack.extend((s, depth + 1) for s in getattr(statement, block, ()))
         return False
+
+    def _own_length(self, statement: Any) -> int:
+        """At least the characters of `statement` outside its blocks (UTF-8 bytes on
+        one line, whole lines over several)."""
+        first: int | None = getattr(statement, "lineno", None)  # a `case` has none
+        if first is None:
+            return _DEEP
+        decorators = getattr(statement, "decorator_list", None)
+        if decorators:
+            first = min(first, *(d.lineno for d in decorators))
+        blocks = [s for block in _BLOCKS for s in getattr(statement, block, ())]
+        if blocks:
+            begins = min(getattr(s, "lineno", first) for s in blocks)
+            last = max(first, begins - 1) if begins > first else first
+        else:
+            last = statement.end_lineno or first
+            if last == first and first == statement.lineno:
+                return int(statement.end_col_offset or 0) - int(statement.col_offset or 0)
+        starts = self._starts
+        return int(starts[min(last, len(starts) - 1)] - starts[first - 1])
 
     def _stored_attributes(
         self,
@@ -492,8 +507,10 @@ _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 # Levels of nesting a body built when first read may have: far more than code is
 # written with, few enough to build at any point of a run at the default recursion
-# limit (astroid's rebuilder recurses two or three frames a level).
-_DEEP = 100
+# limit (astroid's rebuilder recurses two or three frames a level; 199 nested `not`s in
+# a method, built by the flag walk at the limit of 1,000, build). Not lower: the longer
+# statements are walked, at a cost (sglang's ServerArgs: 295 at 100 levels).
+_DEEP = 200
 
 
 def _nests(statement: Any, levels: int) -> bool:

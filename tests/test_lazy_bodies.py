@@ -5,12 +5,13 @@ what is read before it; a walk for one name builds only the bodies that spell it
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from astroid import nodes
 
-from gatecheck.loading.lazy import LazyRebuilder, Spelling, is_waiting
+from gatecheck.loading.lazy import LazyRebuilder, Spelling, WaitingAttributes, is_waiting
 from gatecheck.loading.trees import ProjectBuilder
 from gatecheck.semantics.callers import calls_by_name, calls_named
 
@@ -41,12 +42,21 @@ def _dump(module: nodes.Module) -> list[object]:
                 [(k, [(type(v).__name__, v.lineno) for v in vs]) for k, vs in node.locals.items()]
             )
         if isinstance(node, nodes.ClassDef):
-            out.append([(k, [v.lineno for v in vs]) for k, vs in node.instance_attrs.items()])
+            out.append(_attributes(node))
         for child in node.get_children():
             visit(child, depth + 1)
 
     visit(module, 0)
     return out
+
+
+def _attributes(cls: nodes.ClassDef) -> list[tuple[str, list[tuple[int, int, str]]]]:
+    """`cls.instance_attrs` as read: the names in order, each with its assignments'
+    positions and scope, in order."""
+    return [
+        (k, [(v.lineno, v.col_offset, v.scope().name) for v in vs])
+        for k, vs in cls.instance_attrs.items()
+    ]
 
 
 def _build(source: str, *, lazy: bool = True) -> nodes.Module:
@@ -146,6 +156,15 @@ SOURCES = {
                     self.v = 1
             return Local
     """,
+    "deep-and-long-methods": f"""
+        class C:
+            def deep(self):
+                self.x = {"-" * 250}1
+            def long(self):
+                self.y = [{", ".join(["1"] * 300)}]
+            def plain_deep():
+                return {"-" * 250}1
+    """,
     "unicode": """
         def f():
             s = "héllo wörld"  # ünïcode
@@ -154,9 +173,61 @@ SOURCES = {
 }
 
 
+def read_every_way(build: Callable[[], nodes.Module], eager: nodes.Module) -> None:
+    """The lazy trees `build` makes read as `eager` however they are read: as a dump
+    does (each class's instance attributes before its methods), every body built first,
+    and each class's attributes read one name at a time first (then whole)."""
+    expected = _dump(eager)
+    assert _dump(build()) == expected, "read in order"
+    module = build()
+    for function in module.nodes_of_class((nodes.FunctionDef, nodes.AsyncFunctionDef)):
+        assert function.body is not None  # builds it
+    assert _dump(module) == expected, "every body built first"
+    module = build()
+    eager_classes = list(_classes(eager))
+    for cls, eager_cls in zip(list(_classes(module)), eager_classes, strict=True):
+        _assert_waiting_names_cover(cls, eager_cls)
+    lazy_classes = list(_classes(module))
+    assert len(lazy_classes) == len(eager_classes)
+    for cls, eager_cls in zip(lazy_classes, eager_classes, strict=True):
+        for name in [*reversed(eager_cls.instance_attrs), "no_such_attribute"]:
+            place = [(v.lineno, v.col_offset) for v in eager_cls.instance_attrs.get(name, [])]
+            assert [(v.lineno, v.col_offset) for v in cls.instance_attrs.get(name, [])] == place
+            assert (name in cls.instance_attrs) is bool(place)
+    assert _dump(module) == expected, "attributes read by name first"
+
+
+def _assert_waiting_names_cover(cls: nodes.ClassDef, eager_cls: nodes.ClassDef) -> None:
+    """Each waiting method of `cls` is kept under every name the eager build records in
+    it (a read of one name builds only those kept under it). Read before anything else
+    of `cls`: its instance_attrs attribute itself builds nothing."""
+    attributes = cls.instance_attrs
+    if not isinstance(attributes, WaitingAttributes):
+        return
+    for method in attributes._methods:
+        kept = {name for name, methods in attributes._storing.items() if method in methods}
+        recorded = {
+            name
+            for name, found in eager_cls.instance_attrs.items()
+            for node in found
+            if node.scope().lineno == method.lineno
+        }
+        assert recorded <= kept, (method.name, recorded - kept)
+
+
+def _classes(scope: nodes.NodeNG) -> Iterator[nodes.ClassDef]:
+    """The classes under `scope`, found without entering a function (which would
+    build its body), in order."""
+    for node in scope.get_children():
+        if isinstance(node, nodes.ClassDef):
+            yield node
+        if not isinstance(node, nodes.FunctionDef):
+            yield from _classes(node)
+
+
 @pytest.mark.parametrize("source", list(SOURCES.values()), ids=list(SOURCES))
 def test_a_tree_read_is_the_tree_built_at_once(source: str) -> None:
-    assert _dump(_build(source)) == _dump(_build(source, lazy=False))
+    read_every_way(lambda: _build(source), _build(source, lazy=False))
 
 
 @pytest.mark.parametrize(
@@ -165,11 +236,14 @@ def test_a_tree_read_is_the_tree_built_at_once(source: str) -> None:
         (SOURCES["docstring-and-body"], "f", True, "a plain function waits"),
         (SOURCES["only-a-docstring"], "f", False, "nothing to wait for"),
         (SOURCES["global-in-function"], "init", False, "`global` adds to the module's locals"),
-        (SOURCES["methods-and-attributes"], "C.__init__", False, "assigns self's attributes"),
-        (SOURCES["methods-and-attributes"], "C.n", False, "a `for` target on its first parameter"),
+        (SOURCES["methods-and-attributes"], "C.__init__", True, "its class keeps it"),
+        (SOURCES["methods-and-attributes"], "C.n", True, "a `for` target: its class keeps it"),
         (SOURCES["methods-and-attributes"], "C.m", True, "reads attributes only"),
         (SOURCES["comprehension-target-attribute"], "C.m", True, "the comprehension's scope"),
         (SOURCES["comprehension-target-over-lines"], "C.m", True, "the comprehension's scope"),
+        (SOURCES["deep-and-long-methods"], "C.deep", False, "too deep to build later"),
+        (SOURCES["deep-and-long-methods"], "C.long", True, "long, not deep"),
+        (SOURCES["deep-and-long-methods"], "C.plain_deep", True, "as before this check"),
         (SOURCES["one-line-suite"], "f", True, "a body on the `def` line waits"),
         (SOURCES["one-line-suite"], "g", True, "under an `if`"),
     ],
@@ -224,7 +298,7 @@ def test_fixture_trees_read_the_same(path: Path) -> None:
         eager = ProjectBuilder(lazy=False).string_build(text, "m", str(path))
     except Exception:  # a fixture that is meant not to parse
         pytest.skip("not a module astroid builds")
-    assert _dump(ProjectBuilder().string_build(text, "m", str(path))) == _dump(eager)
+    read_every_way(lambda: ProjectBuilder().string_build(text, "m", str(path)), eager)
 
 
 @pytest.mark.parametrize("path", _fixture_sources(), ids=lambda p: str(p.relative_to(FIXTURES)))

@@ -12,11 +12,17 @@ them at the end of a module.
 
 A waiting body is parsed again, from its own lines, when it is built. It waits only
 where waiting cannot change what is read before it is built, and where its lines parse
-alone (the `def` or its first decorator begins its line):
-- no `global` statement in it (one would add names to the module's locals);
-- a method whose body may assign an attribute of its first parameter is built at once
-  (those assignments are the class's instance attributes, read without entering it).
-Both tests are conservative (text for `global`, an `ast` walk for the attributes).
+alone (the `def` or its first decorator begins its line): no `global` statement in it
+(one would add names to the module's locals; a conservative test of the text).
+
+A method whose body may assign an attribute of its first parameter (`self.x = ...`, an
+`ast` walk, conservative too) waits as well, but those assignments are its class's
+instance attributes, read without entering it: the class's `instance_attrs` keeps its
+waiting methods (WaitingAttributes). A read of one name builds those that may assign
+it (the names their targets spell), any other read all of them; either way what is
+read is in the order an eager build records it (each assignment where the module's
+visit, which is its text's order, reaches it). A check reads one name of sglang's
+ServerArgs (2,000 lines of such methods): one of its 38, of 8 lines, is built.
 """
 
 from __future__ import annotations
@@ -151,6 +157,103 @@ class WaitingAsyncFunctionDef(_Waiting, nodes.AsyncFunctionDef):
     pass
 
 
+class WaitingAttributes(dict[str, list[nodes.NodeNG]]):
+    """A class's `instance_attrs` while some of its methods that may assign attributes
+    of their first parameter wait: reading one name (`get`, `in`, `[]`) builds the
+    waiting methods that may assign it; anything else (iterating, `len`, a change)
+    builds them all. What is then read is what an eager build records (each list, and
+    the names, in the order of the assignments' positions: the builder's visit, a
+    pre-order one, reaches them in the text's order; no two start at one place and
+    none is inside another, a recorded target being `name.attr`)."""
+
+    def __init__(self, recorded: dict[str, list[nodes.NodeNG]]) -> None:
+        super().__init__(recorded)
+        self._methods: list[nodes.FunctionDef] = []  # those that waited
+        self._storing: dict[str, list[nodes.FunctionDef]] = {}  # by a name they may store
+        self._settled: set[str] = set()
+        self._complete = False
+
+    def wait_for(self, method: nodes.FunctionDef, names: set[str]) -> None:
+        """`method` waits, and may record attributes of these names when built."""
+        self._methods.append(method)
+        for name in names:
+            self._storing.setdefault(name, []).append(method)
+
+    def _settle(self, name: object) -> None:
+        if self._complete or name in self._settled or not isinstance(name, str):
+            return
+        self._settled.add(name)  # before the builds: a read during them builds nothing
+        for method in self._storing.get(name, ()):
+            if getattr(method, "_pending", None) is not None:
+                method._build()
+        found = dict.get(self, name)
+        if found:
+            found.sort(key=_position)
+
+    def _finish(self) -> None:
+        if self._complete:
+            return
+        self._complete = True
+        for method in self._methods:
+            if getattr(method, "_pending", None) is not None:
+                method._build()
+        self._methods, self._storing = [], {}
+        found = list(dict.values(self))
+        for nodes_of_name in found:
+            nodes_of_name.sort(key=_position)
+        found.sort(key=lambda nodes_of_name: _position(nodes_of_name[0]))
+        dict.clear(self)
+        for nodes_of_name in found:  # the same lists: one read before holds the answer
+            dict.__setitem__(self, nodes_of_name[0].attrname, nodes_of_name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self._settle(name)
+        return dict.get(self, name, default)
+
+    def __contains__(self, name: object) -> bool:
+        self._settle(name)
+        return dict.__contains__(self, name)
+
+    def __getitem__(self, name: str) -> list[nodes.NodeNG]:
+        self._settle(name)
+        return dict.__getitem__(self, name)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:  # a copy is a plain dict
+        self._finish()
+        return (dict, (dict(self),))
+
+
+def _whole_read(method: str) -> Callable[..., Any]:
+    plain = getattr(dict, method)
+
+    def read(self: WaitingAttributes, *args: Any, **kwargs: Any) -> Any:
+        self._finish()
+        return plain(self, *args, **kwargs)
+
+    read.__name__ = method
+    return read
+
+
+# Every other way to read or change the dict sees all of it.
+_WHOLE_READS = (
+    *("__iter__", "__len__", "__repr__", "__eq__", "__ne__", "__reversed__"),
+    *("__or__", "__ror__", "__ior__", "__setitem__", "__delitem__"),
+    *("keys", "values", "items", "copy", "pop", "popitem", "setdefault", "update", "clear"),
+)
+for _method in _WHOLE_READS:
+    setattr(WaitingAttributes, _method, _whole_read(_method))
+
+
+def _position(node: nodes.NodeNG) -> tuple[int, int]:
+    return (node.lineno or 0, node.col_offset or 0)
+
+
+def record_attribute(cls: nodes.ClassDef, node: nodes.AssignAttr) -> None:
+    """Add `node` to `cls.instance_attrs` as the builder records one, building nothing
+    (the waiting methods of a class record theirs when built)."""
+    dict.setdefault(cls.instance_attrs, node.attrname, []).append(node)
+
+
 # Named as astroid's classes: a printed tree or a message naming the node's type reads
 # the same however the body was built.
 for _cls in (WaitingFunctionDef, WaitingAsyncFunctionDef):
@@ -241,6 +344,12 @@ class LazyRebuilder(TreeRebuilder):
         statements: list[ast.stmt] = _statements(node)
         if not (self._wait and statements and self._may_wait(node, statements, parent)):
             return super()._visit_functiondef(cls, node, parent)
+        stored = self._stored_attributes(node, statements, parent)
+        if stored and self._deep(statements):
+            # As before methods assigning attributes waited: built with the module, where
+            # a body too deep to build makes the module's diagnostic (built later, the
+            # error would reach whatever read the body).
+            return super()._visit_functiondef(cls, node, parent)
         # Built without its statements: a `pass` where the first one starts stands in for
         # them (astroid finds the `def` keyword in the lines above the first statement).
         first = statements[0]
@@ -256,6 +365,11 @@ class LazyRebuilder(TreeRebuilder):
         function._body = []
         first_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
         function._pending = _Pending(self, first_line, node.end_lineno or node.lineno)
+        if stored:
+            attributes = parent.instance_attrs
+            if not isinstance(attributes, WaitingAttributes):
+                attributes = parent.instance_attrs = WaitingAttributes(attributes)
+            attributes.wait_for(function, stored)
         return function
 
     def visit_module(
@@ -312,17 +426,63 @@ class LazyRebuilder(TreeRebuilder):
         if not opening.startswith(("@", "def", "async")):
             return False  # `if x: def f(): ...`: its lines do not parse alone
         at = bisect.bisect_left(self._global_lines, node.lineno)
-        if at < len(self._global_lines) and self._global_lines[at] <= last:
-            return False
+        return not (at < len(self._global_lines) and self._global_lines[at] <= last)
+
+    def _deep(self, statements: list[ast.stmt]) -> bool:
+        """Whether something under `statements` may nest _DEEP levels (blocks and
+        expressions). A statement whose own text (its header, for a compound one) is
+        shorter than the levels left cannot (each level spells one character at least):
+        only longer ones are walked."""
+        stack: list[tuple[Any, int]] = [(s, 1) for s in statements]
+        while stack:
+            statement, depth = stack.pop()
+            if depth >= _DEEP:
+                return True
+            if self._own_length(statement) >= _DEEP - depth and _nests(statement, _DEEP - depth):
+                return True
+            for block in _BLOCKS:
+                stack.extend((s, depth + 1) for s in getattr(statement, block, ()))
+        return False
+
+    def _own_length(self, statement: Any) -> int:
+        """At least the characters of `statement` outside its blocks (UTF-8 bytes on
+        one line, whole lines over several)."""
+        first: int | None = getattr(statement, "lineno", None)  # a `case` has none
+        if first is None:
+            return _DEEP
+        decorators = getattr(statement, "decorator_list", None)
+        if decorators:
+            first = min(first, *(d.lineno for d in decorators))
+        blocks = [s for block in _BLOCKS for s in getattr(statement, block, ())]
+        if blocks:
+            begins = min(getattr(s, "lineno", first) for s in blocks)
+            last = max(first, begins - 1) if begins > first else first
+        else:
+            last = statement.end_lineno or first
+            if last == first and first == statement.lineno:
+                return int(statement.end_col_offset or 0) - int(statement.col_offset or 0)
+        starts = self._starts
+        return int(starts[min(last, len(starts) - 1)] - starts[first - 1])
+
+    def _stored_attributes(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        statements: list[ast.stmt],
+        parent: nodes.NodeNG,
+    ) -> set[str]:
+        """The names of the instance attributes of `parent` the builder may record in
+        this body (a superset: see _stored_attributes_of)."""
         if not isinstance(parent, nodes.ClassDef):
-            return True
+            return set()
         first = _first_parameter(node)
         if first is None:
-            return True
-        text = self.lines(node.lineno, last)
-        if not re.search(rf"\b{re.escape(first)}[\s\\]*\.", text):
-            return True  # its attributes are never spelled
-        return not _stores_attribute_of(statements, first)
+            return set()
+        text = self.lines(node.lineno, node.end_lineno or node.lineno)
+        # Between a name and the `.` of its attribute: spaces, line breaks, closing
+        # brackets, continuations and comments only (`(self  # x\n).y`).
+        if not re.search(rf"\b{re.escape(first)}(?:[\s\\)]|#[^\n]*)*\.", text):
+            return set()  # its attributes are never spelled
+        return _stored_attributes_of(statements, first)
 
 
 class _Lines:
@@ -366,11 +526,37 @@ def _first_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
-def _stores_attribute_of(statements: list[ast.stmt], name: str) -> bool:
-    """Whether a statement under `statements` assigns `name.attr` (an assignment, an
-    augmented or annotated one, a `for` or `with` target; nested scopes included, a
-    superset of what the builder records; a target inside an expression is a
-    comprehension's, whose scope is the comprehension: the builder records none.)"""
+# Levels of nesting a body built when first read may have: far more than code is
+# written with, few enough to build at any point of a run at the default recursion
+# limit (astroid's rebuilder recurses two or three frames a level; 199 nested `not`s in
+# a method, built by the flag walk at the limit of 1,000, build). Not lower: the longer
+# statements are walked, at a cost (sglang's ServerArgs: 295 at 100 levels).
+_DEEP = 200
+
+
+def _nests(statement: Any, levels: int) -> bool:
+    """Whether the expressions of `statement` (not its blocks) nest `levels` deep."""
+    stack: list[tuple[ast.AST, int]] = [
+        (child, 1)
+        for field, value in ast.iter_fields(statement)
+        if field not in _BLOCKS
+        for child in (value if isinstance(value, list) else [value])
+        if isinstance(child, ast.AST)
+    ]
+    while stack:
+        node, depth = stack.pop()
+        if depth >= levels:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return False
+
+
+def _stored_attributes_of(statements: list[ast.stmt], name: str) -> set[str]:
+    """Every `attr` of a `name.attr` a statement under `statements` assigns (an
+    assignment, an augmented or annotated one, a `for` or `with` target; nested scopes
+    included, a superset of what the builder records; a target inside an expression is
+    a comprehension's, whose scope is the comprehension: the builder records none.)"""
+    stored: set[str] = set()
     stack: list[Any] = list(statements)
     while stack:
         statement = stack.pop()
@@ -382,23 +568,25 @@ def _stores_attribute_of(statements: list[ast.stmt], name: str) -> bool:
             targets = [i.optional_vars for i in statement.items if i.optional_vars is not None]
         else:
             targets = []
-        if any(_is_attribute_of(target, name) for target in targets):
-            return True
+        for target in targets:
+            _add_attributes_of(target, name, stored)
         for block in _BLOCKS:
             stack.extend(getattr(statement, block, ()))
-    return False
+    return stored
 
 
-def _is_attribute_of(target: ast.expr, name: str) -> bool:
+def _add_attributes_of(target: ast.expr, name: str, stored: set[str]) -> None:
     if isinstance(target, (ast.Tuple, ast.List)):
-        return any(_is_attribute_of(e, name) for e in target.elts)
-    if isinstance(target, ast.Starred):
-        return _is_attribute_of(target.value, name)
-    return (
+        for element in target.elts:
+            _add_attributes_of(element, name, stored)
+    elif isinstance(target, ast.Starred):
+        _add_attributes_of(target.value, name, stored)
+    elif (
         isinstance(target, ast.Attribute)
         and isinstance(target.value, ast.Name)
         and target.value.id == name
-    )
+    ):
+        stored.add(target.attr)
 
 
 class Spelling:

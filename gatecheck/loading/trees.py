@@ -14,7 +14,7 @@ from astroid.manager import AstroidManager
 from astroid.raw_building import InspectBuilder
 from astroid.rebuilder import TreeRebuilder
 
-from gatecheck.loading.lazy import LazyRebuilder
+from gatecheck.loading.lazy import LazyRebuilder, record_attribute
 
 
 def lookup(
@@ -97,7 +97,8 @@ class ProjectBuilder(AstroidBuilder):
             return
         params = list(func.args.posonlyargs or []) + list(func.args.args or [])
         if params and params[0].name == node.expr.name:
-            func.parent.instance_attrs.setdefault(node.attrname, []).append(node)
+            # Recorded without building the class's waiting attributes (lazy.py).
+            record_attribute(func.parent, node)
 
     def _data_build(
         self, data: str, modname: str, path: str | None

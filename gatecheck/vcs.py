@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gatecheck.safe_io import CONFIG_BYTES, read_regular
+
 if TYPE_CHECKING:
     import subprocess
 
@@ -93,15 +95,15 @@ def _walked_toplevel(start: Path) -> _Walked | None:
                 if not (dotgit / "HEAD").is_file():
                     return None
                 config = dotgit / "config"
-                if config.is_file() and b"worktree" in config.read_bytes():
+                if config.exists() and b"worktree" in read_regular(config, CONFIG_BYTES):
                     return None
                 return _Walked(folder)
             if dotgit.exists():
-                with dotgit.open("rb") as handle:
-                    first = handle.read(8)
+                # A regular file only, capped (a FIFO named .git would block a read).
+                first = read_regular(dotgit, CONFIG_BYTES)[:8]
                 return _Walked(folder) if first == b"gitdir: " else None
         except OSError:
-            return None
+            return None  # unreadable, not a regular file, too large: git says
     return _Walked(None)
 
 

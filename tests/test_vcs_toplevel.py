@@ -3,6 +3,7 @@ and asks git elsewhere: every case here is checked against `git rev-parse --show
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -188,3 +189,22 @@ def test_a_work_tree_found_runs_no_git(tmp_path: Path, monkeypatch: pytest.Monke
 
     monkeypatch.setattr(subprocess, "run", refuse)
     assert vcs.git_toplevel(repo / ".") == repo.resolve()
+
+
+@pytest.mark.parametrize("where", [".git", ".git/config"])
+def test_a_fifo_never_blocks(tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO where .git or its config is read (untrusted content in CI): the walk
+    declines, without opening it, and git answers (it refuses such a .git too)."""
+    for name in vcs._DISCOVERY_ENV:
+        monkeypatch.delenv(name, raising=False)
+    repo = _repo(tmp_path / "repo")
+    inner = repo / "pkg"
+    inner.mkdir()
+    if where == ".git":
+        os.mkfifo(inner / ".git")
+    else:
+        (repo / ".git" / "config").unlink()
+        os.mkfifo(repo / ".git" / "config")
+    assert vcs._walked_toplevel(inner) is None
+    if where == ".git":
+        assert vcs.git_toplevel(inner) == _gits_answer(inner)

@@ -620,17 +620,24 @@ class Spelling:
 
 
 def spelled_nodes(
-    module: nodes.Module, classes: tuple[type[nodes.NodeNG], ...], words: set[str]
+    module: nodes.Module,
+    classes: tuple[type[nodes.NodeNG], ...],
+    words: set[str],
+    enter: Callable[[nodes.NodeNG], bool] | None = None,
 ) -> Iterator[nodes.NodeNG]:
     """`module.nodes_of_class(classes)`, in the same order, skipping every statement
     whose lines spell none of `words`: a walk for nodes named by one of them (flags,
-    a callee's name) need not visit it, nor build the bodies waiting under it."""
+    a callee's name) need not visit it, nor build the bodies waiting under it.
+    `enter`: asked of each node visited before it is yielded; False leaves what is
+    under it unvisited (a caller that reads a waiting body another way)."""
     spelling = Spelling(module)
     stack: list[nodes.NodeNG] = [module]
     while stack:
         node = stack.pop()
         if node.is_statement and not any(spelling.may_spell(node, w) for w in words):
             continue
+        below = enter is None or enter(node)
         if isinstance(node, classes):
             yield node
-        stack.extend(reversed(list(node.get_children())))
+        if below:
+            stack.extend(reversed(list(node.get_children())))

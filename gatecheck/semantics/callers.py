@@ -177,7 +177,7 @@ def calls_by_name(module: nodes.Module) -> dict[str, list[nodes.Call]]:
     """The calls of `module` by the name they spell (`name(...)`, `x.name(...)`)."""
     by_name: dict[str, list[nodes.Call]] = {}
     for call in module.nodes_of_class(nodes.Call):
-        spelled = _spelled(call)
+        spelled = callee_name(call)
         if spelled is not None:
             by_name.setdefault(spelled, []).append(call)
     return by_name
@@ -190,11 +190,12 @@ def calls_named(module: nodes.Module, name: str) -> list[nodes.Call]:
     return [
         call
         for call in spelled_nodes(module, (nodes.Call,), {name})
-        if isinstance(call, nodes.Call) and _spelled(call) == name
+        if isinstance(call, nodes.Call) and callee_name(call) == name
     ]
 
 
-def _spelled(call: nodes.Call) -> str | None:
+def callee_name(call: nodes.Call) -> str | None:
+    """The name a call spells its callee with (`f(...)`, `x.f(...)`), else None."""
     callee = call.func
     spelled = (
         callee.attrname if isinstance(callee, nodes.Attribute) else getattr(callee, "name", None)

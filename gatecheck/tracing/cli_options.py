@@ -21,7 +21,8 @@ from astroid import nodes
 from gatecheck.config.model import Feature
 from gatecheck.findings import Hop, HopKind
 from gatecheck.gates.model import qualname_of
-from gatecheck.loading.lazy import Spelling, waiting_definition
+from gatecheck.loading.lazy import spelled_nodes, waiting_definition
+from gatecheck.semantics.callers import callee_name
 
 CALLEE = "add_argument"
 _LEAVES = (ast.Constant, ast.Name, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop)
@@ -62,24 +63,25 @@ def cli_options(module: nodes.Module, feature: Feature, every: frozenset[str]) -
     """A hop per call defining one of the feature's options, in the order of a walk of
     the module (semantics/callers.calls_named's, which skips what does not spell
     `add_argument`)."""
-    spelling = Spelling(module)
-    stack: list[nodes.NodeNG] = [module]
-    while stack:
-        node = stack.pop()
-        if node.is_statement and not spelling.may_spell(node, CALLEE):
-            continue
-        if isinstance(node, nodes.Call) and _callee_name(node) == CALLEE:
-            name = option_name(*_built_parts(node), feature)
-            if name is not None:
-                yield _hop(module, node, qualname_of(node), name, every)
+    read: dict[int, list[tuple[ast.Call, str]]] = {}  # waiting functions read as ast
+
+    def enter(node: nodes.NodeNG) -> bool:
         definition = waiting_definition(node)
-        if definition is not None:
-            found = _waiting_options(definition, feature)
-            if found is not None:
-                scope = qualname_of(node)
-                yield from (_hop(module, call, scope, name, every) for call, name in found)
-                continue  # its body stays unbuilt
-        stack.extend(reversed(list(node.get_children())))
+        found = None if definition is None else _waiting_options(definition, feature)
+        if found is None:
+            return True  # built, or to be built: its children are walked
+        read[id(node)] = found
+        return False  # its body stays unbuilt
+
+    walked = spelled_nodes(module, (nodes.Call, nodes.FunctionDef), {CALLEE}, enter)
+    for node in walked:
+        if isinstance(node, nodes.Call):
+            name = callee_name(node) == CALLEE and option_name(*_built_parts(node), feature)
+            if name:
+                yield _hop(module, node, qualname_of(node), name, every)
+        elif id(node) in read:
+            scope = qualname_of(node)
+            yield from (_hop(module, call, scope, name, every) for call, name in read[id(node)])
 
 
 def _waiting_options(
@@ -109,14 +111,6 @@ def _waiting_options(
             if not isinstance(child, _LEAVES)  # nothing below them: most of the nodes
         )
     return found
-
-
-def _callee_name(call: nodes.Call) -> str | None:
-    callee = call.func
-    spelled = (
-        callee.attrname if isinstance(callee, nodes.Attribute) else getattr(callee, "name", None)
-    )
-    return spelled if isinstance(spelled, str) else None
 
 
 def _ast_callee_name(call: ast.Call) -> str | None:

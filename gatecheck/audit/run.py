@@ -12,6 +12,7 @@ from pathlib import Path
 from astroid import nodes
 
 from gatecheck import progress
+from gatecheck.audit import workers
 from gatecheck.audit.classify import Classifier
 from gatecheck.audit.conditions import (
     ArchCondition,
@@ -35,11 +36,12 @@ from gatecheck.audit.report import (
     default_columns,
     order_gates,
 )
+from gatecheck.audit.workers import ModuleOutcome, SlotOutcome
 from gatecheck.config.model import RuleSet
-from gatecheck.containment import Containment
+from gatecheck.containment import BOUND_HIT, Containment
 from gatecheck.engine import open_project
 from gatecheck.kernels.checks import KernelCatalog
-from gatecheck.loading.project import Project, bulk_allocation
+from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation
 from gatecheck.loading.readlog import ReadLog, reading_for
 from gatecheck.semantics.admitted import Semantics
 
@@ -51,43 +53,49 @@ def discover(
     vendor: str,
     on_module: Callable[[], None] | None = None,
     contain: Containment | None = None,
+    jobs: int = 1,
+    min_share: int = workers.MIN_SHARE_CHARS,
 ) -> list[ArchCondition]:
     """Every generation-dependent condition of the modules, with its role for `vendor`.
-    A condition whose evaluation fails is diagnosed (through `contain`) and left out."""
+    A condition whose evaluation fails is diagnosed (through `contain`) and left out.
+    `jobs` > 1: worker processes find which conditions of their share vary (workers.py);
+    the answer is the same."""
     contain = contain or Containment(project.diagnostics)
     vendor_gens = semantics.registry.vendor_names(vendor)
+    modules = list(modules)
+    parts = [modules]
+    if jobs > 1 and workers.can_fork():
+        weights = [len(project.text_of(Path(m.file)) or "") if m.file else 0 for m in modules]
+        parts = [modules[r.start : r.stop] for r in workers.shares(weights, jobs, min_share)]
+    forked = [
+        workers.start(partial(_share_outcome, project, semantics, part, vendor_gens, contain))
+        for part in parts[1:]
+    ]
     conditions: list[ArchCondition] = []
-    for module in modules:
-        path = Path(module.file) if module.file else Path(str(module.name))
-        with reading_for(project, path):  # what impact reuses an audit by (readlog.py)
-            walked = module_nodes(module)  # a walk of the whole tree: once per module
-            slots = outermost_slots(module, walked)
-            for condition, statement, kind in slots:
-                found = contain.run(
-                    path,
-                    int(condition.lineno or 1),
-                    int(condition.col_offset or 0),
-                    partial(
-                        classify_condition,
-                        semantics,
-                        module,
-                        condition,
-                        statement,
-                        kind,
-                        vendor_gens,
-                    ),
-                )
-                if found is not None:
-                    conditions.append(found)
-            declared = contain.run(
-                path,
-                1,
-                0,
-                partial(declared_conditions, semantics, module, vendor_gens, slots, walked),
-            )
-            conditions.extend(declared or ())
+    for module in parts[0]:
+        conditions.extend(_module_conditions(project, semantics, module, vendor_gens, contain))
         if on_module is not None:
             on_module()
+    for part, worker in zip(parts[1:], forked, strict=True):
+        share = None if worker is None else worker.result()
+        if share is not None:
+            project.built_elsewhere(share.built)
+            semantics.note_searched_calls(share.searched_calls)
+        for module in part:
+            outcome = None if share is None else share.modules.get(_path_of(module))
+            conditions.extend(
+                _module_conditions(
+                    project,
+                    semantics,
+                    module,
+                    vendor_gens,
+                    contain,
+                    outcome,
+                    unbuildable=frozenset() if share is None else share.unbuildable,
+                )
+            )
+            if on_module is not None:
+                on_module()
 
     def as_gate(c: ArchCondition) -> ArchCondition:
         with reading_for(project, c.path):
@@ -104,6 +112,108 @@ def discover(
             return contain.run(*_where(c), partial(holders.resolve, c)) or c
 
     return [resolved(c) for c in conditions]
+
+
+def _path_of(module: nodes.Module) -> Path:
+    return Path(module.file) if module.file else Path(str(module.name))
+
+
+def _module_conditions(
+    project: Project,
+    semantics: Semantics,
+    module: nodes.Module,
+    vendor_gens: frozenset[str],
+    contain: Containment,
+    outcome: ModuleOutcome | None = None,
+    record: list[SlotOutcome] | None = None,
+    unbuildable: frozenset[Path] = frozenset(),
+) -> list[ArchCondition]:
+    """The arch conditions of one module, in slot order. `outcome`: a worker's (only the
+    slots it found are evaluated; the others' diagnostics are replayed). `record`: the
+    outcome of each slot, then of the declarations, appended (a worker's)."""
+    path = _path_of(module)
+    found_here: list[ArchCondition] = []
+    with reading_for(project, path):  # what impact reuses an audit by (readlog.py)
+        walked = module_nodes(module)  # a walk of the whole tree: once per module
+        slots = outermost_slots(module, walked)
+        if outcome is not None and len(outcome.slots) != len(slots):
+            outcome = None  # not the tree the worker walked: evaluate it all here
+        for index, (condition, statement, kind) in enumerate(slots):
+            if outcome is not None and not outcome.slots[index].found:
+                _replay(project, outcome.slots[index].diagnostics, unbuildable)
+                continue
+            before = len(project.diagnostics)
+            found = contain.run(
+                path,
+                int(condition.lineno or 1),
+                int(condition.col_offset or 0),
+                partial(
+                    classify_condition,
+                    semantics,
+                    module,
+                    condition,
+                    statement,
+                    kind,
+                    vendor_gens,
+                ),
+            )
+            if record is not None:
+                record.append(SlotOutcome(found is not None, _added(project, before)))
+            if found is not None:
+                found_here.append(found)
+        if outcome is not None and not outcome.declared.found:
+            _replay(project, outcome.declared.diagnostics, unbuildable)
+            return found_here
+        before = len(project.diagnostics)
+        declared = contain.run(
+            path,
+            1,
+            0,
+            partial(declared_conditions, semantics, module, vendor_gens, slots, walked),
+        )
+        if record is not None:
+            record.append(SlotOutcome(bool(declared), _added(project, before)))
+        found_here.extend(declared or ())
+    return found_here
+
+
+def _added(project: Project, before: int) -> tuple[FileDiagnostic, ...]:
+    return tuple(project.diagnostics[before:])
+
+
+def _replay(
+    project: Project, diagnostics: Iterable[FileDiagnostic], unbuildable: frozenset[Path]
+) -> None:
+    """A worker's diagnostics, where the single-process run adds them: a file that fails
+    to build, or a bound hit, is said once (by whichever process came to it first)."""
+    for diagnostic in diagnostics:
+        if diagnostic.path in unbuildable:
+            said = project.unbuildable_elsewhere(diagnostic.path)
+        else:
+            said = diagnostic.code == BOUND_HIT
+        if said and diagnostic in project.diagnostics:
+            continue
+        project.diagnostics.append(diagnostic)
+
+
+def _share_outcome(
+    project: Project,
+    semantics: Semantics,
+    modules: Sequence[nodes.Module],
+    vendor_gens: frozenset[str],
+    contain: Containment,
+) -> workers.ShareOutcome:
+    """A worker's task: every condition of its share, evaluated as the single-process run
+    does, kept as outcomes."""
+    tried = project.tried_paths()
+    out: dict[Path, ModuleOutcome] = {}
+    with progress.listening(None):
+        for module in modules:
+            record: list[SlotOutcome] = []
+            _module_conditions(project, semantics, module, vendor_gens, contain, record=record)
+            out[_path_of(module)] = ModuleOutcome(tuple(record[:-1]), record[-1])
+    built, unbuildable = project.tried_since(tried)
+    return workers.ShareOutcome(out, built, unbuildable, semantics.searched_call_names())
 
 
 def _recorded_decision_as_gate(
@@ -147,8 +257,11 @@ def run_audit(
     only: Collection[Path] | None = None,
     record_reads: bool = False,
     on_open: Callable[[Project, Semantics], None] | None = None,
+    jobs: int = 1,
 ) -> AuditReport:
-    """`shortcuts=False` evaluates every generation in full (see Semantics): the same
+    """`jobs`: processes evaluating the conditions (workers.py; the same report), 0 for
+    one per core.
+    `shortcuts=False` evaluates every generation in full (see Semantics): the same
     report, slower; for tests. `debug` re-raises an unexpected exception in one condition
     instead of diagnosing it. `only` limits the files whose conditions are looked for
     (every file still resolves names): `impact` audits the files a change can reach.
@@ -168,6 +281,7 @@ def run_audit(
             only,
             record_reads,
             on_open,
+            jobs,
         )
 
 
@@ -183,6 +297,7 @@ def _run_audit(
     only: Collection[Path] | None = None,
     record_reads: bool = False,
     on_open: Callable[[Project, Semantics], None] | None = None,
+    jobs: int = 1,
 ) -> AuditReport:
     project, _ = open_project(paths, excludes)
     if record_reads:
@@ -197,7 +312,13 @@ def _run_audit(
         on_open(project, semantics)
     modules = _arch_modules(project, None if only is None else frozenset(only))
     progress.stage("evaluating conditions", len(modules))
-    conditions = discover(project, semantics, modules, vendor, progress.advance, contain)
+    # Workers read the project as it is now; a read log (impact), a laid-over project
+    # or --debug (an exception must reach this process) keep the run in one.
+    if record_reads or on_open is not None or debug:
+        jobs = 1
+    elif jobs == 0:
+        jobs = workers.default_jobs()
+    conditions = discover(project, semantics, modules, vendor, progress.advance, contain, jobs)
     progress.stage("classifying gates", None)
     hops = [c for c in conditions if c.role is Role.HOP]
     sites = _call_sites_by_gate(conditions)
@@ -238,7 +359,7 @@ def _run_audit(
         report,
         gates=tuple(order_gates([_with_kernel_reason(g, report) for g in gates])),
         diagnostics=tuple(project.diagnostics),
-        parsed=tuple(sorted({Path(m.file) for m in project.loaded_modules() if m.file})),
+        parsed=tuple(sorted(project.parsed_paths())),
         searched_calls=tuple(sorted(semantics.searched_call_names())),
         reads=() if project.read_log is None else project.read_log.results(),
         shared_reads=frozenset() if project.read_log is None else _gate_function_modules(ruleset),

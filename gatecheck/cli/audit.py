@@ -70,6 +70,7 @@ def audit_report(
     use_cache: bool = True,
     quiet: bool = False,
     verbose: bool = False,
+    jobs: int = 0,
 ) -> tuple[AuditReport, RuleSet]:
     root = project_root_for(paths)
     if verbose:
@@ -94,6 +95,7 @@ def audit_report(
             kernel_sources=kernel_sources,
             use_cache=use_cache,
             debug=debugging(),
+            jobs=jobs,
         )
     return report, ruleset
 
@@ -129,6 +131,15 @@ def audit_report(
 )
 @statistics_option
 @kernel_source_option
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Processes that evaluate the conditions (0, the default: one per core, at most 4; "
+    "1: this process alone). The report is the same.",
+)
 @no_cache_option
 @quiet_option
 @verbose_option
@@ -145,6 +156,7 @@ def audit(
     source_url: str | None,
     statistics: bool,
     kernel_sources: tuple[Path, ...],
+    jobs: int,
     no_cache: bool,
     quiet: bool,
     verbose: bool,
@@ -162,6 +174,7 @@ def audit(
         use_cache=not no_cache,
         quiet=quiet,
         verbose=verbose,
+        jobs=jobs,
     )
     shown = only_classes(report, classes)
     if classes:

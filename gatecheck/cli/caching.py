@@ -166,9 +166,11 @@ def audit_report_cached(
     record_reads: bool = False,
     on_open: Callable[[Project, Semantics], None] | None = None,
     laid_over: bool = False,
+    jobs: int = 1,
 ) -> AuditReport:
-    """`on_open` is run_audit's (on a cache miss only); `laid_over`: it makes the project
-    other than the files on disk (impact's BASE), so nothing is cached."""
+    """`on_open` and `jobs` are run_audit's (on a cache miss only; the answer does not
+    depend on `jobs`, so neither does the key); `laid_over`: it makes the project other
+    than the files on disk (impact's BASE), so nothing is cached."""
 
     def fresh() -> AuditReport:
         from gatecheck.audit import run_audit
@@ -184,6 +186,7 @@ def audit_report_cached(
             only=only,
             record_reads=record_reads,
             on_open=on_open,
+            jobs=jobs,
         )
 
     if laid_over or not use_cache or not _usable(root):

@@ -243,6 +243,8 @@ class Project:
         self._texts: dict[Path, str | None] = {}
         self._mentioning: dict[tuple[str, ...], tuple[Path, ...]] = {}
         self.diagnostics: list[FileDiagnostic] = []
+        # Files a worker process built (for this run's `parsed`), and those it could not.
+        self._built_elsewhere: set[Path] = set()
         # What each evaluated file's conditions read (impact asks; see readlog.py).
         self.read_log: ReadLog | None = None
 
@@ -429,6 +431,32 @@ class Project:
 
     def loaded_modules(self) -> list[nodes.Module]:
         return [m for m in self._modules.values() if m is not None]
+
+    def parsed_paths(self) -> set[Path]:
+        """The files whose trees this run built, here or in a worker (audit/workers.py)."""
+        here = {Path(m.file) for m in self.loaded_modules() if m.file}
+        return here | self._built_elsewhere
+
+    # -- what a worker process built (audit/workers.py) ---------------------------------
+    def tried_paths(self) -> frozenset[Path]:
+        return frozenset(self._modules)
+
+    def tried_since(self, before: frozenset[Path]) -> tuple[frozenset[Path], frozenset[Path]]:
+        """The files built, and those that failed to build, since `before`."""
+        built = frozenset(p for p, m in self._modules.items() if m is not None and p not in before)
+        failed = frozenset(p for p, m in self._modules.items() if m is None and p not in before)
+        return built, failed
+
+    def built_elsewhere(self, built: Iterable[Path]) -> None:
+        """A worker built these files: they count as parsed."""
+        self._built_elsewhere.update(built)
+
+    def unbuildable_elsewhere(self, path: Path) -> bool:
+        """A worker could not build `path` and said why: whether this process has said it
+        too (tried it); from now on it does not try."""
+        tried = path in self._modules
+        self._modules.setdefault(path, None)
+        return tried
 
     def _diagnose(self, path: Path, line: int, col: int, message: str) -> None:
         self.diagnostics.append(FileDiagnostic(path, line, col, message))

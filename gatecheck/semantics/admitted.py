@@ -5,7 +5,7 @@ over generations lives here and only here (`Semantics.per_generation`)."""
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -93,6 +93,12 @@ class Semantics:
         from gatecheck.semantics.callers import searched_names
 
         return frozenset(searched_names(self._facts))
+
+    def note_searched_calls(self, names: Iterable[str]) -> None:
+        """Names whose callers another process searched (audit/workers.py)."""
+        from gatecheck.semantics.callers import searched_names
+
+        searched_names(self._facts).update(names)
 
     def adopt(self, other: Semantics, keep: Callable[[int], bool]) -> None:
         """`other`'s memo entries (over the same trees) whose reads `keep` holds, as if

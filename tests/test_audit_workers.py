@@ -1,0 +1,179 @@
+"""Worker processes for the audit (gatecheck/audit/workers.py): the shares, the forked
+task, and the one property that matters -- the report is the single-process one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gatecheck.audit import run_audit, workers
+from gatecheck.cli import cli
+from gatecheck.config.model import RuleSet
+from gatecheck.loading.project import Project
+from gatecheck.reporting.audit_json import render_audit_json
+from tests.conftest import write_tree
+
+pytestmark = pytest.mark.skipif(not workers.can_fork(), reason="no os.fork on this system")
+
+
+@pytest.mark.parametrize(
+    ("weights", "jobs", "min_share", "head_start", "expected"),
+    [
+        # Even shares without a head start; contiguous, in order.
+        ([1] * 10, 2, 1, 0.0, [(0, 5), (5, 10)]),
+        # The main process takes (1 + 0.3) / 2 of the weight when a worker warms up alone.
+        ([1] * 10, 2, 1, 0.3, [(0, 7), (7, 10)]),
+        ([1] * 10, 3, 1, 0.3, [(0, 6), (6, 8), (8, 10)]),
+        # Too little weight for two shares of min_share: one share, no worker.
+        ([1] * 10, 2, 6, 0.0, [(0, 10)]),
+        ([1] * 10, 1, 1, 0.3, [(0, 10)]),
+        # One item cannot be split; a heavy item ends its share where it falls.
+        ([5], 2, 1, 0.0, [(0, 1)]),
+        ([1, 1, 8], 2, 1, 0.0, [(0, 3)]),
+        ([8, 1, 1], 2, 1, 0.0, [(0, 1), (1, 3)]),
+        ([], 2, 1, 0.0, [(0, 0)]),
+    ],
+)
+def test_shares(
+    weights: list[int],
+    jobs: int,
+    min_share: int,
+    head_start: float,
+    expected: list[tuple[int, int]],
+) -> None:
+    found = workers.shares(weights, jobs, min_share, head_start)
+    assert [(r.start, r.stop) for r in found] == expected
+
+
+def test_forked_task_value() -> None:
+    worker = workers.start(lambda: {"answer": [1, 2, 3]})
+    assert worker is not None
+    assert worker.result() == {"answer": [1, 2, 3]}
+
+
+def _raises() -> int:
+    raise RuntimeError("a bug in the worker")
+
+
+def _dies() -> int:
+    os._exit(3)
+
+
+@pytest.mark.parametrize("task", [_raises, _dies], ids=["exception", "exit"])
+def test_failed_worker_gives_no_answer(task: object) -> None:
+    """A worker that fails sends nothing: the main process then evaluates its share."""
+    worker = workers.start(task)  # type: ignore[arg-type]
+    assert worker is not None
+    assert worker.result() is None
+
+
+def test_default_jobs_within_bounds() -> None:
+    assert 1 <= workers.default_jobs() <= workers.MAX_JOBS
+
+
+def test_built_elsewhere_is_parsed_and_unbuildable_once(tmp_path: Path) -> None:
+    good = tmp_path / "good.py"
+    bad = tmp_path / "bad.py"
+    good.write_text("x = 1\n")
+    bad.write_text("def (:\n")
+    project = Project([good, bad], [tmp_path])
+    project.built_elsewhere([good])
+    assert project.parsed_paths() == {good}
+    # The worker said why bad.py does not build: this process had not tried it, and
+    # now does not (it would say it again).
+    assert project.unbuildable_elsewhere(bad) is False
+    assert project.module_at(bad) is None
+    assert project.diagnostics == []
+    assert project.unbuildable_elsewhere(bad) is True
+
+
+_PREDICATES = """\
+import torch
+
+def is_sm90_supported():
+    major, minor = torch.cuda.get_device_capability()
+    return major == 9
+
+def is_sm100_supported():
+    return torch.cuda.get_device_capability()[0] == 10
+
+def is_sm120_supported():
+    return torch.cuda.get_device_capability() == (12, 0)
+"""
+
+# Each feature module: padding (weight), a gate on predicates of another module, a
+# parameter read through its callers, conditions that read no arch term, and a module
+# that cannot be built, read for a name.
+_FEATURE = '''\
+"""{padding}"""
+from pkg.predicates import is_sm90_supported, is_sm100_supported
+from pkg import broken_{index}
+
+_is_hopper_or_blackwell = is_sm90_supported() or is_sm100_supported()
+
+
+def _pick(major):
+    if major in (9, 10):
+        return "fast"
+    return "slow"
+
+
+def feature_{index}(x, flag=None):
+    if flag is None:
+        flag = broken_{index}.DEFAULT
+    if x > {index}:
+        x = x - 1
+    if _is_hopper_or_blackwell and flag:
+        return _pick(9 if is_sm90_supported() else 12)
+    return x
+'''
+
+
+def _workers_project(root: Path, modules: int) -> Path:
+    files = {"pkg/__init__.py": "", "pkg/predicates.py": _PREDICATES}
+    padding = "capability notes. " * 1_000  # mentions an arch idiom: every file a candidate
+    for index in range(modules):
+        files[f"pkg/feature_{index}.py"] = _FEATURE.format(index=index, padding=padding)
+        files[f"pkg/broken_{index}.py"] = "DEFAULT = (\n"
+    return write_tree(root, files)
+
+
+def test_same_report_with_workers(tmp_path: Path, ruleset: RuleSet) -> None:
+    root = _workers_project(tmp_path / "tree", 48)
+    texts = [p.stat().st_size for p in sorted(root.rglob("feature_*.py"))]
+    assert len(workers.shares(texts, 2)) == 2, "the project must be large enough for a worker"
+    reports = {jobs: run_audit([root], ruleset, "sm120", jobs=jobs) for jobs in (1, 2, 3)}
+    one = render_audit_json(reports[1], root)
+    # Gates, and the modules that cannot be built (read by conditions of every share).
+    assert one.count('"condition": "_is_hopper_or_blackwell and flag"') == 48
+    assert one.count("was never closed") == 48
+    for jobs in (2, 3):
+        assert render_audit_json(reports[jobs], root) == one
+        # What the cache keeps the report by, too.
+        assert reports[jobs].parsed == reports[1].parsed
+        assert reports[jobs].searched_calls == reports[1].searched_calls
+        assert reports[jobs].diagnostics == reports[1].diagnostics
+
+
+def test_cli_jobs_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _workers_project(tmp_path / "tree", 48)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    outputs = []
+    for jobs in ("1", "2"):
+        command = ["audit", str(root), "--generation", "sm120", "--format", "json"]
+        result = runner.invoke(cli, [*command, "--no-cache", "--jobs", jobs])
+        assert result.exit_code in (0, 1), result.output
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1]
+
+
+def test_cli_jobs_must_be_a_count(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["audit", str(tmp_path), "--generation", "sm120", "--jobs", "-1"]
+    )
+    assert result.exit_code == 2
+    assert "--jobs" in result.output

@@ -1,7 +1,8 @@
 """Performance shortcuts never change an answer: the findings of `check` and the audit JSON
-are the same with and without the cache, and with and without the evaluator's shortcuts
+are the same with and without the cache, with and without the evaluator's shortcuts
 (one shared evaluation of what no generation decides; the early exit when the device was
-never read) — on the fixtures and on sglang 0.5.9."""
+never read), and with and without the audit's worker processes -- on the fixtures and on
+sglang 0.5.9 (tests/test_audit_workers.py: a project large enough for workers)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,8 @@ def test_sglang_same_answers_everywhere(tmp_path: Path, monkeypatch: pytest.Monk
     fast = render_audit_json(run_audit([root], ruleset, "sm120"), root)
     slow = render_audit_json(run_audit([root], ruleset, "sm120", shortcuts=False), root)
     assert fast == slow
+    # Worker processes (audit/workers.py): the single-process report.
+    assert render_audit_json(run_audit([root], ruleset, "sm120", jobs=2), root) == fast
     monkeypatch.setattr(engine, "Semantics", functools.partial(Semantics, shortcuts=False))
     assert _findings(root, ruleset) == findings
 

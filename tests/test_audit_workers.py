@@ -48,6 +48,27 @@ def test_shares(
     assert [(r.start, r.stop) for r in found] == expected
 
 
+@pytest.mark.parametrize(
+    ("weights", "warm_up", "expected_head", "expected_shares"),
+    [
+        # The first fifth of the weight is evaluated before the fork, the rest shared.
+        ([1] * 10, 0.2, (0, 2), [(2, 6), (6, 10)]),
+        ([1] * 10, 0.0, (0, 0), [(0, 5), (5, 10)]),
+        # Too little left after the warm-up: one share, no worker.
+        ([1] * 3, 0.5, (0, 2), [(2, 3)]),
+    ],
+)
+def test_plan(
+    weights: list[int],
+    warm_up: float,
+    expected_head: tuple[int, int],
+    expected_shares: list[tuple[int, int]],
+) -> None:
+    head, shares = workers.plan(weights, 2, 1, warm_up, 0.0)
+    assert (head.start, head.stop) == expected_head
+    assert [(r.start, r.stop) for r in shares] == expected_shares
+
+
 def test_forked_task_value() -> None:
     worker = workers.start(lambda: {"answer": [1, 2, 3]})
     assert worker is not None
@@ -134,7 +155,7 @@ def feature_{index}(x, flag=None):
 
 def _workers_project(root: Path, modules: int) -> Path:
     files = {"pkg/__init__.py": "", "pkg/predicates.py": _PREDICATES}
-    padding = "capability notes. " * 1_000  # mentions an arch idiom: every file a candidate
+    padding = "capability notes. " * 2_000  # mentions an arch idiom: every file a candidate
     for index in range(modules):
         files[f"pkg/feature_{index}.py"] = _FEATURE.format(index=index, padding=padding)
         files[f"pkg/broken_{index}.py"] = "DEFAULT = (\n"
@@ -142,14 +163,15 @@ def _workers_project(root: Path, modules: int) -> Path:
 
 
 def test_same_report_with_workers(tmp_path: Path, ruleset: RuleSet) -> None:
-    root = _workers_project(tmp_path / "tree", 48)
+    root = _workers_project(tmp_path / "tree", 32)
     texts = [p.stat().st_size for p in sorted(root.rglob("feature_*.py"))]
-    assert len(workers.shares(texts, 2)) == 2, "the project must be large enough for a worker"
+    _, shares = workers.plan(texts, 2)
+    assert len(shares) == 2, "the project must be large enough for a worker"
     reports = {jobs: run_audit([root], ruleset, "sm120", jobs=jobs) for jobs in (1, 2, 3)}
     one = render_audit_json(reports[1], root)
     # Gates, and the modules that cannot be built (read by conditions of every share).
-    assert one.count('"condition": "_is_hopper_or_blackwell and flag"') == 48
-    assert one.count("was never closed") == 48
+    assert one.count('"condition": "_is_hopper_or_blackwell and flag"') == 32
+    assert one.count("was never closed") == 32
     for jobs in (2, 3):
         assert render_audit_json(reports[jobs], root) == one
         # What the cache keeps the report by, too.
@@ -159,7 +181,7 @@ def test_same_report_with_workers(tmp_path: Path, ruleset: RuleSet) -> None:
 
 
 def test_cli_jobs_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = _workers_project(tmp_path / "tree", 48)
+    root = _workers_project(tmp_path / "tree", 32)
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     outputs = []

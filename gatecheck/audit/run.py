@@ -63,19 +63,28 @@ def discover(
     contain = contain or Containment(project.diagnostics)
     vendor_gens = semantics.registry.vendor_names(vendor)
     modules = list(modules)
-    parts = [modules]
+    warm, parts = modules, [list[nodes.Module]()]
     if jobs > 1 and workers.can_fork():
         weights = [len(project.text_of(Path(m.file)) or "") if m.file else 0 for m in modules]
-        parts = [modules[r.start : r.stop] for r in workers.shares(weights, jobs, min_share)]
+        head, shares = workers.plan(weights, jobs, min_share)
+        if len(shares) > 1:
+            warm = modules[: head.stop]
+            parts = [modules[r.start : r.stop] for r in shares]
+    conditions: list[ArchCondition] = []
+
+    def here(module: nodes.Module) -> None:
+        conditions.extend(_module_conditions(project, semantics, module, vendor_gens, contain))
+        if on_module is not None:
+            on_module()
+
+    for module in warm:
+        here(module)
     forked = [
         workers.start(partial(_share_outcome, project, semantics, part, vendor_gens, contain))
         for part in parts[1:]
     ]
-    conditions: list[ArchCondition] = []
     for module in parts[0]:
-        conditions.extend(_module_conditions(project, semantics, module, vendor_gens, contain))
-        if on_module is not None:
-            on_module()
+        here(module)
     for part, worker in zip(parts[1:], forked, strict=True):
         share = None if worker is None else worker.result()
         if share is not None:

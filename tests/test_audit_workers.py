@@ -4,6 +4,7 @@ task, and the one property that matters -- the report is the single-process one.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,24 @@ def test_forked_task_value() -> None:
     worker = workers.start(lambda: {"answer": [1, 2, 3]})
     assert worker is not None
     assert worker.result() == {"answer": [1, 2, 3]}
+
+
+def _speaks() -> str:
+    import warnings
+
+    print("to stdout")
+    print("to stderr", file=sys.stderr)
+    warnings.warn("a warning", SyntaxWarning, stacklevel=1)
+    return "done"
+
+
+def test_worker_writes_nothing(capfd: pytest.CaptureFixture[str]) -> None:
+    """A forked child never writes to the terminal (a parent's thread may hold its lock)."""
+    worker = workers.start(_speaks)
+    assert worker is not None
+    assert worker.result() == "done"
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
 
 
 def _raises() -> int:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +142,7 @@ class Forked(Generic[T]):
             code = 1
             try:
                 os.close(read)
+                _quiet_child()
                 payload = pickle.dumps(task(), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write, "wb") as sink:
                     sink.write(payload)
@@ -163,6 +166,15 @@ class Forked(Generic[T]):
         except Exception:  # a truncated answer: the parent does the share
             return None
         return value
+
+
+def _quiet_child() -> None:
+    """A forked child writes nothing: a thread of the parent (rich's progress refresh)
+    may have held the lock of stderr at the fork, and the child would wait for it
+    forever. Warnings (a SyntaxWarning of analysed code) are not the report's."""
+    warnings.simplefilter("ignore")
+    sink = open(os.devnull, "w")  # noqa: SIM115 - left open for the child's life
+    sys.stdout = sys.stderr = sink
 
 
 def start(task: Callable[[], T]) -> Forked[T] | None:

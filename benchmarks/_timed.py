@@ -5,7 +5,9 @@
 
 The clock starts after the interpreter is up: `imports` is the time to import gatecheck's
 CLI, `seconds` the step itself (for gatecheck: the command, report written to /dev/null),
-`max_rss_mb` the process's peak resident memory.
+`max_rss_mb` the process's peak resident memory, `workers_max_rss_mb` the largest of its
+worker processes' (`audit --jobs`: each is forked from it, sharing its pages until
+either writes them, so the two are not to be added).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def main() -> None:
     kind, *rest = sys.argv[1:]
     result = _ast_parse(Path(rest[0])) if kind == "ast-parse" else _gatecheck(rest)
     result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result["workers_max_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(json.dumps(result), flush=True)
     # Leave as `gatecheck` itself does (cli.main: os._exit once everything is written),
     # without tearing down the trees one object at a time: the wall time is then the

@@ -68,6 +68,7 @@ class Step:
     imports: float
     max_rss_mb: float
     exit: object = None
+    workers_rss_mb: float = 0.0  # the largest worker process's peak (audit --jobs)
 
 
 def child_env() -> dict[str, str]:
@@ -113,18 +114,20 @@ def timed_rounds(
     RSS is the largest of the runs (a bound to stay under, not a speed)."""
     best: list[Step | None] = [None] * len(steps)
     peak = [0.0] * len(steps)
+    workers_peak = [0.0] * len(steps)
     for _ in range(repeat):
         for index, (args, prepare) in enumerate(steps):
             if callable(prepare):
                 prepare()
             step = _run_once(args, cwd)
             peak[index] = max(peak[index], step.max_rss_mb)
+            workers_peak[index] = max(workers_peak[index], step.workers_rss_mb)
             current = best[index]
             if current is None or step.seconds < current.seconds:
                 best[index] = step
     return [
-        dataclasses.replace(step, max_rss_mb=rss)
-        for step, rss in zip(best, peak, strict=True)
+        dataclasses.replace(step, max_rss_mb=rss, workers_rss_mb=workers)
+        for step, rss, workers in zip(best, peak, workers_peak, strict=True)
         if step is not None
     ]
 
@@ -150,6 +153,7 @@ def _run_once(args: Sequence[str], cwd: Path) -> Step:
         float(data.get("imports", 0.0)),
         float(data["max_rss_mb"]),
         data.get("exit"),
+        float(data.get("workers_max_rss_mb", 0.0)),
     )
 
 
@@ -318,13 +322,14 @@ def measure(root: Path, work: Path, repeat: int, options: argparse.Namespace) ->
     def clear(folder: Path) -> object:
         return lambda: shutil.rmtree(folder / ".gatecheck_cache", ignore_errors=True)
 
-    parse, cold_check, warm_check, cold_audit, warm_audit = timed_rounds(
+    parse, cold_check, warm_check, cold_audit, warm_audit, one_process = timed_rounds(
         [
             (["ast-parse", str(root)], None),
             (["gatecheck", *check_args], clear(work)),
             (["gatecheck", *check_args], None),  # the entry the cold run just wrote
-            (["gatecheck", *audit_args], clear(work)),
+            (["gatecheck", *audit_args], clear(work)),  # default --jobs: one per core
             (["gatecheck", *audit_args], None),
+            (["gatecheck", *audit_args, "--jobs", "1"], clear(work)),
         ],
         work,
         repeat,
@@ -341,22 +346,24 @@ def measure(root: Path, work: Path, repeat: int, options: argparse.Namespace) ->
         ("check, warm (cache)", warm_check),
         ("audit, cold (no cache)", cold_audit),
         ("audit, warm (cache)", warm_audit),
+        ("audit, cold, --jobs 1", one_process),
     ]:
         out.append(
             f"  {label:<27} {step.seconds:7.2f} s   wall {step.wall:6.2f} s"
-            f"   {step.max_rss_mb:5.0f} MB   (imports {step.imports:.2f} s)"
+            f"   {step.max_rss_mb:5.0f} MB   (imports {step.imports:.2f} s){_workers(step)}"
         )
     out += [
         "",
         "ratios (target):",
         f"  cold check / ast.parse      {ratio(cold_check.seconds, parse.seconds):>8}   (<= 0.15x)",
         f"  cold audit / ast.parse      {ratio(cold_audit.seconds, parse.seconds):>8}   (<= 1.0x)",
+        f"  cold audit, --jobs 1 / default {ratio(one_process.seconds, cold_audit.seconds):>5}",
         f"  warm check / cold check     {ratio(warm_check.seconds, cold_check.seconds):>8}"
         "   (<= 0.1x)",
         f"  warm audit / cold audit     {ratio(warm_audit.seconds, cold_audit.seconds):>8}"
         "   (<= 0.1x)",
         f"  peak RSS, check / audit     {cold_check.max_rss_mb:.0f} MB / "
-        f"{cold_audit.max_rss_mb:.0f} MB   (< 250 MB)",
+        f"{cold_audit.max_rss_mb:.0f} MB   (< 250 MB){_workers(cold_audit)}",
     ]
     out += semgrep_lines(root, work, repeat, cold_check, options)
     out += precommit_lines(root, work, repeat)
@@ -401,9 +408,13 @@ def large_lines(requirement: str, work: Path, repeat: int) -> list[str]:
         out.append(
             f"  {label:<27} {step.seconds:7.2f} s   wall {step.wall:6.2f} s"
             f"   {step.max_rss_mb:5.0f} MB   {ratio(step.seconds, parse.seconds):>7} of ast.parse"
-            f" ({target}; RSS < 250 MB)"
+            f" ({target}; RSS < 250 MB){_workers(step)}"
         )
     return out
+
+
+def _workers(step: Step) -> str:
+    return f"; a worker's peak {step.workers_rss_mb:.0f} MB" if step.workers_rss_mb else ""
 
 
 def semgrep_lines(

@@ -1,15 +1,18 @@
-"""call_names.CALLED is written for speed (possessive repeats, a lookahead): the same
-matches as the plain pattern it replaces, on a table of shapes and on generated text."""
+"""call_names matches calls in the reversed text, for speed: the same matches as the
+plain pattern first written and the forward one it replaces, on a table of shapes and
+on generated text."""
 
 import random
 import re
 
 import pytest
 
-from gatecheck.semantics.call_names import called_names, spells_call_of
+from gatecheck.semantics.call_names import called_name_set, called_names, spells_call_of
 
 # The pattern as first written: a name followed by `(`, not the name of a `def`.
 PLAIN = re.compile(r"(?<!def )\b([A-Za-z_]\w*)\s*\(")
+# The forward pattern the reversed one replaces (possessive, a lookahead).
+FORWARD = re.compile(r"\b(?=[A-Za-z_])(?<!def )(\w++)\s*+\(")
 
 
 @pytest.mark.parametrize(
@@ -30,18 +33,32 @@ PLAIN = re.compile(r"(?<!def )\b([A-Za-z_]\w*)\s*\(")
         ("f(x); f(y)", ["f", "f"]),
         ("# call(me)\n'say(it)'", ["call", "say"]),  # text, not code: a superset
         ("x = y", []),
+        ("(f(x)", ["f"]),
+        ("f((x))", ["f"]),
+        ("def  f(x)", ["f"]),  # two spaces: not "def " just before the name
+        ("xdef f(y)", []),
+        ("f\u00a0(x)", ["f"]),  # any white space, as \\s reads it
+        ("f(", ["f"]),
+        ("(", []),
+        ("ab1_(", ["ab1_"]),
+        ("Z(", ["Z"]),
     ],
 )
 def test_called_names(source: str, expected: list[str]) -> None:
     assert called_names(source) == expected
+    assert FORWARD.findall(source) == expected  # the table holds for the forward pattern
+    assert called_name_set(source) == set(expected)
 
 
-def test_same_matches_as_the_plain_pattern() -> None:
-    alphabet = "ab_9é d(ef\n\t)#.x"
+def test_same_matches_as_the_plain_and_forward_patterns() -> None:
+    alphabet = "ab_9é d(ef\n\t)#.xZ\u00a0"
     rnd = random.Random(20)
     for _ in range(20_000):
         text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 24)))
-        assert called_names(text) == [m.group(1) for m in PLAIN.finditer(text)], text
+        expected = [m.group(1) for m in PLAIN.finditer(text)]
+        assert called_names(text) == expected, text
+        assert FORWARD.findall(text) == expected, text
+        assert called_name_set(text) == set(expected), text
 
 
 @pytest.mark.parametrize(

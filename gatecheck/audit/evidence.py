@@ -301,21 +301,157 @@ def branch_strings(statement: nodes.NodeNG) -> list[Words]:
 
 
 def comments(source: str) -> list[Words]:
+    """The comments of `source` as `tokenize` reads them, a note over consecutive lines
+    as one; when tokenize stops at an error (an unterminated string or bracket, a bad
+    dedent), those read until then."""
+    found = comment_tokens(source)
     out: list[Words] = []
+    for line, token in found:
+        text = token.lstrip("#").strip()
+        if out and out[-1].end == line - 1:  # a note over consecutive lines is one
+            previous = out[-1]
+            out[-1] = Words(previous.line, "comment", f"{previous.text}\n{text}", line)
+        else:
+            out.append(Words(line, "comment", text, line))
+    return out
+
+
+def comment_tokens(source: str) -> list[tuple[int, str]]:
+    """(line, text) of each COMMENT token `tokenize.generate_tokens` gives for `source`,
+    those before its error when it raises one."""
+    if "#" not in source:
+        return []  # a comment starts with one
+    found = _scanned_comments(source)
+    return _tokenized_comments(source) if found is None else found
+
+
+def _tokenized_comments(source: str) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type != tokenize.COMMENT:
-                continue
-            text = token.string.lstrip("#").strip()
-            line = token.start[0]
-            if out and out[-1].end == line - 1:  # a note over consecutive lines is one
-                previous = out[-1]
-                out[-1] = Words(previous.line, "comment", f"{previous.text}\n{text}", line)
-            else:
-                out.append(Words(line, "comment", text, line))
+            if token.type == tokenize.COMMENT:
+                found.append((token.start[0], token.string))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         pass  # the comments read until then are what there is
-    return out
+    return found
+
+
+# What the scan below reads of a line in code: the next comment, string or backslash
+# (no other token holds one of these characters, so the first is where one starts).
+_SPECIAL = re.compile(r"[#'\"\\]")
+_COMMENT = re.compile(r"#[^\r\n]*")
+# tokenize's own patterns: a one-line string from its quote (ContStr without the prefix,
+# which only precedes the quote), and the rest of a triple-quoted one.
+_ONE_LINE = {
+    "'": re.compile(r"'[^\n'\\]*(?:\\.[^\n'\\]*)*('|\\\r?\n)"),
+    '"': re.compile(r'"[^\n"\\]*(?:\\.[^\n"\\]*)*("|\\\r?\n)'),
+}
+_TRIPLE_END = {q: re.compile(tokenize.endpats[q]) for q in ("'''", '"""')}
+_LONE_CR = re.compile("\r(?!\n)")
+_INDENT = re.compile(r"[ \t\f]*")
+
+
+def _scanned_comments(source: str) -> list[tuple[int, str]] | None:
+    """comment_tokens without making every token: tokenize's loop over lines (its
+    string, bracket, continuation and indentation states), reading only comments,
+    strings and brackets, at positions in `source` (no line copied). None where it
+    would need to read what tokenize does with an error token or a lone CR (a string
+    left open at the end of a line, a backslash continuing a one-line string):
+    tokenize answers those."""
+    if _LONE_CR.search(source):
+        return None  # tokenize's lines end at LF only; a CR ends a comment token
+    found: list[tuple[int, str]] = []
+    parenlev = 0
+    continued = False
+    indents = [0]
+    endprog: re.Pattern[str] | None = None  # inside a triple-quoted string
+    size = len(source)
+    special, count, indent = _SPECIAL.search, source.count, _INDENT.match
+    start, number = 0, 0
+    while start < size:
+        number += 1
+        stop = source.find("\n", start) + 1 or size  # the line is source[start:stop]
+        pos = start
+        if endprog is not None:
+            match = endprog.match(source, start, stop)
+            if match is None:
+                start = stop
+                continue
+            pos, endprog = match.end(), None
+        elif parenlev == 0 and not continued:  # a new statement
+            pos = indent(source, start, stop).end()  # type: ignore[union-attr]
+            if pos == stop:
+                break  # only blanks, without a line end: tokenize stops
+            first = source[pos]
+            if first == "#":
+                found.append((number, _COMMENT.match(source, pos).group()))  # type: ignore[union-attr]
+                start = stop
+                continue
+            if first in "\r\n":
+                start = stop
+                continue
+            column = _column(source, start, pos)
+            if column > indents[-1]:
+                indents.append(column)
+            while column < indents[-1]:
+                if column not in indents:
+                    return found  # IndentationError: what was read until then
+                indents.pop()
+        else:
+            continued = False
+        while True:
+            match = special(source, pos, stop)
+            end = stop if match is None else match.start()
+            if end > pos:
+                parenlev += (
+                    count("(", pos, end)
+                    + count("[", pos, end)
+                    + count("{", pos, end)
+                    - count(")", pos, end)
+                    - count("]", pos, end)
+                    - count("}", pos, end)
+                )
+            if match is None:
+                break
+            char = source[end]
+            if char == "#":
+                found.append((number, _COMMENT.match(source, end).group()))  # type: ignore[union-attr]
+                break  # the line end follows (no lone CR)
+            if char == "\\":
+                if source.startswith("\n", end + 1) or source.startswith("\r\n", end + 1):
+                    continued = True
+                    break
+                pos = end + 1  # an error token of its own
+                continue
+            if source.startswith(char * 3, end, stop):
+                endprog = _TRIPLE_END[char * 3]
+                closed = endprog.match(source, end + 3, stop)
+                if closed is None:
+                    break  # the string goes on on the next lines
+                pos, endprog = closed.end(), None
+                continue
+            one = _ONE_LINE[char].match(source, end, stop)
+            if one is None or one.group(1) != char:
+                return None  # an open string: an error token, or continued by a backslash
+            pos = one.end()
+        start = stop
+    return found
+
+
+def _column(source: str, start: int, pos: int) -> int:
+    """tokenize's column of the indentation `source[start:pos]` (a tab to the next
+    multiple of 8, a form feed back to 0)."""
+    if source.find("\t", start, pos) < 0 and source.find("\f", start, pos) < 0:
+        return pos - start
+    column = 0
+    for char in source[start:pos]:
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column = (column // tokenize.tabsize + 1) * tokenize.tabsize
+        else:
+            column = 0
+    return column
 
 
 def function_messages(statement: nodes.NodeNG) -> list[Words]:

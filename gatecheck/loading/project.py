@@ -346,9 +346,12 @@ class Project:
             self._diagnose(path, 1, 0, f"cannot build: {_first_line(err)}")
         self._modules[path] = module
         if module is not None and _bulk_depth:
-            # The new tree lives to the end: out of the collector's way now (after the
-            # young garbage is collected, so none of it is kept to the end as well).
-            gc.collect(1)
+            # The new tree lives to the end: out of the collector's way now. Without
+            # collecting the young garbage first: that pass walked the whole new tree
+            # to find almost nothing (sglang 0.5.9: 492 objects over 498 builds, 0.4 s;
+            # 0.5.23: 1,656 over 2,428, 4 s), and what it leaves is kept to the end at
+            # no measurable cost (the same peak RSS). The collector's own passes still
+            # run between builds.
             gc.freeze()
         progress.parsed(path)
         return module

@@ -15,19 +15,29 @@ from collections.abc import Collection
 # reads no call site of it then, so no change of one can matter (impact/scope.py).
 MAX_CALLER_FILES = 8
 
-# A name followed by `(`, not the name of a `def`. Written for speed (the callers index
-# runs it over every file of the project): the word boundary first, the ASCII start as a
-# lookahead and possessive repeats (a name's characters given back can never be followed
-# by `(`, so no backtracking can find a match the plain `\b[A-Za-z_]\w*\s*\(` would not):
-# 2.4x faster, the same matches.
-CALLED = re.compile(r"\b(?=[A-Za-z_])(?<!def )(\w++)\s*+\(")
+# A name followed by `(`, not the name of a `def`: `\b(?=[A-Za-z_])(?<!def )(\w++)\s*+\(`
+# (a word starting with an ASCII letter or `_`, whole, not just after "def "). Matched
+# in the reversed text, where each match starts at a `(`: the regex engine skips to the
+# next `(` with a fast scan of one character, where a pattern starting at a word
+# boundary is tried at every position of the text. Reversed, the word is whole on both
+# sides (possessive, and after the spaces), its last character is the name's first
+# and " fed" does not follow it. The callers index runs it over every file of the
+# project: 1.1 s -> 0.15 s on sglang 0.5.9 (20 MB), the same names in the same order
+# (tests/test_call_names.py: the forward pattern on a table, on generated text and on
+# every file of the cached corpora).
+_CALLED_REVERSED = re.compile(r"\(\s*+(\w++)(?<=[A-Za-z_])(?! fed)")
 
 
 def called_names(text: str) -> list[str]:
     """Every name spelled before `(` in `text`, in order, repeats kept."""
-    return CALLED.findall(text)
+    return [name[::-1] for name in reversed(_CALLED_REVERSED.findall(text[::-1]))]
+
+
+def called_name_set(text: str) -> set[str]:
+    """`set(called_names(text))`, each name turned round once."""
+    return {name[::-1] for name in set(_CALLED_REVERSED.findall(text[::-1]))}
 
 
 def spells_call_of(text: str, names: Collection[str]) -> bool:
     """Whether `text` spells a call of one of `names`."""
-    return bool(names) and any(name in names for name in called_names(text))
+    return bool(names) and not called_name_set(text).isdisjoint(names)

@@ -22,7 +22,7 @@ from astroid import nodes
 
 from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.loading.readlog import CALLS
-from gatecheck.semantics.call_names import MAX_CALLER_FILES, called_names
+from gatecheck.semantics.call_names import MAX_CALLER_FILES, called_name_set
 from gatecheck.semantics.logic import join_all
 from gatecheck.semantics.reads import remembered
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, contains_unknown
@@ -135,7 +135,7 @@ def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
                 text = ev.project.text_of(path)
                 if text is None:
                     continue
-                for name in set(called_names(text)):
+                for name in called_name_set(text):
                     found.setdefault(name, []).append(path)
         index = {name: tuple(paths) for name, paths in found.items()}
         ev.facts["files-calling"] = index

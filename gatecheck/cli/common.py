@@ -15,6 +15,7 @@ import click
 
 from gatecheck import __version__
 from gatecheck.config.model import ConfigErrors, RuleSet
+from gatecheck.config.shipped import shipped_ruleset
 from gatecheck.config.sources import rule_sources
 from gatecheck.progress import listening
 
@@ -186,8 +187,13 @@ class GatecheckGroup(click.Group):
 
 def load_rules(rules: Sequence[Path], *, cache_root: Path | None = None) -> RuleSet:
     """The rules; given the project root, rules already loaded from these very file
-    contents are read back from its .gatecheck_cache/ (no YAML parse, no validation)."""
+    contents are read back from its .gatecheck_cache/ (no YAML parse, no validation).
+    The shipped rules, unedited, come from the data recorded with them (config/shipped.py)."""
     paths = list(rules) if rules else None
+    if paths is None:
+        shipped = shipped_ruleset()
+        if shipped is not None:
+            return shipped
     sources = rule_sources(paths) if cache_root is not None else None
     if cache_root is None or sources is None:
         return _read_rules(paths)

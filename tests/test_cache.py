@@ -123,6 +123,22 @@ def test_suppression_comments_are_read_from_changed_files_not_only_parsed_ones(
     assert warm == _check("--format", "json", "--no-cache")
 
 
+def test_a_cold_run_reads_suppressions_from_the_files_its_store_marked(
+    project: Path, fresh_runs: list[str]
+) -> None:
+    # The cold run scans for suppression comments only the files storing it found the
+    # marker in: an unused one in a file no gate is in is still reported (GC102).
+    unrelated = project / "sglang" / "__init__.py"
+    unrelated.write_text(unrelated.read_text() + "\nX = 1  # gatecheck: ignore[GC001] moved\n")
+    uncached = _check("--format", "json", "--no-cache")
+    assert "GC102" in uncached
+    cold = _check("--format", "json")
+    assert fresh_runs == ["check", "check"]
+    assert cold == uncached
+    assert _check("--format", "json") == uncached  # and from the entry
+    assert fresh_runs == ["check", "check"]
+
+
 def test_changed_file_that_now_holds_a_name_the_run_searched_for_is_analysed(
     project: Path, fresh_runs: list[str]
 ) -> None:

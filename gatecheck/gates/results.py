@@ -65,6 +65,9 @@ class Analysis:
     # name: whether each names a function of the tree. A cached run stores the answers
     # with its entry, so one answered from the cache parses no module to warn.
     named_functions: Mapping[str, bool] = field(default_factory=dict)
+    # The files that may hold suppression comments, when every file's text was looked
+    # at for the marker (storing the run in the cache); None: any file may.
+    marked: frozenset[Path] | None = None
 
     @property
     def diagnostics(self) -> list[FileDiagnostic]:
@@ -83,6 +86,8 @@ class Analysis:
         which ones hold the marker at all."""
         if self.restored is not None:
             return tuple(p for p in self.project.files if p in self.restored.marked)
+        if self.marked is not None:
+            return tuple(p for p in self.project.files if p in self.marked)
         return self.project.files
 
     def parsed_paths(self) -> set[Path]:

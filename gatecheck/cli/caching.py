@@ -23,7 +23,7 @@ from gatecheck.cache import (
 from gatecheck.config.model import RuleSet
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import Finding, Hop
-from gatecheck.gates.mentions import mentions
+from gatecheck.gates.mentions import mentions_any
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.locate import KNOWN_KERNEL_LIBRARIES, locate
 from gatecheck.loading.outline import names_function
@@ -77,9 +77,7 @@ def check_analysis(
     )
     cache = RunCache(root, "check", key)
 
-    def prefilter(text: str) -> bool:
-        return any(mentions(text, f) for f in selected)
-
+    prefilter = mentions_any(selected)
     needles: list[str] = []
 
     def still_irrelevant(text: str) -> bool:

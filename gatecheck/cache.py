@@ -218,6 +218,8 @@ def _stat_row(info: os.stat_result) -> list[int]:
 
 @dataclass(frozen=True)
 class Hit:
+    """A stored result still valid, and the files whose text `note` held for."""
+
     payload: Any
     noted: frozenset[Path]
 

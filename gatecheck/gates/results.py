@@ -42,7 +42,9 @@ class Restored:
     marked: frozenset[Path] = frozenset()
 
 
-@dataclass(frozen=True)
+# Never compared or printed (it holds the project and its trees): no __eq__ / __hash__ /
+# __repr__ made for it (each method a dataclass makes is compiled on import).
+@dataclass(frozen=True, eq=False, repr=False)
 class Analysis:
     """What the engine found; built once (views of it are new Analyses, never patched).
     The project still collects diagnostics as its files are read."""

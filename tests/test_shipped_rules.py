@@ -12,6 +12,7 @@ import pytest
 from gatecheck import resources
 from gatecheck.config import shipped, shipped_data
 from gatecheck.config.loader import load_ruleset
+from gatecheck.config.model import SourceLocation
 from gatecheck.config.shipped import files_digest, shipped_ruleset
 from gatecheck.config.sources import rule_sources
 
@@ -105,8 +106,52 @@ def test_an_unreadable_or_outside_file_has_no_digest(tmp_path: Path) -> None:
     assert files_digest(tmp_path / "rules", [outside]) is None
 
 
-def test_the_module_text_is_python_holding_the_data() -> None:
+def test_the_module_text_is_the_module() -> None:
     namespace: dict[str, object] = {}
     exec(shipped.module_text(), namespace)
     assert namespace["DIGEST"] == shipped_data.DIGEST, REMAKE
-    assert namespace["RULESET"] == shipped_data.RULESET, REMAKE
+    folder = resources.shipped_rules_dir()
+    build = namespace["ruleset"]
+    assert callable(build)
+    assert build(folder) == shipped_data.ruleset(folder), REMAKE
+
+
+@pytest.mark.parametrize(
+    ("value", "source"),
+    [
+        pytest.param(("a",), "('a',)", id="one-tuple"),
+        pytest.param((), "()", id="empty-tuple"),
+        pytest.param(
+            frozenset({"sm90", "sm100"}), "frozenset({'sm100', 'sm90'})", id="frozenset-sorted"
+        ),
+        pytest.param(frozenset(), "frozenset()", id="empty-frozenset"),
+        pytest.param({"sm120": "why"}, "{'sm120': 'why'}", id="dict"),
+        pytest.param(None, "None", id="none"),
+        pytest.param(Path("/rules/x.yaml"), "folder / 'x.yaml'", id="path-in-the-folder"),
+    ],
+)
+def test_python_source_of_plain_values(value: object, source: str) -> None:
+    classes: set[str] = set()
+    assert shipped.python_source(value, Path("/rules"), classes) == source
+    assert classes == set()
+
+
+def test_python_source_of_a_dataclass_names_its_class() -> None:
+    classes: set[str] = set()
+    where = SourceLocation(Path("/rules/r.yaml"), 3, 5)
+    text = shipped.python_source(where, Path("/rules"), classes)
+    assert text == "SourceLocation(path=folder / 'r.yaml', line=3, column=5)"
+    assert classes == {"SourceLocation"}
+    assert eval(text, {"SourceLocation": SourceLocation, "folder": Path("/rules")}) == where
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param(object(), id="object"),
+        pytest.param(Path("/elsewhere/r.yaml"), id="path-outside"),
+    ],
+)
+def test_python_source_refuses_what_it_cannot_build(value: object) -> None:
+    with pytest.raises((TypeError, ValueError)):
+        shipped.python_source(value, Path("/rules"), set())

@@ -218,6 +218,8 @@ def _stat_row(info: os.stat_result) -> list[int]:
 
 @dataclass(frozen=True)
 class Hit:
+    """A stored result still valid, and the files whose text `note` held for."""
+
     payload: Any
     noted: frozenset[Path]
 
@@ -340,12 +342,15 @@ class RunCache:
         note: Callable[[str], bool] = _nothing,
         text_of: Callable[[Path], str | None] | None = None,
         names: Sequence[str] | None = None,
-    ) -> None:
+    ) -> frozenset[Path] | None:
         """Record the run (best effort: a cache that cannot be written is no error).
         `text_of` may supply the texts the run has read already; `names`: `str(f)` of
-        each file, when the caller has them (Discovery.file_names)."""
+        each file, when the caller has them (Discovery.file_names). Returns the files
+        `note` held for (or that could not be read), as `Hit.noted` would list them;
+        None when the files could not all be looked at."""
         written = time.time_ns()
         rows = []
+        noted_files: set[Path] = set()
         read = {str(p) for p in parsed}
         if names is None:
             names = [str(p) for p in files]
@@ -364,8 +369,10 @@ class RunCache:
                 digest = _digest(text, raw) if name in read else _UNHASHED
                 noted = True if text is None else note(text)  # unreadable: say so, reread
                 rows.append([name, *_stat_row(info), digest, noted])
+                if noted:
+                    noted_files.add(path)
         except OSError:
-            return
+            return None
         # "format" and "key" first: the first bytes say the file is one of ours (_prune).
         entry = {
             "format": _FORMAT,
@@ -377,13 +384,13 @@ class RunCache:
             "payload": payload,
         }
         folder = self._open_folder(create=True)
-        if folder is None:
-            return
-        try:
-            self._write(entry, folder)
-            self._prune(folder)
-        finally:
-            os.close(folder)
+        if folder is not None:
+            try:
+                self._write(entry, folder)
+                self._prune(folder)
+            finally:
+                os.close(folder)
+        return frozenset(noted_files)
 
     def _prune(self, folder: int) -> None:
         """Keep the KEEP most recently used entries of this kind; remove, by name inside

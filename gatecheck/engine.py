@@ -16,6 +16,7 @@ from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import MISSING_GENERATION, Finding, Hop, HopKind, Position
 from gatecheck.gates.declared import declared_admission, declared_list
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
+from gatecheck.gates.mentions import mentions_any
 from gatecheck.gates.model import Gate, GateKind, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.checks import (
@@ -193,12 +194,13 @@ def _findings(
 
 def _prefilter_texts(project: Project, features: Sequence[Feature]) -> dict[Path, str]:
     texts: dict[Path, str] = {}
+    mentioned = mentions_any(features)
     for path in project.files:
         text = project.text_of(path)
         if text is None:
             project.module_at(path)  # records the diagnostic
             continue
-        if any(mentions(text, f) for f in features):
+        if mentioned(text):
             texts[path] = text
     return texts
 

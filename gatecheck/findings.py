@@ -63,12 +63,16 @@ class HopKind(enum.StrEnum):
 
 @dataclass(frozen=True, order=True)
 class Position:
+    """A place in a file."""
+
     line: int  # 1-based
     column: int  # 0-based UTF-8 byte offset in the line (astroid's); reporters convert
 
 
 @dataclass(frozen=True)
 class RuleInfo:
+    """A rule gatecheck reports under: its id, name and texts."""
+
     id: str
     name: str
     short: str
@@ -126,6 +130,8 @@ FindingKey = tuple[str, str, str, Position, Position, str, str]
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem gatecheck reports: where, what, and what would fix it."""
+
     rule: RuleInfo
     path: Path
     start: Position

@@ -123,6 +123,22 @@ def test_suppression_comments_are_read_from_changed_files_not_only_parsed_ones(
     assert warm == _check("--format", "json", "--no-cache")
 
 
+def test_a_cold_run_reads_suppressions_from_the_files_its_store_marked(
+    project: Path, fresh_runs: list[str]
+) -> None:
+    # The cold run scans for suppression comments only the files storing it found the
+    # marker in: an unused one in a file no gate is in is still reported (GC102).
+    unrelated = project / "sglang" / "__init__.py"
+    unrelated.write_text(unrelated.read_text() + "\nX = 1  # gatecheck: ignore[GC001] moved\n")
+    uncached = _check("--format", "json", "--no-cache")
+    assert "GC102" in uncached
+    cold = _check("--format", "json")
+    assert fresh_runs == ["check", "check"]
+    assert cold == uncached
+    assert _check("--format", "json") == uncached  # and from the entry
+    assert fresh_runs == ["check", "check"]
+
+
 def test_changed_file_that_now_holds_a_name_the_run_searched_for_is_analysed(
     project: Path, fresh_runs: list[str]
 ) -> None:
@@ -232,14 +248,27 @@ def test_unwritable_cache_folder_is_no_error(project: Path, fresh_runs: list[str
     assert fresh_runs == ["check", "check"]
 
 
-def test_rules_come_back_the_same_from_the_cache(project: Path) -> None:
+def test_rules_come_back_the_same_from_the_cache(project: Path, tmp_path: Path) -> None:
+    from gatecheck import resources
     from gatecheck.cli.common import load_rules
     from gatecheck.config.loader import load_ruleset
 
-    shipped = load_ruleset(None)
-    assert load_rules((), cache_root=project) == shipped  # stores
+    # Rule files given by path (the shipped ones, unedited, come from config/shipped.py).
+    rules = tmp_path / "my-rules.yaml"
+    shipped_rules = resources.shipped_rules_dir() / "sglang.yaml"
+    rules.write_bytes(shipped_rules.read_bytes())
+    loaded = load_ruleset([rules])
+    assert load_rules((rules,), cache_root=project) == loaded  # stores
     assert list((project / CACHE_DIR).glob("rules-*.json"))
-    assert load_rules((), cache_root=project) == shipped  # reads
+    assert load_rules((rules,), cache_root=project) == loaded  # reads
+
+
+def test_the_shipped_rules_need_no_cache_entry(project: Path) -> None:
+    from gatecheck.cli.common import load_rules
+    from gatecheck.config.loader import load_ruleset
+
+    assert load_rules((), cache_root=project) == load_ruleset(None)
+    assert not list((project / CACHE_DIR).glob("rules-*.json"))
 
 
 def test_old_entries_are_pruned(tmp_path: Path) -> None:

@@ -86,7 +86,9 @@ class CheckOptions:
         return self.fix or self.show_diff or self.wants_sarif
 
 
-@dataclass(frozen=True)
+# Records, never compared or printed: no __eq__ / __hash__ / __repr__ made for them (each
+# method a dataclass makes is compiled on import, on every run's start).
+@dataclass(frozen=True, eq=False, repr=False)
 class CheckRun:
     """What was asked and what the analysis found, before any post-processing."""
 
@@ -106,7 +108,7 @@ class CheckRun:
         return self.settings.exclude.value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class FixOutcome:
     """What `--fix` / `--diff` did: the diff to print (with --diff), and the counts."""
 
@@ -129,7 +131,7 @@ class FixOutcome:
         return f"{self.fixed} {self.verb}, {self.left} left{files}" + (":" if self.reasons else "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Refined:
     """The findings a run reports, with what was left out and why."""
 

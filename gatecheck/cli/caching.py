@@ -23,7 +23,7 @@ from gatecheck.cache import (
 from gatecheck.config.model import RuleSet
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import Finding, Hop
-from gatecheck.gates.mentions import mentions
+from gatecheck.gates.mentions import mentions_any
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.locate import KNOWN_KERNEL_LIBRARIES, locate
 from gatecheck.loading.outline import names_function
@@ -77,9 +77,7 @@ def check_analysis(
     )
     cache = RunCache(root, "check", key)
 
-    def prefilter(text: str) -> bool:
-        return any(mentions(text, f) for f in selected)
-
+    prefilter = mentions_any(selected)
     needles: list[str] = []
 
     def still_irrelevant(text: str) -> bool:
@@ -103,7 +101,7 @@ def check_analysis(
     named, outlined = _named_functions(ruleset, analysis.project)
     analysis = dataclasses.replace(analysis, named_functions=named)
     parsed, diagnostics = analysis.parsed_paths() | outlined, analysis.diagnostics
-    _store(
+    marked = _store(
         cache,
         found,
         parsed,
@@ -112,6 +110,10 @@ def check_analysis(
         may_suppress,
         analysis.project.text_of,
     )
+    if marked is not None:
+        # Storing looked at every file for the suppression marker: the suppression scan
+        # reads only the files that hold it, as on a run answered from the entry.
+        analysis = dataclasses.replace(analysis, marked=marked)
     return analysis
 
 
@@ -233,17 +235,17 @@ def _store(
     payload: Callable[[], Any],
     note: Callable[[str], bool] | None = None,
     text_of: Callable[[Path], str | None] | None = None,
-) -> None:
+) -> frozenset[Path] | None:
+    """The files `note` held for (RunCache.store); None when nothing was stored."""
     # A file with a diagnostic was read too: it must be read again if it changes.
     read = {*parsed, *(d.path for d in diagnostics)}
     try:
         data = payload()
     except TypeError:
-        return  # something not representable as JSON: this run is not cached
+        return None  # something not representable as JSON: this run is not cached
     if note is None:
-        cache.store(found.files, read, data, text_of=text_of, names=found.file_names())
-    else:
-        cache.store(found.files, read, data, note, text_of, names=found.file_names())
+        return cache.store(found.files, read, data, text_of=text_of, names=found.file_names())
+    return cache.store(found.files, read, data, note, text_of, names=found.file_names())
 
 
 def _shared_material(

@@ -46,15 +46,8 @@ from gatecheck.cli.common import (
 from gatecheck.config.model import ConfigError, ConfigErrors, RuleSet
 from gatecheck.config.pyproject import Settings, Sourced, resolve_settings
 from gatecheck.reporting.columns import SourceLines
-from gatecheck.reporting.github import (
-    render_github,
-    step_summary_path,
-    summary_budget,
-    write_step_summary,
-)
 from gatecheck.reporting.grammar import count
 from gatecheck.reporting.json_report import render_json
-from gatecheck.reporting.markdown import render_markdown
 from gatecheck.reporting.plain import plain_console, takes_styles
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "markdown")
@@ -280,8 +273,13 @@ def report(checked: Refined) -> None:
         _write(render(checked, "sarif"), options.sarif_output)
     if options.markdown_output:
         _write(render(checked, "markdown"), options.markdown_output)
+    if options.output_format != "github":
+        return
+    # The GitHub and Markdown reporters are imported by the runs that write them.
+    from gatecheck.reporting.github import step_summary_path, summary_budget, write_step_summary
+
     summary = step_summary_path()
-    if options.output_format == "github" and summary is not None:
+    if summary is not None:
         try:
             write_step_summary(summary, _markdown(checked, summary_budget(summary)))
         except OSError as err:
@@ -311,6 +309,8 @@ def render(checked: Refined, output_format: str) -> str:
             suppressed=suppressed,
         )
     if output_format == "github":
+        from gatecheck.reporting.github import render_github
+
         return render_github(findings, run.root, analysis.diagnostics)
     if output_format == "markdown":
         return _markdown(checked, None)
@@ -318,6 +318,8 @@ def render(checked: Refined, output_format: str) -> str:
 
 
 def _markdown(checked: Refined, max_bytes: int | None) -> str:
+    from gatecheck.reporting.markdown import render_markdown
+
     run = checked.run
     env = os.environ
     link_base = None

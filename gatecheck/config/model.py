@@ -21,6 +21,8 @@ class SourceLocation:
 
 @dataclass(frozen=True)
 class Generation:
+    """A GPU generation of the registry."""
+
     name: str
     vendor: str
     # What torch.cuda.get_device_capability() returns on such a device.
@@ -46,6 +48,8 @@ class Generation:
 
 @dataclass(frozen=True)
 class Registry:
+    """The known generations, in the registry's order."""
+
     generations: tuple[Generation, ...]
 
     def __post_init__(self) -> None:
@@ -121,6 +125,8 @@ class VocabularyEntry:
 
 @dataclass(frozen=True)
 class RuleSet:
+    """The registry, the features, the vocabulary, and the files they came from."""
+
     registry: Registry
     features: tuple[Feature, ...] = ()
     vocabulary: tuple[VocabularyEntry, ...] = ()

@@ -40,6 +40,8 @@ class Sourced(Generic[T]):
 
 @dataclass(frozen=True)
 class Settings:
+    """The effective settings, each with where it came from."""
+
     rules: Sourced[tuple[Path, ...]] = field(default_factory=lambda: Sourced(()))
     generations: Sourced[tuple[str, ...]] = field(default_factory=lambda: Sourced(()))
     exclude: Sourced[tuple[str, ...]] = field(default_factory=lambda: Sourced(()))

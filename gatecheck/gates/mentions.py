@@ -3,11 +3,22 @@ a run answered from the cache checks changed files with it and imports no astroi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from gatecheck.config.model import Feature
 from gatecheck.textsearch import holds_any
 
 
 def mentions(text: str, feature: Feature) -> bool:
     """Cheap text prefilter: could this file hold one of the feature's gates?"""
-    needles = [*feature.flags, *(name.rsplit(".", 1)[-1] for name in feature.gate_functions)]
-    return holds_any(needles)(text)
+    return mentions_any([feature])(text)
+
+
+def mentions_any(features: Iterable[Feature]) -> Callable[[str], bool]:
+    """`lambda text: any(mentions(text, f) for f in features)`, the needles gathered once
+    (a project's every file is asked)."""
+    return holds_any(n for feature in features for n in _needles(feature))
+
+
+def _needles(feature: Feature) -> list[str]:
+    return [*feature.flags, *(name.rsplit(".", 1)[-1] for name in feature.gate_functions)]

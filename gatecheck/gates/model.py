@@ -16,6 +16,8 @@ __all__ = ["Gate", "GateKind", "Polarity", "qualname_of"]
 
 @dataclass(frozen=True, eq=False)
 class Gate:
+    """A condition deciding whether a feature is on: where, and which way."""
+
     kind: GateKind
     polarity: Polarity
     path: Path

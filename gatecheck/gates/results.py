@@ -42,7 +42,9 @@ class Restored:
     marked: frozenset[Path] = frozenset()
 
 
-@dataclass(frozen=True)
+# Never compared or printed (it holds the project and its trees): no __eq__ / __hash__ /
+# __repr__ made for it (each method a dataclass makes is compiled on import).
+@dataclass(frozen=True, eq=False, repr=False)
 class Analysis:
     """What the engine found; built once (views of it are new Analyses, never patched).
     The project still collects diagnostics as its files are read."""
@@ -65,6 +67,9 @@ class Analysis:
     # name: whether each names a function of the tree. A cached run stores the answers
     # with its entry, so one answered from the cache parses no module to warn.
     named_functions: Mapping[str, bool] = field(default_factory=dict)
+    # The files that may hold suppression comments, when every file's text was looked
+    # at for the marker (storing the run in the cache); None: any file may.
+    marked: frozenset[Path] | None = None
 
     @property
     def diagnostics(self) -> list[FileDiagnostic]:
@@ -83,6 +88,8 @@ class Analysis:
         which ones hold the marker at all."""
         if self.restored is not None:
             return tuple(p for p in self.project.files if p in self.restored.marked)
+        if self.marked is not None:
+            return tuple(p for p in self.project.files if p in self.marked)
         return self.project.files
 
     def parsed_paths(self) -> set[Path]:

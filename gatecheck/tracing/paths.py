@@ -28,8 +28,12 @@ MAX_CALLER_DEPTH = 3
 ENABLING_KINDS = (GateKind.AUTO_ENABLE, GateKind.FLAG_VALUE, GateKind.AUTO_DISABLE)
 
 
-@dataclass
+# Records, never compared or printed: no __eq__ / __repr__ made for them (each method a
+# dataclass makes is compiled on import, on every run's start).
+@dataclass(eq=False, repr=False)
 class PathNode:
+    """A hop of the activation path with the hops below it (a gate's callers)."""
+
     hop: Hop
     result: GateResult | None = None
     children: list[PathNode] = field(default_factory=list)
@@ -40,8 +44,10 @@ class PathNode:
         return self.blocking.get(generation, self.hop)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ActivationPath:
+    """A feature's way from its options and settings fields to its gates."""
+
     feature: Feature
     options: list[Hop] = field(default_factory=list)
     fields: list[Hop] = field(default_factory=list)

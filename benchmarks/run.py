@@ -523,8 +523,9 @@ def impact_lines(root: Path, work: Path, repeat: int) -> list[str]:
     """`impact HEAD` on a git copy of the corpus with one gate edited (uncommitted): each
     edit of IMPACT_EDITS cold (--no-cache: BASE exported and audited afresh), the hub
     edit also warm (BASE and both audits kept by the run before), all
-    against one cold audit of the same tree taken in the same rounds (acceptance: well
-    under 2x). Seconds are the step's own wall clock: two processes count once."""
+    against one cold one-process audit (`--jobs 1`: impact runs in one process) of the
+    same tree taken in the same rounds (acceptance: well under 2x). Seconds are the
+    step's own wall clock: two processes count once."""
     repo = work / "impact"
     shutil.copytree(root / "sglang", repo / "sglang")
     git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
@@ -552,7 +553,10 @@ def impact_lines(root: Path, work: Path, repeat: int) -> list[str]:
     edited(hub)()
     warm_up = [sys.executable, str(TIMED), *impact_args]
     subprocess.run(warm_up, cwd=repo, env=child_env(), capture_output=True, check=False)
-    steps: list[tuple[Sequence[str], object]] = [([*audit_args, "--no-cache"], None)]
+    # impact audits in one process (its read log does not cross processes): against the
+    # one-process audit, so the ratio is the work's, not the cores'.
+    one_process = [*audit_args, "--no-cache", "--jobs", "1"]
+    steps: list[tuple[Sequence[str], object]] = [(one_process, None)]
     steps += [([*impact_args, "--no-cache"], edited(i)) for i in range(len(IMPACT_EDITS))]
     steps += [(impact_args, edited(hub))]  # BASE and both audits kept by the run before
     cold_audit, *cold, kept_impact = timed_rounds(steps, repo, repeat)
@@ -560,7 +564,7 @@ def impact_lines(root: Path, work: Path, repeat: int) -> list[str]:
         "",
         f"impact: one gate edited, `impact HEAD` (in-process, best of {repeat}; load "
         f"{os.getloadavg()[0]:.1f} at the end):",
-        f"  audit, cold (no cache)           {cold_audit.seconds:7.2f} s",
+        f"  audit, cold (no cache, --jobs 1) {cold_audit.seconds:7.2f} s",
     ]
     for index, ((label, rel, _old, new), step) in enumerate(zip(IMPACT_EDITS, cold, strict=True)):
         edited(index)()

@@ -63,13 +63,14 @@ def discover(
     contain = contain or Containment(project.diagnostics)
     vendor_gens = semantics.registry.vendor_names(vendor)
     modules = list(modules)
-    warm, parts = modules, [list[nodes.Module]()]
+    # Evaluated here before any fork, here after it, and by each worker.
+    warm, own, others = modules, list[nodes.Module](), list[list[nodes.Module]]()
     if jobs > 1 and workers.can_fork():
         weights = [len(project.text_of(Path(m.file)) or "") if m.file else 0 for m in modules]
         head, shares = workers.plan(weights, jobs, min_share)
         if len(shares) > 1:
             warm = modules[: head.stop]
-            parts = [modules[r.start : r.stop] for r in shares]
+            own, *others = [modules[r.start : r.stop] for r in shares]
     conditions: list[ArchCondition] = []
 
     def here(module: nodes.Module) -> None:
@@ -81,11 +82,11 @@ def discover(
         here(module)
     forked = [
         workers.start(partial(_share_outcome, project, semantics, part, vendor_gens, contain))
-        for part in parts[1:]
+        for part in others
     ]
-    for module in parts[0]:
+    for module in own:
         here(module)
-    for part, worker in zip(parts[1:], forked, strict=True):
+    for part, worker in zip(others, forked, strict=True):
         share = None if worker is None else worker.result()
         if share is not None:
             project.built_elsewhere(share.built)

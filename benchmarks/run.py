@@ -157,17 +157,6 @@ def _run_once(args: Sequence[str], cwd: Path) -> Step:
     )
 
 
-def wall(command: Sequence[str], cwd: Path, repeat: int, prepare: object = None) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        if callable(prepare):
-            prepare()
-        started = time.perf_counter()
-        subprocess.run(command, cwd=cwd, capture_output=True, check=False)
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
 # -- semgrep ------------------------------------------------------------------------------
 
 
@@ -202,7 +191,8 @@ def find_semgrep(given: str | None) -> tuple[Path | None, str]:
     )
 
 
-def semgrep_step(binary: Path, root: Path, cwd: Path, repeat: int) -> tuple[float, str]:
+def semgrep_step(binary: Path, root: Path, cwd: Path) -> tuple[float, str]:
+    """One semgrep run: its wall time and what it found."""
     command = [
         str(binary),
         "scan",
@@ -214,7 +204,9 @@ def semgrep_step(binary: Path, root: Path, cwd: Path, repeat: int) -> tuple[floa
         "--json",
         str(root),
     ]
+    started = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
     try:
         results = json.loads(done.stdout)["results"]
         found = ", ".join(
@@ -222,7 +214,7 @@ def semgrep_step(binary: Path, root: Path, cwd: Path, repeat: int) -> tuple[floa
         )
     except (ValueError, KeyError):
         found = f"(no JSON: {done.stderr.strip()[-200:]})"
-    return wall(command, cwd, repeat), found
+    return seconds, found
 
 
 # -- the synthetic 10x tree ---------------------------------------------------------------
@@ -365,7 +357,7 @@ def measure(root: Path, work: Path, repeat: int, options: argparse.Namespace) ->
         f"  peak RSS, check / audit     {cold_check.max_rss_mb:.0f} MB / "
         f"{cold_audit.max_rss_mb:.0f} MB   (< 250 MB){_workers(cold_audit)}",
     ]
-    out += semgrep_lines(root, work, repeat, cold_check, options)
+    out += semgrep_lines(root, work, repeat, options)
     out += precommit_lines(root, work, repeat)
     if not (options.skip_scaling or options.quick):
         out += scaling_lines(root, work)
@@ -417,24 +409,35 @@ def _workers(step: Step) -> str:
     return f"; a worker's peak {step.workers_rss_mb:.0f} MB" if step.workers_rss_mb else ""
 
 
-def semgrep_lines(
-    root: Path, work: Path, repeat: int, cold_check: Step, options: argparse.Namespace
-) -> list[str]:
+def semgrep_lines(root: Path, work: Path, repeat: int, options: argparse.Namespace) -> list[str]:
+    """semgrep and gatecheck's cold check taking turns, `repeat` rounds (at least 3): the
+    fastest wall of each. Measured apart from the other steps' rounds, they would weigh a
+    minute of a busy machine on one side of the ratio only."""
     if options.skip_semgrep or options.quick:
         return ["", "semgrep: skipped (--skip-semgrep)"]
     binary, how = find_semgrep(options.semgrep)
     if binary is None:
         return ["", f"semgrep: skipped ({how})"]
     version = subprocess.run([str(binary), "--version"], capture_output=True, text=True)
-    seconds, found = semgrep_step(binary, root, work, repeat)
+    rounds = max(repeat, 3)
+    semgrep, found = float("inf"), ""
+    check: Step | None = None
+    for _ in range(rounds):
+        seconds, found = semgrep_step(binary, root, work)
+        semgrep = min(semgrep, seconds)
+        shutil.rmtree(work / ".gatecheck_cache", ignore_errors=True)
+        step = _run_once(["gatecheck", "check", str(root), "--format", "json"], work)
+        if check is None or step.wall < check.wall:
+            check = step
+    assert check is not None
     return [
         "",
-        f"semgrep {version.stdout.strip()} ({how}), the equivalent single rule, wall:",
-        f"  semgrep                     {seconds:7.2f} s   finds {found}",
-        f"  gatecheck check, cold       {cold_check.wall:7.2f} s   "
-        f"({cold_check.seconds:.2f} s in-process)",
-        f"  semgrep / gatecheck (wall)  {ratio(seconds, cold_check.wall):>8}   (>= 8x)",
-        f"  semgrep / gatecheck (in-process) {ratio(seconds, cold_check.seconds):>8}",
+        f"semgrep {version.stdout.strip()} ({how}), the equivalent single rule, wall "
+        f"(fastest of {rounds} rounds, each running semgrep then a cold check):",
+        f"  semgrep                     {semgrep:7.2f} s   finds {found}",
+        f"  gatecheck check, cold       {check.wall:7.2f} s   ({check.seconds:.2f} s in-process)",
+        f"  semgrep / gatecheck (wall)  {ratio(semgrep, check.wall):>8}   (>= 8x)",
+        f"  semgrep / gatecheck (in-process) {ratio(semgrep, check.seconds):>8}",
     ]
 
 

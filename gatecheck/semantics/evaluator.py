@@ -69,9 +69,26 @@ class Evaluator:
         if self._too_nested(node):
             self.reads.bounds.add(bounds.TOO_NESTED)
             return UNKNOWN
-        with self._entry():
+        # What `with self._entry():` does, written out: the entry point of every
+        # condition and every caller's argument evaluated.
+        outermost = self._entered == 0
+        if outermost:
+            self._steps_left = bounds.MAX_STEPS
+        self._entered += 1
+        try:
             return self.eval(node, env)
-        return UNKNOWN  # a bound was hit (recorded in reads.bounds)
+        except RecursionError:
+            if not outermost:
+                raise
+            self.reads.bounds.add(bounds.TOO_DEEP)
+            return UNKNOWN
+        except bounds.WorkExceeded:
+            if not outermost:
+                raise
+            self.reads.bounds.add(bounds.TOO_MUCH_WORK)
+            return UNKNOWN
+        finally:
+            self._entered -= 1
 
     def _too_nested(self, node: nodes.NodeNG) -> bool:
         # Once per node for every generation: the facts are shared (see Semantics).

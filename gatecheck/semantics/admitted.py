@@ -222,8 +222,11 @@ class Semantics:
         env_for: Mapping[str, Env] | None,
         seen: Reads,
     ) -> dict[str, Tri]:
+        from gatecheck.semantics.values import truth as truth_of
+
         def truth(gen: str, evaluator: Evaluator) -> Tri:
-            return evaluator.truth(node, None if env_for is None else dict(env_for[gen]))
+            # evaluator.truth, without its frame
+            return truth_of(evaluator.value(node, None if env_for is None else dict(env_for[gen])))
 
         found: dict[str, Tri] = {}
         shortcut = self.shortcuts and env_for is None

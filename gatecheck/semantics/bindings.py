@@ -10,6 +10,7 @@ from astroid import nodes
 from gatecheck.loading.resolve import decorator_names, destructure_path
 from gatecheck.semantics import conventions, dispatch
 from gatecheck.semantics.env import index_path
+from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
 
 if TYPE_CHECKING:
@@ -21,7 +22,8 @@ def binding_value(ev: Evaluator, node: nodes.NodeNG) -> Any:
     memo = ev.binding_memo.get(key)
     if memo is not None:
         value, recorded = memo
-        ev.reads.absorb(recorded)
+        if recorded is not NOTHING:  # absorbing it changes nothing
+            ev.reads.absorb(recorded)
         return value
     if key in ev.active:
         return UNKNOWN

@@ -14,6 +14,7 @@ from gatecheck.semantics import bounds, builtin_calls, classes, conventions
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.logic import either
+from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.values import (
     UNKNOWN,
     Builtin,
@@ -143,7 +144,8 @@ def _call_function(
     memo = None if key is None else ev.call_memo.get(key)
     if memo is not None:
         value, recorded = memo
-        ev.reads.absorb(recorded)
+        if recorded is not NOTHING:  # absorbing it changes nothing
+            ev.reads.absorb(recorded)
         return value
     if id(node) in ev.active:
         return UNKNOWN
@@ -236,7 +238,7 @@ def _call_key(
             id(func.node),
             _freeze(func.receiver),
             tuple(_freeze(a) for a in args),
-            tuple(sorted((k, _freeze(v)) for k, v in kwargs.items())),
+            tuple(sorted((k, _freeze(v)) for k, v in kwargs.items())) if kwargs else (),
         )
         hash(key)
         return key

@@ -69,9 +69,26 @@ class Evaluator:
         if self._too_nested(node):
             self.reads.bounds.add(bounds.TOO_NESTED)
             return UNKNOWN
-        with self._entry():
+        # What `with self._entry():` does, written out: the entry point of every
+        # condition and every caller's argument evaluated.
+        outermost = self._entered == 0
+        if outermost:
+            self._steps_left = bounds.MAX_STEPS
+        self._entered += 1
+        try:
             return self.eval(node, env)
-        return UNKNOWN  # a bound was hit (recorded in reads.bounds)
+        except RecursionError:
+            if not outermost:
+                raise
+            self.reads.bounds.add(bounds.TOO_DEEP)
+            return UNKNOWN
+        except bounds.WorkExceeded:
+            if not outermost:
+                raise
+            self.reads.bounds.add(bounds.TOO_MUCH_WORK)
+            return UNKNOWN
+        finally:
+            self._entered -= 1
 
     def _too_nested(self, node: nodes.NodeNG) -> bool:
         # Once per node for every generation: the facts are shared (see Semantics).
@@ -123,32 +140,27 @@ class Evaluator:
         return _Entry(self)
 
     # -- the modules' entry points, for each other -----------------------------------------
+    # The modules' own functions, bound as methods: `ev.resolve_name(node)` is
+    # `resolve.resolve_name(ev, node)` without a forwarding frame (hundreds of thousands
+    # of calls on a cold audit).
     def eval(self, node: nodes.NodeNG, env: Env | None) -> Any:
         self._steps_left -= 1
         if self._steps_left < 0:
             raise bounds.WorkExceeded
-        return expressions.evaluate(self, node, env)
+        # expressions.evaluate, inlined: the handler for the node's class.
+        return _HANDLERS.get(type(node), _unknown)(self, node, env)
 
-    def resolve_name(self, node: nodes.Name) -> Any:
-        return resolve.resolve_name(self, node)
+    resolve_name = resolve.resolve_name
+    get_attribute = attributes.attribute
+    binding_value = bindings.binding_value
+    call_node = calls.call_node
+    invoke = calls.call
+    bind_arguments = calls.bind_arguments
+    run_body = statements.run_body
 
-    def get_attribute(self, receiver: Any, name: str) -> Any:
-        return attributes.attribute(self, receiver, name)
 
-    def binding_value(self, node: nodes.NodeNG) -> Any:
-        return bindings.binding_value(self, node)
-
-    def call_node(self, node: nodes.Call, env: Env | None, optional: bool = False) -> Any:
-        return calls.call_node(self, node, env, optional)
-
-    def invoke(self, func: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
-        return calls.call(self, func, args, kwargs)
-
-    def bind_arguments(self, func: FunctionRef, args: list[Any], kwargs: dict[str, Any]) -> Env:
-        return calls.bind_arguments(self, func, args, kwargs)
-
-    def run_body(self, body: Sequence[nodes.NodeNG], env: Env) -> Any:
-        return statements.run_body(self, body, env)
+_HANDLERS = expressions.TABLE
+_unknown = expressions.unknown
 
 
 # The two context managers entered around every evaluation step that memoizes or

@@ -320,7 +320,8 @@ HANDLERS: dict[type, Handler] = {
 }
 
 
-def _unknown(ev: Evaluator, node: nodes.NodeNG, env: Env | None) -> Any:
+def unknown(ev: Evaluator, node: nodes.NodeNG, env: Env | None) -> Any:
+    """The value of a node no handler reads."""
     return UNKNOWN
 
 
@@ -334,8 +335,8 @@ def by_node_class(handlers: dict[type, Any], default: Any) -> dict[type, Any]:
     return table
 
 
-TABLE: dict[type, Handler] = by_node_class(HANDLERS, _unknown)
+TABLE: dict[type, Handler] = by_node_class(HANDLERS, unknown)
 
 
 def evaluate(ev: Evaluator, node: nodes.NodeNG, env: Env | None) -> Any:
-    return TABLE.get(type(node), _unknown)(ev, node, env)
+    return TABLE.get(type(node), unknown)(ev, node, env)

@@ -22,6 +22,8 @@ class IdiomRegistry:
         self.idioms = tuple(idioms)
         self._calls = tuple(c for idiom in self.idioms for c in idiom.calls)
         self._attributes = tuple(a for idiom in self.idioms for a in idiom.attributes)
+        self._first_call = FirstMatch(self._calls)
+        self._first_attribute = FirstMatch(self._attributes)
         self._value_attributes = _by_type(i.value_attributes for i in self.idioms)
         self._has_attribute = _by_type(i.has_attribute for i in self.idioms)
 
@@ -29,14 +31,11 @@ class IdiomRegistry:
         return IdiomRegistry((idiom, *self.idioms) if first else (*self.idioms, idiom))
 
     def _call(self, dotted: str) -> Intrinsic | None:
-        for intrinsic in self._calls:
-            if intrinsic.matches(dotted):
-                return intrinsic
-        return None
+        return self._first_call.first(dotted)
 
     def claims(self, dotted: str) -> bool:
         """Whether some idiom gives this external name (a call or an attribute) its meaning."""
-        return self._call(dotted) is not None or any(a.matches(dotted) for a in self._attributes)
+        return self._call(dotted) is not None or self._first_attribute.first(dotted) is not None
 
     def reads_arguments(self, dotted: str) -> bool:
         intrinsic = self._call(dotted)
@@ -51,10 +50,8 @@ class IdiomRegistry:
 
     def module_attribute(self, dotted: str, generation: Generation) -> Value:
         """A module attribute the vendor decides (torch.version.cuda), or NOT_MINE."""
-        for intrinsic in self._attributes:
-            if intrinsic.matches(dotted):
-                return intrinsic.value(generation, ())
-        return NOT_MINE
+        intrinsic = self._first_attribute.first(dotted)
+        return NOT_MINE if intrinsic is None else intrinsic.value(generation, ())
 
     def value_attribute(self, receiver: Any, name: str) -> Value:
         return _first_answer(self._value_attributes.get(type(receiver), ()), receiver, name)
@@ -64,6 +61,41 @@ class IdiomRegistry:
 
     def knows_type(self, receiver: Any) -> bool:
         return type(receiver) in self._value_attributes
+
+
+class FirstMatch:
+    """The first of some intrinsics whose `matches(dotted)` holds, without asking each in
+    turn (asked on every external call and attribute evaluated): a "suffix" intrinsic
+    matches exactly when its name is the dotted name or follows one of its dots, so
+    those are looked up by each such ending; "tail" ones are asked in order."""
+
+    def __init__(self, intrinsics: Sequence[Intrinsic]) -> None:
+        self._intrinsics = tuple(intrinsics)
+        self._by_ending: dict[str, int] = {}
+        tails: list[tuple[int, Intrinsic]] = []
+        for index, intrinsic in enumerate(self._intrinsics):
+            if intrinsic.match == "tail":
+                tails.append((index, intrinsic))
+            else:
+                self._by_ending.setdefault(intrinsic.name, index)
+        self._tails = tuple(tails)
+
+    def first(self, dotted: str) -> Intrinsic | None:
+        by_ending = self._by_ending
+        best = by_ending.get(dotted)
+        dot = dotted.find(".")
+        while dot >= 0:
+            found = by_ending.get(dotted[dot + 1 :])
+            if found is not None and (best is None or found < best):
+                best = found
+            dot = dotted.find(".", dot + 1)
+        for index, intrinsic in self._tails:
+            if best is not None and index > best:
+                break
+            if dotted.endswith(intrinsic.name):
+                best = index
+                break
+        return None if best is None else self._intrinsics[best]
 
 
 def _by_type(

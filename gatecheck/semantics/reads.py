@@ -32,9 +32,10 @@ DEVICE = Recorded(device=True)
 _NONE: frozenset[str] = frozenset()
 
 
-@dataclass
+@dataclass(slots=True)
 class Reads:
-    """The reads of an evaluation in progress."""
+    """The reads of an evaluation in progress (slotted: one is made for every memoized
+    evaluation, and its fields are read on every memo hit)."""
 
     # Human-readable reasons: conventions and dispatch guesses the answer rests on.
     assumed: set[str] = field(default_factory=set)

@@ -14,8 +14,10 @@ from gatecheck.loading.project import Project
 from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
 from gatecheck.loading.trees import bound_in_scopes, lookup
 from gatecheck.semantics import bounds, flow
+from gatecheck.semantics.bindings import binding_value
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.logic import join_all
+from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.values import UNKNOWN, ExternalRef, ModuleRef
 
 if TYPE_CHECKING:
@@ -95,6 +97,9 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
     if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
+    if len(assigns) == 1:
+        # One binding (most names): no flow to follow, nothing to meet.
+        return binding_of(ev, assigns[0], node.name)
     flowed = flow.value_after(ev, assigns, node)
     if flowed is not None:
         return flowed
@@ -124,6 +129,8 @@ def module_attribute(
         return ExternalRef(f"{module_name}.{attr}")
     bound = module.locals.get(attr)
     if bound:
+        if len(bound) == 1:
+            return binding_of(ev, bound[0], attr)
         flowed = flow.value_after(ev, bound)
         if flowed is not None:
             return flowed
@@ -149,7 +156,8 @@ def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:
         memo = ev.call_memo.get(key)
         if memo is not None:
             value, recorded = memo
-            ev.reads.absorb(recorded)
+            if recorded is not NOTHING:
+                ev.reads.absorb(recorded)
             return value
         if id(bound) in ev.active:
             return UNKNOWN
@@ -163,7 +171,7 @@ def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:
             ev.active.discard(id(bound))
     if isinstance(bound, nodes.Import):
         return _import_value(ev, bound, local)
-    return ev.binding_value(bound)
+    return binding_value(ev, bound)
 
 
 def _import_from_value(ev: Evaluator, node: nodes.ImportFrom, local: str) -> Any:

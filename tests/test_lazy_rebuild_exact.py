@@ -18,7 +18,6 @@ from tests.conftest import corpus_package
 from tests.test_lazy_attributes import corpus_sample
 from tests.test_lazy_bodies import SOURCES as BODY_SOURCES
 
-
 # What gatecheck adds to a module it builds: the rebuilder, read by lazy.Spelling.
 _OURS = frozenset({"_gatecheck_rebuilder"})
 

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from astroid import nodes
-from astroid.rebuilder import TreeRebuilder
+from astroid.rebuilder import REDIRECT, TreeRebuilder
 
 if TYPE_CHECKING:
     from astroid.manager import AstroidManager
@@ -292,16 +292,16 @@ class LazyRebuilder(TreeRebuilder):
         add_import: AddImport,
         add_attribute: AddAttribute,
         *,
-        lines: dict[int | None, int | None] | None = None,
+        lines: list[int] | None = None,
         wait: bool = True,
     ) -> None:
         super().__init__(manager, None)
-        # Every line number of the project's trees, one int object each: the parser
-        # makes a new int for every position above 256 of every node, and the trees keep
-        # them to the end of the run (sglang 0.5.9: 42 MB of 324 MB), where a project's
-        # distinct line numbers are a few thousand. Columns are left alone (almost all
-        # are below 257: the interpreter's own small ints).
-        self._shared_lines: dict[int | None, int | None] = {} if lines is None else lines
+        # Every line number of the project's trees, one int object each (line n at index
+        # n): the parser makes a new int for every position above 256 of every node, and
+        # the trees keep them to the end of the run (sglang 0.5.9: 42 MB of 324 MB),
+        # where a project's distinct line numbers are a few thousand. Columns are left
+        # alone (almost all are below 257: the interpreter's own small ints).
+        self._shared_lines: list[int] = [] if lines is None else lines
         # The line table below splits at LF, as astroid does; Python also ends a line at a
         # lone CR (old Mac line ends, a stray CR). In such a text a node's line numbers
         # do not find its lines: no body waits, and Spelling never prunes by the text.
@@ -315,6 +315,7 @@ class LazyRebuilder(TreeRebuilder):
         lengths = (len(line) + 1 for line in data.split("\n"))
         self._starts = array.array("L", itertools.accumulate(lengths, initial=0))
         self._data = _Lines(data, self._starts)
+        _grow(self._shared_lines, len(self._starts))  # every line of the text
         # The lines that spell `global` (in code, a string or a comment): none waits.
         self._global_lines: list[int] = []
         at = data.find("global")
@@ -325,19 +326,123 @@ class LazyRebuilder(TreeRebuilder):
     def visit(self, node: Any, parent: nodes.NodeNG) -> Any:
         if node is None:
             return None
+        kind = node.__class__
+        own = _OWN_VISITS.get(kind)
+        if own is not None:  # the commonest nodes, made with their lines shared
+            return own(self, node, parent)
         # TreeRebuilder.visit's own dispatch, inline once it knows the node's class: this
         # runs for every node of every tree built (a Python call per node fewer).
-        visit_method = self._visit_meths.get(node.__class__)
+        visit_method = self._visit_meths.get(kind)
         if visit_method is None:
             made = TreeRebuilder.visit(self, node, parent)  # finds and keeps the method
         else:
             made = visit_method(node, parent)
         if made is not None:
-            share = self._shared_lines.setdefault
-            line = made.lineno
-            made.lineno = share(line, line)
-            line = made.end_lineno
-            made.end_lineno = share(line, line)
+            shared = self._shared_lines
+            made.lineno = _shared(shared, made.lineno)
+            made.end_lineno = _shared(shared, made.end_lineno)
+        return made
+
+    # The visits of the nodes most of a tree is (sglang 0.5.9: names, attributes,
+    # constants, calls and keywords, expression statements and assignments, three
+    # nodes of four): each makes the node astroid's visit makes, with the same
+    # attributes set in the same order (a node's dict then shares its keys with every
+    # other node of its class, as astroid's do), its children visited in the same order
+    # (the locals and recorded attributes their visits add come in that order), and
+    # its line numbers shared at once; in one call where astroid's takes four or five
+    # (visit, its visit_*, the context, the node's __init__ and its base's).
+
+    def _name(self, node: ast.Name, parent: nodes.NodeNG) -> nodes.NodeNG:
+        context = node.ctx.__class__
+        if context is ast.Load:
+            made = _new(nodes.Name)
+        elif context is ast.Store:
+            made = _new(nodes.AssignName)
+        else:
+            return self._shared_visit(node, parent)
+        made.name = node.id
+        self._place(made, node, parent)
+        if context is ast.Store:
+            self._save_assignment(made)
+        return made
+
+    def _attribute(self, node: ast.Attribute, parent: nodes.NodeNG) -> nodes.NodeNG:
+        if node.ctx.__class__ is not ast.Load:
+            return self._shared_visit(node, parent)
+        made = _new(nodes.Attribute)
+        made.attrname = node.attr
+        self._place(made, node, parent)
+        made.expr = self.visit(node.value, made)
+        return made
+
+    def _constant(self, node: ast.Constant, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Const)
+        made.value = node.value
+        made.kind = node.kind
+        self._place(made, node, parent)
+        return made
+
+    def _call(self, node: ast.Call, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Call)
+        self._place(made, node, parent)
+        visit = self.visit
+        made.func = visit(node.func, made)
+        made.args = [visit(child, made) for child in node.args]
+        made.keywords = [visit(child, made) for child in node.keywords]
+        return made
+
+    def _keyword(self, node: ast.keyword, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Keyword)
+        made.arg = node.arg
+        self._place(made, node, parent)
+        made.value = self.visit(node.value, made)
+        return made
+
+    def _expression(self, node: ast.Expr, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Expr)
+        self._place(made, node, parent)
+        made.value = self.visit(node.value, made)
+        return made
+
+    def _assign(self, node: ast.Assign, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Assign)
+        self._place(made, node, parent)
+        # As astroid's: the type comment first, then the targets, then the value.
+        annotation = self.check_type_comment(node, parent=made) if node.type_comment else None
+        visit = self.visit
+        made.targets = [visit(child, made) for child in node.targets]
+        made.value = visit(node.value, made)
+        made.type_annotation = annotation
+        return made
+
+    def _place(self, made: nodes.NodeNG, node: Any, parent: nodes.NodeNG) -> None:
+        """NodeNG.__init__'s attributes, in its order, the line numbers shared."""
+        shared = self._shared_lines
+        first, last = node.lineno, node.end_lineno
+        try:  # a parsed node's lines are 1 or more (an index from the end cannot be)
+            first = shared[first]
+            last = first if last == first else shared[last]
+        except (IndexError, TypeError):  # not a line of this text (or None)
+            first = first if first is None else _shared(shared, first)
+            last = last if last is None else _shared(shared, last)
+        made.lineno = first
+        made.col_offset = node.col_offset
+        made.parent = parent
+        made.end_lineno = last
+        made.end_col_offset = node.end_col_offset
+        made.position = None
+
+    def _shared_visit(self, node: Any, parent: nodes.NodeNG) -> Any:
+        """astroid's own visit of `node`, the line numbers shared."""
+        kind = node.__class__
+        method = self._visit_meths.get(kind)
+        if method is None:
+            name = "visit_" + REDIRECT.get(kind.__name__, kind.__name__).lower()
+            method = self._visit_meths[kind] = getattr(self, name)
+        made = method(node, parent)
+        shared = self._shared_lines
+        made.lineno = _shared(shared, made.lineno)
+        made.end_lineno = _shared(shared, made.end_lineno)
         return made
 
     def _visit_functiondef(self, cls: type[_F], node: Any, parent: nodes.NodeNG) -> _F:
@@ -483,6 +588,34 @@ class LazyRebuilder(TreeRebuilder):
         if not re.search(rf"\b{re.escape(first)}(?:[\s\\)]|#[^\n]*)*\.", text):
             return set()  # its attributes are never spelled
         return _stored_attributes_of(statements, first)
+
+
+_OWN_VISITS: dict[type, Callable[[LazyRebuilder, Any, nodes.NodeNG], Any]] = {
+    ast.Name: LazyRebuilder._name,
+    ast.Attribute: LazyRebuilder._attribute,
+    ast.Constant: LazyRebuilder._constant,
+    ast.Call: LazyRebuilder._call,
+    ast.keyword: LazyRebuilder._keyword,
+    ast.Expr: LazyRebuilder._expression,
+    ast.Assign: LazyRebuilder._assign,
+}
+
+_new = object.__new__  # a node made without its __init__: _place sets what it would
+
+
+def _grow(shared: list[int], size: int) -> None:
+    """Make `shared` hold the lines below `size` (each its own int object)."""
+    if len(shared) < size:
+        shared.extend(range(len(shared), size))
+
+
+def _shared(shared: list[int], line: int | None) -> int | None:
+    """The one int object of line `line` (a line above 256 is a new int per node)."""
+    if line is None or line < 0:
+        return line
+    if line >= len(shared):
+        _grow(shared, line + 1)
+    return shared[line]
 
 
 class _Lines:

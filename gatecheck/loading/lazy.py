@@ -33,7 +33,7 @@ import bisect
 import copy
 import itertools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from astroid import nodes
@@ -751,6 +751,38 @@ class Spelling:
         at = bisect.bisect_left(found, start)
         return at < len(found) and found[at] + len(word) <= end
 
+    def spelling_any(self, words: Collection[str]) -> Callable[[nodes.NodeNG], bool] | None:
+        """`node -> any(self.may_spell(node, w) for w in words)`, one bisection per node
+        whatever the words: None when every node may spell them (a tree this module did
+        not build). Every occurrence of every word, by start, with the earliest end of
+        those starting at or after each: some occurrence lies within a node's lines
+        when the earliest end after its first line's start is by its last line's end."""
+        rebuilder = self._rebuilder
+        if rebuilder is None:
+            return None
+        wanted = set(words)
+        found = sorted(
+            (at, at + len(word)) for word in wanted for at in rebuilder.occurrences(word)
+        )
+        begins = [at for at, _ in found]
+        ends = [end for _, end in found]
+        for index in range(len(ends) - 2, -1, -1):  # the earliest end from here on
+            if ends[index + 1] < ends[index]:
+                ends[index] = ends[index + 1]
+        ends.append(-1)  # past the last start: no occurrence (an end is never below 0)
+        span = rebuilder.span
+        bisect_left = bisect.bisect_left
+        some = bool(wanted)  # a node without lines may spell any word
+
+        def spells_any(node: nodes.NodeNG) -> bool:
+            lines = span(node)
+            if lines is None:
+                return some
+            start, end = lines
+            return 0 <= ends[bisect_left(begins, start)] <= end
+
+        return spells_any
+
 
 def spelled_nodes(
     module: nodes.Module,
@@ -763,11 +795,11 @@ def spelled_nodes(
     a callee's name) need not visit it, nor build the bodies waiting under it.
     `enter`: asked of each node visited before it is yielded; False leaves what is
     under it unvisited (a caller that reads a waiting body another way)."""
-    spelling = Spelling(module)
+    spells_any = Spelling(module).spelling_any(words)
     stack: list[nodes.NodeNG] = [module]
     while stack:
         node = stack.pop()
-        if node.is_statement and not any(spelling.may_spell(node, w) for w in words):
+        if spells_any is not None and node.is_statement and not spells_any(node):
             continue
         below = enter is None or enter(node)
         if isinstance(node, classes):

@@ -37,6 +37,8 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from astroid import nodes
+from astroid._ast import BIN_OP_CLASSES, CMP_OP_CLASSES, CONTEXT_CLASSES
+from astroid.const import Context
 from astroid.rebuilder import REDIRECT, TreeRebuilder
 
 if TYPE_CHECKING:
@@ -345,7 +347,8 @@ class LazyRebuilder(TreeRebuilder):
 
     # The visits of the nodes most of a tree is (sglang 0.5.9: names, attributes,
     # constants, calls and keywords, expression statements and assignments, three
-    # nodes of four): each makes the node astroid's visit makes, with the same
+    # nodes of four; with `if`, `return`, comparisons, binary operations, subscripts
+    # and tuples, 85%): each makes the node astroid's visit makes, with the same
     # attributes set in the same order (a node's dict then shares its keys with every
     # other node of its class, as astroid's do), its children visited in the same order
     # (the locals and recorded attributes their visits add come in that order), and
@@ -413,6 +416,58 @@ class LazyRebuilder(TreeRebuilder):
         made.targets = [visit(child, made) for child in node.targets]
         made.value = visit(node.value, made)
         made.type_annotation = annotation
+        return made
+
+    def _if(self, node: ast.If, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.If)
+        self._place(made, node, parent)
+        visit = self.visit
+        made.test = visit(node.test, made)
+        made.body = [visit(child, made) for child in node.body]
+        made.orelse = [visit(child, made) for child in node.orelse]
+        return made
+
+    def _return(self, node: ast.Return, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Return)
+        self._place(made, node, parent)
+        made.value = self.visit(node.value, made)
+        return made
+
+    def _compare(self, node: ast.Compare, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Compare)
+        self._place(made, node, parent)
+        visit = self.visit
+        made.left = visit(node.left, made)
+        made.ops = [
+            (CMP_OP_CLASSES[op.__class__], visit(operand, made))
+            for op, operand in zip(node.ops, node.comparators, strict=False)
+        ]
+        return made
+
+    def _binary(self, node: ast.BinOp, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.BinOp)
+        made.op = BIN_OP_CLASSES[node.op.__class__]
+        self._place(made, node, parent)
+        visit = self.visit
+        made.left = visit(node.left, made)
+        made.right = visit(node.right, made)
+        return made
+
+    def _subscript(self, node: ast.Subscript, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Subscript)
+        made.ctx = CONTEXT_CLASSES.get(node.ctx.__class__, Context.Load)
+        self._place(made, node, parent)
+        visit = self.visit
+        made.value = visit(node.value, made)
+        made.slice = visit(node.slice, made)
+        return made
+
+    def _tuple(self, node: ast.Tuple, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Tuple)
+        made.ctx = CONTEXT_CLASSES.get(node.ctx.__class__, Context.Load)
+        made.elts = []  # where astroid's __init__ sets it
+        self._place(made, node, parent)
+        made.elts = [self.visit(child, made) for child in node.elts]
         return made
 
     def _place(self, made: nodes.NodeNG, node: Any, parent: nodes.NodeNG) -> None:
@@ -598,6 +653,12 @@ _OWN_VISITS: dict[type, Callable[[LazyRebuilder, Any, nodes.NodeNG], Any]] = {
     ast.keyword: LazyRebuilder._keyword,
     ast.Expr: LazyRebuilder._expression,
     ast.Assign: LazyRebuilder._assign,
+    ast.If: LazyRebuilder._if,
+    ast.Return: LazyRebuilder._return,
+    ast.Compare: LazyRebuilder._compare,
+    ast.BinOp: LazyRebuilder._binary,
+    ast.Subscript: LazyRebuilder._subscript,
+    ast.Tuple: LazyRebuilder._tuple,
 }
 
 _new = object.__new__  # a node made without its __init__: _place sets what it would

@@ -69,6 +69,18 @@ SOURCES = {
         import m.n as o
         print(p, q=r)
     """,
+    "parameters-every-kind": """
+        def f(a, /, b: int = 1, *args: str, c, d=2, **kwargs) -> None:
+            g = lambda x, *y, z=3, **w: x
+        def h(
+            p,  # type: int
+            q,  # type: str
+        ):
+            # type: (...) -> None
+            pass
+        class K:
+            def m(self, *, key): pass
+    """,
     "attributes-every-context": """
         class C:
             def __init__(self, v):

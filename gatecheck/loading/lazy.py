@@ -314,7 +314,7 @@ class LazyRebuilder(TreeRebuilder):
         self._source = data
         # Where each line starts: astroid's lines and a node's text are slices of the
         # module's text (a list of its lines would be kept for as long as the tree).
-        lengths = (len(line) + 1 for line in data.split("\n"))
+        lengths = map((1).__add__, map(len, data.split("\n")))  # each with its LF
         self._starts = array.array("L", itertools.accumulate(lengths, initial=0))
         self._data = _Lines(data, self._starts)
         _grow(self._shared_lines, len(self._starts))  # every line of the text
@@ -367,6 +367,13 @@ class LazyRebuilder(TreeRebuilder):
         self._place(made, node, parent)
         if context is ast.Store:
             self._save_assignment(made)
+        return made
+
+    def _argument(self, node: ast.arg, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.AssignName)  # a parameter is a name it assigns
+        made.name = node.arg
+        self._place(made, node, parent)
+        self._save_assignment(made)
         return made
 
     def _attribute(self, node: ast.Attribute, parent: nodes.NodeNG) -> nodes.NodeNG:
@@ -647,6 +654,7 @@ class LazyRebuilder(TreeRebuilder):
 
 _OWN_VISITS: dict[type, Callable[[LazyRebuilder, Any, nodes.NodeNG], Any]] = {
     ast.Name: LazyRebuilder._name,
+    ast.arg: LazyRebuilder._argument,
     ast.Attribute: LazyRebuilder._attribute,
     ast.Constant: LazyRebuilder._constant,
     ast.Call: LazyRebuilder._call,

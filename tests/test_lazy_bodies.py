@@ -346,3 +346,31 @@ def test_spelling_answers_as_a_scan_of_the_lines(source: str) -> None:
     for word in sorted(words):
         for node in every:
             assert spelling.may_spell(node, word) is rebuilder.spells(node, word), (word, node)
+
+
+@pytest.mark.parametrize("source", list(SOURCES.values()), ids=list(SOURCES))
+def test_spelling_any_answers_as_each_word(source: str) -> None:
+    """One bisection for a set of words answers as asking each word (nested and
+    overlapping words, a word never spelled, no word at all)."""
+    module = _build(source)
+    spelling = Spelling(module)
+    every = list(module.nodes_of_class(nodes.NodeNG))
+    word_sets = [
+        {"f", "self"},
+        {"ll", "lll", "l"},
+        {"no_such_word"},
+        {"héllo", "def", ":\n", "x"},
+        {"return", "no_such_word"},
+        set(),
+    ]
+    for words in word_sets:
+        spells_any = spelling.spelling_any(words)
+        assert spells_any is not None
+        for node in every:
+            expected = any(spelling.may_spell(node, w) for w in words)
+            assert spells_any(node) is expected, (words, node)
+
+
+def test_spelling_any_of_a_tree_built_elsewhere_is_none() -> None:
+    module = ProjectBuilder(lazy=False).string_build("x = 1\n", "m", "/x/m.py")
+    assert Spelling(module).spelling_any({"x"}) is None

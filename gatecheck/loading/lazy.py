@@ -33,11 +33,13 @@ import bisect
 import copy
 import itertools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from astroid import nodes
-from astroid.rebuilder import TreeRebuilder
+from astroid._ast import BIN_OP_CLASSES, CMP_OP_CLASSES, CONTEXT_CLASSES
+from astroid.const import Context
+from astroid.rebuilder import REDIRECT, TreeRebuilder
 
 if TYPE_CHECKING:
     from astroid.manager import AstroidManager
@@ -292,16 +294,16 @@ class LazyRebuilder(TreeRebuilder):
         add_import: AddImport,
         add_attribute: AddAttribute,
         *,
-        lines: dict[int | None, int | None] | None = None,
+        lines: list[int] | None = None,
         wait: bool = True,
     ) -> None:
         super().__init__(manager, None)
-        # Every line number of the project's trees, one int object each: the parser
-        # makes a new int for every position above 256 of every node, and the trees keep
-        # them to the end of the run (sglang 0.5.9: 42 MB of 324 MB), where a project's
-        # distinct line numbers are a few thousand. Columns are left alone (almost all
-        # are below 257: the interpreter's own small ints).
-        self._shared_lines: dict[int | None, int | None] = {} if lines is None else lines
+        # Every line number of the project's trees, one int object each (line n at index
+        # n): the parser makes a new int for every position above 256 of every node, and
+        # the trees keep them to the end of the run (sglang 0.5.9: 42 MB of 324 MB),
+        # where a project's distinct line numbers are a few thousand. Columns are left
+        # alone (almost all are below 257: the interpreter's own small ints).
+        self._shared_lines: list[int] = [] if lines is None else lines
         # The line table below splits at LF, as astroid does; Python also ends a line at a
         # lone CR (old Mac line ends, a stray CR). In such a text a node's line numbers
         # do not find its lines: no body waits, and Spelling never prunes by the text.
@@ -312,9 +314,10 @@ class LazyRebuilder(TreeRebuilder):
         self._source = data
         # Where each line starts: astroid's lines and a node's text are slices of the
         # module's text (a list of its lines would be kept for as long as the tree).
-        lengths = (len(line) + 1 for line in data.split("\n"))
+        lengths = map((1).__add__, map(len, data.split("\n")))  # each with its LF
         self._starts = array.array("L", itertools.accumulate(lengths, initial=0))
         self._data = _Lines(data, self._starts)
+        _grow(self._shared_lines, len(self._starts))  # every line of the text
         # The lines that spell `global` (in code, a string or a comment): none waits.
         self._global_lines: list[int] = []
         at = data.find("global")
@@ -325,19 +328,183 @@ class LazyRebuilder(TreeRebuilder):
     def visit(self, node: Any, parent: nodes.NodeNG) -> Any:
         if node is None:
             return None
+        kind = node.__class__
+        own = _OWN_VISITS.get(kind)
+        if own is not None:  # the commonest nodes, made with their lines shared
+            return own(self, node, parent)
         # TreeRebuilder.visit's own dispatch, inline once it knows the node's class: this
         # runs for every node of every tree built (a Python call per node fewer).
-        visit_method = self._visit_meths.get(node.__class__)
+        visit_method = self._visit_meths.get(kind)
         if visit_method is None:
             made = TreeRebuilder.visit(self, node, parent)  # finds and keeps the method
         else:
             made = visit_method(node, parent)
         if made is not None:
-            share = self._shared_lines.setdefault
-            line = made.lineno
-            made.lineno = share(line, line)
-            line = made.end_lineno
-            made.end_lineno = share(line, line)
+            shared = self._shared_lines
+            made.lineno = _shared(shared, made.lineno)
+            made.end_lineno = _shared(shared, made.end_lineno)
+        return made
+
+    # The visits of the nodes most of a tree is (sglang 0.5.9: names, attributes,
+    # constants, calls and keywords, expression statements and assignments, three
+    # nodes of four; with `if`, `return`, comparisons, binary operations, subscripts
+    # and tuples, 85%): each makes the node astroid's visit makes, with the same
+    # attributes set in the same order (a node's dict then shares its keys with every
+    # other node of its class, as astroid's do), its children visited in the same order
+    # (the locals and recorded attributes their visits add come in that order), and
+    # its line numbers shared at once; in one call where astroid's takes four or five
+    # (visit, its visit_*, the context, the node's __init__ and its base's).
+
+    def _name(self, node: ast.Name, parent: nodes.NodeNG) -> nodes.NodeNG:
+        context = node.ctx.__class__
+        if context is ast.Load:
+            made = _new(nodes.Name)
+        elif context is ast.Store:
+            made = _new(nodes.AssignName)
+        else:
+            return self._shared_visit(node, parent)
+        made.name = node.id
+        self._place(made, node, parent)
+        if context is ast.Store:
+            self._save_assignment(made)
+        return made
+
+    def _argument(self, node: ast.arg, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.AssignName)  # a parameter is a name it assigns
+        made.name = node.arg
+        self._place(made, node, parent)
+        self._save_assignment(made)
+        return made
+
+    def _attribute(self, node: ast.Attribute, parent: nodes.NodeNG) -> nodes.NodeNG:
+        if node.ctx.__class__ is not ast.Load:
+            return self._shared_visit(node, parent)
+        made = _new(nodes.Attribute)
+        made.attrname = node.attr
+        self._place(made, node, parent)
+        made.expr = self.visit(node.value, made)
+        return made
+
+    def _constant(self, node: ast.Constant, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Const)
+        made.value = node.value
+        made.kind = node.kind
+        self._place(made, node, parent)
+        return made
+
+    def _call(self, node: ast.Call, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Call)
+        self._place(made, node, parent)
+        visit = self.visit
+        made.func = visit(node.func, made)
+        made.args = [visit(child, made) for child in node.args]
+        made.keywords = [visit(child, made) for child in node.keywords]
+        return made
+
+    def _keyword(self, node: ast.keyword, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Keyword)
+        made.arg = node.arg
+        self._place(made, node, parent)
+        made.value = self.visit(node.value, made)
+        return made
+
+    def _expression(self, node: ast.Expr, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Expr)
+        self._place(made, node, parent)
+        made.value = self.visit(node.value, made)
+        return made
+
+    def _assign(self, node: ast.Assign, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Assign)
+        self._place(made, node, parent)
+        # As astroid's: the type comment first, then the targets, then the value.
+        annotation = self.check_type_comment(node, parent=made) if node.type_comment else None
+        visit = self.visit
+        made.targets = [visit(child, made) for child in node.targets]
+        made.value = visit(node.value, made)
+        made.type_annotation = annotation
+        return made
+
+    def _if(self, node: ast.If, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.If)
+        self._place(made, node, parent)
+        visit = self.visit
+        made.test = visit(node.test, made)
+        made.body = [visit(child, made) for child in node.body]
+        made.orelse = [visit(child, made) for child in node.orelse]
+        return made
+
+    def _return(self, node: ast.Return, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Return)
+        self._place(made, node, parent)
+        made.value = self.visit(node.value, made)
+        return made
+
+    def _compare(self, node: ast.Compare, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Compare)
+        self._place(made, node, parent)
+        visit = self.visit
+        made.left = visit(node.left, made)
+        made.ops = [
+            (CMP_OP_CLASSES[op.__class__], visit(operand, made))
+            for op, operand in zip(node.ops, node.comparators, strict=False)
+        ]
+        return made
+
+    def _binary(self, node: ast.BinOp, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.BinOp)
+        made.op = BIN_OP_CLASSES[node.op.__class__]
+        self._place(made, node, parent)
+        visit = self.visit
+        made.left = visit(node.left, made)
+        made.right = visit(node.right, made)
+        return made
+
+    def _subscript(self, node: ast.Subscript, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Subscript)
+        made.ctx = CONTEXT_CLASSES.get(node.ctx.__class__, Context.Load)
+        self._place(made, node, parent)
+        visit = self.visit
+        made.value = visit(node.value, made)
+        made.slice = visit(node.slice, made)
+        return made
+
+    def _tuple(self, node: ast.Tuple, parent: nodes.NodeNG) -> nodes.NodeNG:
+        made = _new(nodes.Tuple)
+        made.ctx = CONTEXT_CLASSES.get(node.ctx.__class__, Context.Load)
+        made.elts = []  # where astroid's __init__ sets it
+        self._place(made, node, parent)
+        made.elts = [self.visit(child, made) for child in node.elts]
+        return made
+
+    def _place(self, made: nodes.NodeNG, node: Any, parent: nodes.NodeNG) -> None:
+        """NodeNG.__init__'s attributes, in its order, the line numbers shared."""
+        shared = self._shared_lines
+        first, last = node.lineno, node.end_lineno
+        try:  # a parsed node's lines are 1 or more (an index from the end cannot be)
+            first = shared[first]
+            last = first if last == first else shared[last]
+        except (IndexError, TypeError):  # not a line of this text (or None)
+            first = first if first is None else _shared(shared, first)
+            last = last if last is None else _shared(shared, last)
+        made.lineno = first
+        made.col_offset = node.col_offset
+        made.parent = parent
+        made.end_lineno = last
+        made.end_col_offset = node.end_col_offset
+        made.position = None
+
+    def _shared_visit(self, node: Any, parent: nodes.NodeNG) -> Any:
+        """astroid's own visit of `node`, the line numbers shared."""
+        kind = node.__class__
+        method = self._visit_meths.get(kind)
+        if method is None:
+            name = "visit_" + REDIRECT.get(kind.__name__, kind.__name__).lower()
+            method = self._visit_meths[kind] = getattr(self, name)
+        made = method(node, parent)
+        shared = self._shared_lines
+        made.lineno = _shared(shared, made.lineno)
+        made.end_lineno = _shared(shared, made.end_lineno)
         return made
 
     def _visit_functiondef(self, cls: type[_F], node: Any, parent: nodes.NodeNG) -> _F:
@@ -485,6 +652,41 @@ class LazyRebuilder(TreeRebuilder):
         return _stored_attributes_of(statements, first)
 
 
+_OWN_VISITS: dict[type, Callable[[LazyRebuilder, Any, nodes.NodeNG], Any]] = {
+    ast.Name: LazyRebuilder._name,
+    ast.arg: LazyRebuilder._argument,
+    ast.Attribute: LazyRebuilder._attribute,
+    ast.Constant: LazyRebuilder._constant,
+    ast.Call: LazyRebuilder._call,
+    ast.keyword: LazyRebuilder._keyword,
+    ast.Expr: LazyRebuilder._expression,
+    ast.Assign: LazyRebuilder._assign,
+    ast.If: LazyRebuilder._if,
+    ast.Return: LazyRebuilder._return,
+    ast.Compare: LazyRebuilder._compare,
+    ast.BinOp: LazyRebuilder._binary,
+    ast.Subscript: LazyRebuilder._subscript,
+    ast.Tuple: LazyRebuilder._tuple,
+}
+
+_new = object.__new__  # a node made without its __init__: _place sets what it would
+
+
+def _grow(shared: list[int], size: int) -> None:
+    """Make `shared` hold the lines below `size` (each its own int object)."""
+    if len(shared) < size:
+        shared.extend(range(len(shared), size))
+
+
+def _shared(shared: list[int], line: int | None) -> int | None:
+    """The one int object of line `line` (a line above 256 is a new int per node)."""
+    if line is None or line < 0:
+        return line
+    if line >= len(shared):
+        _grow(shared, line + 1)
+    return shared[line]
+
+
 class _Lines:
     """astroid's `_data` (the module's lines, sliced to find where a `def` or `class`
     keyword is) read from the text: a slice is one string, which astroid joins as is."""
@@ -618,6 +820,38 @@ class Spelling:
         at = bisect.bisect_left(found, start)
         return at < len(found) and found[at] + len(word) <= end
 
+    def spelling_any(self, words: Collection[str]) -> Callable[[nodes.NodeNG], bool] | None:
+        """`node -> any(self.may_spell(node, w) for w in words)`, one bisection per node
+        whatever the words: None when every node may spell them (a tree this module did
+        not build). Every occurrence of every word, by start, with the earliest end of
+        those starting at or after each: some occurrence lies within a node's lines
+        when the earliest end after its first line's start is by its last line's end."""
+        rebuilder = self._rebuilder
+        if rebuilder is None:
+            return None
+        wanted = set(words)
+        found = sorted(
+            (at, at + len(word)) for word in wanted for at in rebuilder.occurrences(word)
+        )
+        begins = [at for at, _ in found]
+        ends = [end for _, end in found]
+        for index in range(len(ends) - 2, -1, -1):  # the earliest end from here on
+            if ends[index + 1] < ends[index]:
+                ends[index] = ends[index + 1]
+        ends.append(-1)  # past the last start: no occurrence (an end is never below 0)
+        span = rebuilder.span
+        bisect_left = bisect.bisect_left
+        some = bool(wanted)  # a node without lines may spell any word
+
+        def spells_any(node: nodes.NodeNG) -> bool:
+            lines = span(node)
+            if lines is None:
+                return some
+            start, end = lines
+            return 0 <= ends[bisect_left(begins, start)] <= end
+
+        return spells_any
+
 
 def spelled_nodes(
     module: nodes.Module,
@@ -630,11 +864,11 @@ def spelled_nodes(
     a callee's name) need not visit it, nor build the bodies waiting under it.
     `enter`: asked of each node visited before it is yielded; False leaves what is
     under it unvisited (a caller that reads a waiting body another way)."""
-    spelling = Spelling(module)
+    spells_any = Spelling(module).spelling_any(words)
     stack: list[nodes.NodeNG] = [module]
     while stack:
         node = stack.pop()
-        if node.is_statement and not any(spelling.may_spell(node, w) for w in words):
+        if spells_any is not None and node.is_statement and not spells_any(node):
             continue
         below = enter is None or enter(node)
         if isinstance(node, classes):

@@ -64,7 +64,7 @@ class ProjectBuilder(AstroidBuilder):
         InspectBuilder.__init__(self, self.manager)  # AstroidBuilder's would bootstrap
         self._apply_transforms = False
         # Every line number of this project's trees, one int object each.
-        self._lines: dict[int | None, int | None] = {}
+        self._lines: list[int] = []
         self._lazy = lazy  # False: astroid's own rebuilder (the trees are the same)
         self._whole = False  # the module being built: every body at once
 

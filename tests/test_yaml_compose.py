@@ -85,7 +85,7 @@ TEXTS = [
 def test_the_shipped_rules_are_recorded() -> None:
     """The fast path is taken for them (a cold check's rules)."""
     from gatecheck.config.loader import validation_digest
-    from gatecheck.config.validated import VALIDATED
+    from gatecheck.config.shipped_data import VALIDATED
 
     schemas = {"sglang.yaml": "rules", "generations.yaml": "registry"}
     for name, schema in schemas.items():

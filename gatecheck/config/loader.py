@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 import yaml
 
 from gatecheck import resources
+from gatecheck.config import shipped_data
 from gatecheck.config.model import (
     ConfigError,
     ConfigErrors,
@@ -39,12 +40,16 @@ from gatecheck.config.schema import (
 )
 from gatecheck.config.sources import config_error as _error
 from gatecheck.config.sources import sources
-from gatecheck.config.validated import VALIDATED
 from gatecheck.safe_io import CONFIG_BYTES, read_regular
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
+
+# The validation digests of the shipped files (loader.validation_digest), recorded with
+# them by config/shipped.py. Empty while the module is being made again (the command
+# writing it truncates it first): then every file is validated.
+VALIDATED: frozenset[str] = getattr(shipped_data, "VALIDATED", frozenset())
 
 _YAML_TAG = "tag:yaml.org,2002:"
 # Plain data only: !!python/*, !!binary, !!set, custom tags... are refused, never constructed.
@@ -71,7 +76,7 @@ def _validator(schema_name: str) -> Draft202012Validator:
 
 def validation_digest(schema_name: str, text: str) -> str:
     """What a file's schema validation depends on: the schema and the file's text.
-    config/validated.py records the digests of files that passed it (the shipped
+    config/shipped_data.py records the digests of files that passed it (the shipped
     ones); a file with one of them passes again without jsonschema being imported
     (about 80 ms, a tenth of a cold check)."""
     schema = json.dumps(_SCHEMAS[schema_name], sort_keys=True)
@@ -93,14 +98,18 @@ def load_registry(path: Path | None = None) -> Registry:
     return loader.registry()
 
 
-def load_ruleset(rule_paths: Sequence[Path] | None = None) -> RuleSet:
-    """Load the shipped rules, or the shipped registry plus the given rule files/directories."""
+def load_ruleset(
+    rule_paths: Sequence[Path] | None = None, *, trusted: frozenset[str] = VALIDATED
+) -> RuleSet:
+    """Load the shipped rules, or the shipped registry plus the given rule files/directories.
+    `trusted`: the validation digests of texts known to pass their schema (by default the
+    shipped files', recorded in config/shipped_data.py); empty, every file is validated."""
     errors: list[ConfigError] = []
     registry_file = resources.registry_path()
     files = sources(rule_paths, registry_file, errors)
-    loader = _Loader(errors)
+    loader = _Loader(errors, trusted)
     loader.add_registry(registry_file)
-    documents = [doc for path in files if (doc := _parse(path, "rules", errors))]
+    documents = [doc for path in files if (doc := _parse(path, "rules", errors, trusted))]
     # Generations first, so a feature may require a generation another file adds.
     for doc in documents:
         loader.add_generations(doc)
@@ -170,11 +179,13 @@ def _child(node: yaml.Node, part: PathPart, *, want_key: bool = False) -> yaml.N
     return None
 
 
-def _parse(path: Path, schema_name: str, errors: list[ConfigError]) -> _Document | None:
+def _parse(
+    path: Path, schema_name: str, errors: list[ConfigError], trusted: frozenset[str] = VALIDATED
+) -> _Document | None:
     text = _read_text(path, errors)
     if text is None:
         return None
-    recorded = validation_digest(schema_name, text) in VALIDATED
+    recorded = validation_digest(schema_name, text) in trusted
     root = _compose(path, text, errors, recorded=recorded)
     if root is None:
         return None
@@ -185,7 +196,7 @@ def _parse(path: Path, schema_name: str, errors: list[ConfigError]) -> _Document
     reader = _NodeReader(path, errors)
     doc = _Document(path, root, reader.read(root), reader.broken)
     if recorded:
-        return doc  # this very text passed this very schema (config/validated.py)
+        return doc  # this very text passed this very schema (shipped_data.VALIDATED)
     for schema_error in _validator(schema_name).iter_errors(doc.data):
         where = tuple(schema_error.absolute_path)
         if not doc.is_broken(where):
@@ -266,7 +277,7 @@ def _read_text(path: Path, errors: list[ConfigError]) -> str | None:
 
 # libyaml's parser, where PyYAML was built with it: a tenth of the pure-Python parser's
 # time (23 ms -> 2 ms for the shipped rules, a twelfth of a cold check). It is used only
-# for a text recorded as valid (config/validated.py: PyYAML composed it and the schema
+# for a text recorded as valid (shipped_data.VALIDATED: PyYAML composed it and the schema
 # passed it), where it composes the same nodes, marks included (tests/test_yaml_compose.py).
 # Any other text is PyYAML's to judge: libyaml accepts some texts PyYAML refuses.
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
@@ -274,7 +285,7 @@ _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
 
 def compose_yaml(text: str, *, recorded: bool = False) -> yaml.Node | None:
     """`yaml.compose(text, Loader=yaml.SafeLoader)`; by libyaml when `recorded` (the
-    text's validation digest is in config/validated.py)."""
+    text's validation digest is in shipped_data.VALIDATED)."""
     if recorded and _FAST_LOADER is not None:
         try:
             return yaml.compose(text, Loader=_FAST_LOADER)
@@ -555,15 +566,16 @@ def _entries(data: object, key: str) -> Iterator[tuple[int, Entry]]:
 class _Loader:
     """Accumulates generations, feature ids and vocabulary names across files."""
 
-    def __init__(self, errors: list[ConfigError]) -> None:
+    def __init__(self, errors: list[ConfigError], trusted: frozenset[str] = VALIDATED) -> None:
         self.errors = errors
+        self.trusted = trusted
         self._generations: list[Entry] = []
         self._generation_sites: dict[str, SourceLocation] = {}
         self._feature_sites: dict[str, SourceLocation] = {}
         self._vocabulary_sites: dict[str, SourceLocation] = {}
 
     def add_registry(self, path: Path) -> None:
-        doc = _parse(path, "registry", self.errors)
+        doc = _parse(path, "registry", self.errors, self.trusted)
         if doc is not None:
             self.add_generations(doc)
 

@@ -55,6 +55,8 @@ class Discovery:
 
 _GLOB_CHARS = re.compile(r"[*?[]")
 _NAME = operator.attrgetter("name")
+# Whether os.path.normcase changes a name (Windows); on POSIX it returns it as given.
+_FOLDS_CASE = os.path.normcase("A") != "A"
 
 
 def _exclusion_matcher(patterns: Sequence[str]) -> Callable[[str, str], bool]:
@@ -66,6 +68,13 @@ def _exclusion_matcher(patterns: Sequence[str]) -> Callable[[str, str], bool]:
     literal = frozenset(p for p in patterns if not _GLOB_CHARS.search(p))
     globs = [p for p in patterns if p not in literal]
     combined = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in globs)) if globs else None
+    if combined is None and not _FOLDS_CASE:
+        # Asked of every file and folder of a tree: the set lookups alone (POSIX's
+        # normcase returns its argument, and the default excludes are all literal).
+        def only_literal(rel: str, name: str) -> bool:
+            return name in literal or rel in literal
+
+        return only_literal
 
     def excluded(rel: str, name: str) -> bool:
         name, rel = os.path.normcase(name), os.path.normcase(rel)
@@ -118,19 +127,6 @@ def discover(paths: Iterable[Path], excludes: Sequence[str] = ()) -> Discovery:
     return Discovery(tuple(roots), tuple(walk.files), tuple(walk.skipped), names=tuple(walk.names))
 
 
-def _entry_kind(entry: os.DirEntry[str]) -> tuple[bool, bool]:
-    """(is a link, is a folder); folders through links count, as in os.walk(followlinks)."""
-    try:
-        is_link = entry.is_symlink()
-    except OSError:
-        is_link = False
-    try:
-        is_dir = entry.is_dir()
-    except OSError:
-        is_dir = False  # a link loop: resolved, and reported, as a file would be
-    return is_link, is_dir
-
-
 class _Walk:
     """os.walk(followlinks=True) in sorted pre-order, but paths are only resolved where a
     link is met: below a folder that is not a link, the real path of an entry is the
@@ -167,13 +163,22 @@ class _Walk:
             return
         folders: list[tuple[str, str, str]] = []
         files: list[tuple[os.DirEntry[str], str, bool]] = []
+        prefix = f"{rel}{os.sep}" if rel else ""
         for entry in entries:
             name = entry.name
-            entry_rel = f"{rel}{os.sep}{name}" if rel else name
-            is_link, is_dir = _entry_kind(entry)
+            try:
+                is_dir = entry.is_dir()  # through a link, as os.walk(followlinks) does
+            except OSError:
+                is_dir = False  # a link loop: resolved, and reported, as a file would be
+            if not (is_dir or name.endswith(".py")):
+                continue  # no syscall for the files that are not Python (d_type)
+            try:
+                is_link = entry.is_symlink()
+            except OSError:
+                is_link = False
+            entry_rel = prefix + name
             if not is_dir:
-                if name.endswith(".py"):
-                    files.append((entry, entry_rel, is_link))
+                files.append((entry, entry_rel, is_link))
                 continue
             if self.excluded(entry_rel, name):
                 continue

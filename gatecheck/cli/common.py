@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import gc
 import importlib
 import sys
 import time
@@ -15,6 +14,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import click
 
 from gatecheck import __version__
+from gatecheck.cli.collector import few_collections
 from gatecheck.config.model import ConfigErrors, RuleSet
 from gatecheck.config.shipped import shipped_ruleset
 from gatecheck.config.sources import rule_sources
@@ -188,23 +188,6 @@ class GatecheckGroup(click.Group):
             click.echo(f"gatecheck: internal error: {type(err).__name__}: {err}", err=True)
             ctx.exit(EXIT_ERROR)
         return None
-
-
-@contextmanager
-def few_collections() -> Iterator[None]:
-    """A command's allocations are nearly all kept to its end: the modules, classes and
-    functions its imports make (the command's module, the engine, astroid), then its
-    trees. The cyclic collector's passes over them at the default thresholds (one every
-    700 allocations) were about 40 ms of a cold check of sglang, most of them while
-    importing. The thresholds are raised for the command (as
-    loading.project.bulk_allocation does for an analysis) and restored after it;
-    garbage cycles are still collected."""
-    saved = gc.get_threshold()
-    gc.set_threshold(max(saved[0], 50_000), max(saved[1], 20), max(saved[2], 100))
-    try:
-        yield
-    finally:
-        gc.set_threshold(*saved)
 
 
 def load_rules(rules: Sequence[Path], *, cache_root: Path | None = None) -> RuleSet:

@@ -53,7 +53,7 @@ def _assigned(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) -> Any:
     parent = node.parent
     while isinstance(parent, (nodes.Tuple, nodes.List, nodes.Starred)):
         parent = parent.parent
-    if _under_type_checking(parent):
+    if _under_type_checking(ev, parent):
         # Declarations for type checkers (vllm's envs, current_platform): the
         # runtime value comes from elsewhere (a module __getattr__, env vars).
         annotation = getattr(parent, "annotation", None)
@@ -97,7 +97,20 @@ def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -
     return conventions.parameter_by_convention(ev, node, args)
 
 
-def _under_type_checking(node: nodes.NodeNG) -> bool:
+def _under_type_checking(ev: Evaluator, node: nodes.NodeNG) -> bool:
+    """under_type_checking(node), found once per statement: a binding is evaluated once
+    per generation that reads the device, and `as_string` of each `if` test around it
+    costs more than the rest of the binding."""
+    key = ("type-checking", id(node))
+    found = ev.facts.get(key)
+    if found is None:
+        found = ev.facts[key] = under_type_checking(node)
+    return bool(found)
+
+
+def under_type_checking(node: nodes.NodeNG) -> bool:
+    """Whether `node` sits in the body of an `if ...TYPE_CHECKING:` of its own function
+    or module."""
     child, parent = node, node.parent
     while parent is not None and not isinstance(parent, (nodes.Module, nodes.FunctionDef)):
         if (

@@ -98,14 +98,19 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
     if len(assigns) == 1:
-        # One binding (most names): no flow to follow, nothing to meet.
-        return binding_of(ev, assigns[0], node.name)
+        # One binding (most names): no flow to follow, nothing to meet. Not an import:
+        # binding_of's own test, without its frame (once per name per generation).
+        bound = assigns[0]
+        if not isinstance(bound, _IMPORTS):
+            return binding_value(ev, bound)
+        return binding_of(ev, bound, node.name)
     flowed = flow.value_after(ev, assigns, node)
     if flowed is not None:
         return flowed
     return join_all([binding_of(ev, a, node.name) for a in assigns])
 
 
+_IMPORTS = (nodes.ImportFrom, nodes.Import)
 # A name no scope around it binds (the lookup is skipped): no scope, no bindings.
 _UNBOUND: tuple[None, list[nodes.NodeNG]] = (None, [])
 

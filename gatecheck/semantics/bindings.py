@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import decorator_names, destructure_path
-from gatecheck.semantics import conventions, dispatch
+from gatecheck.semantics import conventions, dispatch, replay
 from gatecheck.semantics.env import index_path
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 def binding_value(ev: Evaluator, node: nodes.NodeNG) -> Any:
     key = id(node)
     memo = ev.binding_memo.get(key)
+    trace = ev.trace
     if memo is not None:
+        if trace is not None:
+            trace.append((replay.BINDING, key, memo))
         value, recorded = memo
         if recorded is not NOTHING:  # absorbing it changes nothing
             ev.reads.absorb(recorded)
@@ -31,7 +34,10 @@ def binding_value(ev: Evaluator, node: nodes.NodeNG) -> Any:
     try:
         with ev.tracking() as reads:
             value = _value_of(ev, node)
-        ev.binding_memo.put(key, value, reads.frozen())
+        frozen = reads.frozen()
+        ev.binding_memo.put(key, value, frozen)
+        if trace is not None:
+            trace.append(replay.OPAQUE if frozen.device else (replay.BINDING, key, None))
         return value
     finally:
         ev.active.discard(key)

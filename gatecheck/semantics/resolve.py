@@ -13,7 +13,7 @@ from astroid import nodes
 from gatecheck.loading.project import Project
 from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
 from gatecheck.loading.trees import bound_in_scopes, lookup
-from gatecheck.semantics import bounds, flow
+from gatecheck.semantics import bounds, flow, replay
 from gatecheck.semantics.bindings import binding_value
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.logic import join_all
@@ -159,7 +159,10 @@ def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:
     if isinstance(bound, nodes.ImportFrom):
         key = (id(bound), local)
         memo = ev.call_memo.get(key)
+        trace = ev.trace
         if memo is not None:
+            if trace is not None:
+                trace.append((replay.CALL, key, memo))
             value, recorded = memo
             if recorded is not NOTHING:
                 ev.reads.absorb(recorded)
@@ -170,7 +173,10 @@ def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:
         try:
             with ev.tracking() as reads:
                 value = _import_from_value(ev, bound, local)
-            ev.call_memo.put(key, value, reads.frozen())
+            frozen = reads.frozen()
+            ev.call_memo.put(key, value, frozen)
+            if trace is not None:
+                trace.append(replay.OPAQUE if frozen.device else (replay.CALL, key, None))
             return value
         finally:
             ev.active.discard(id(bound))

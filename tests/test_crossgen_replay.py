@@ -7,13 +7,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import astroid
 import pytest
 from astroid import nodes
 
 from gatecheck.config.loader import load_ruleset
 from gatecheck.semantics.admitted import Admission, Semantics, in_memory_project
-from gatecheck.semantics.replay import same
-from gatecheck.semantics.values import UNKNOWN, Capability, ExternalRef, NoneOr
+from gatecheck.semantics.reads import DEVICE, NOTHING
+from gatecheck.semantics.replay import (
+    BINDING,
+    BINDING_ADDED,
+    CALL,
+    CALL_ADDED,
+    OPAQUE,
+    added,
+    interchangeable,
+    same,
+)
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    Capability,
+    ClassRef,
+    ExternalRef,
+    InstanceRef,
+    NoneOr,
+    OneOf,
+)
 
 
 @pytest.mark.parametrize(
@@ -43,6 +62,48 @@ from gatecheck.semantics.values import UNKNOWN, Capability, ExternalRef, NoneOr
 )
 def test_same(a: Any, b: Any, expected: bool) -> None:
     assert same(a, b) is expected
+
+
+_CLASS = astroid.extract_node("class C:\n    pass")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (True, True),
+        (90, True),
+        ("9.0a", True),
+        (None, True),
+        (UNKNOWN, True),
+        ((9, (0, "a")), True),
+        (Capability((10, 3)), True),
+        (ExternalRef("torch.version.hip"), True),
+        (NoneOr((9, 0)), True),
+        ([9, 0], False),  # a list is made anew
+        ((9, [0]), False),
+        (ClassRef(_CLASS), False),  # hashed by identity
+        (InstanceRef(_CLASS), False),
+        (OneOf((True, False)), False),
+        (NoneOr([1]), False),
+    ],
+)
+def test_interchangeable(value: Any, expected: bool) -> None:
+    assert interchangeable(value) is expected
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "device", "expected"),
+    [
+        (BINDING, True, False, (BINDING, 7, None)),
+        (CALL, [1], False, (CALL, 7, None)),  # shared: found there by the others
+        (BINDING, True, True, (BINDING_ADDED, 7, (True, DEVICE))),
+        (CALL, (9, 0), True, (CALL_ADDED, 7, ((9, 0), DEVICE))),
+        (CALL, [9, 0], True, OPAQUE),
+        (BINDING, InstanceRef(_CLASS), True, OPAQUE),
+    ],
+)
+def test_added(kind: int, value: Any, device: bool, expected: tuple[Any, ...]) -> None:
+    assert added(kind, 7, value, DEVICE if device else NOTHING) == expected
 
 
 UTILS = """

@@ -173,7 +173,7 @@ class Semantics:
         generations: Collection[str] | None,
         shortcut: bool,
     ) -> Iterator[tuple[str, T, Reads]]:
-        from gatecheck.semantics.replay import OPAQUE, replays
+        from gatecheck.semantics.replay import OPAQUE, retraced
 
         names = [g for g in self.registry.names if generations is None or g in generations]
         # The evaluations so far whose path another generation may retrace (replay.py),
@@ -182,7 +182,7 @@ class Semantics:
         for index, gen in enumerate(names):
             evaluator = self.evaluator(gen, flags)
             if shortcut:
-                found = next((r for r in retraceable if replays(r[0], evaluator)), None)
+                found = next((r for r in retraceable if retraced(r[0], evaluator)), None)
                 if found is not None:
                     # Every point where the generation enters gives this one what it
                     # gave that one: it would walk the same path to the same answer.

@@ -37,7 +37,7 @@ def binding_value(ev: Evaluator, node: nodes.NodeNG) -> Any:
         frozen = reads.frozen()
         ev.binding_memo.put(key, value, frozen)
         if trace is not None:
-            trace.append(replay.OPAQUE if frozen.device else (replay.BINDING, key, None))
+            trace.append(replay.added(replay.BINDING, key, value, frozen))
         return value
     finally:
         ev.active.discard(key)

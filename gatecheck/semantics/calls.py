@@ -170,7 +170,7 @@ def _call_function(
             frozen = reads.frozen()
             ev.call_memo.put(key, result, frozen)
             if trace is not None:
-                trace.append(replay.OPAQUE if frozen.device else (replay.CALL, key, None))
+                trace.append(replay.added(replay.CALL, key, result, frozen))
         return result
     finally:
         ev.depth -= 1

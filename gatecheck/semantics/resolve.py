@@ -176,7 +176,7 @@ def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:
             frozen = reads.frozen()
             ev.call_memo.put(key, value, frozen)
             if trace is not None:
-                trace.append(replay.OPAQUE if frozen.device else (replay.CALL, key, None))
+                trace.append(replay.added(replay.CALL, key, value, frozen))
             return value
         finally:
             ev.active.discard(id(bound))

@@ -173,17 +173,36 @@ class Semantics:
         generations: Collection[str] | None,
         shortcut: bool,
     ) -> Iterator[tuple[str, T, Reads]]:
+        from gatecheck.semantics.replay import OPAQUE, retraced
+
         names = [g for g in self.registry.names if generations is None or g in generations]
+        # The evaluations so far whose path another generation may retrace (replay.py),
+        # with their answers and reads.
+        retraceable: list[tuple[list[tuple[Any, ...]], T, Reads]] = []
         for index, gen in enumerate(names):
             evaluator = self.evaluator(gen, flags)
-            with evaluator.tracking() as reads:
-                result = compute(gen, evaluator)
+            if shortcut:
+                found = next((r for r in retraceable if retraced(r[0], evaluator)), None)
+                if found is not None:
+                    # Every point where the generation enters gives this one what it
+                    # gave that one: it would walk the same path to the same answer.
+                    yield gen, found[1], found[2]
+                    continue
+                evaluator.trace = []
+            try:
+                with evaluator.tracking() as reads:
+                    result = compute(gen, evaluator)
+                trace = evaluator.trace
+            finally:
+                evaluator.trace = None
             yield gen, result, reads
             if shortcut and index == 0 and not reads.device:
                 # Nothing the device decides was read: every generation answers alike.
                 for other in names[1:]:
                     yield other, result, reads
                 return
+            if trace is not None and not reads.bounds and OPAQUE not in trace:
+                retraceable.append((trace, result, reads))
 
     def per_generation(
         self,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gatecheck.semantics import classes, resolve
+from gatecheck.semantics import classes, replay, resolve
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.logic import either
 from gatecheck.semantics.values import (
@@ -49,6 +49,8 @@ def _module(ev: Evaluator, receiver: ModuleRef, name: str) -> Any:
 def _external(ev: Evaluator, receiver: ExternalRef, name: str) -> Any:
     dotted = f"{receiver.dotted}.{name}"
     intrinsic = ev.idioms.module_attribute(dotted, ev.generation)
+    if ev.trace is not None:
+        ev.trace.append((replay.INTRINSIC_ATTRIBUTE, dotted, intrinsic))
     if intrinsic is NOT_MINE:
         return ExternalRef(dotted)
     ev.reads.device = True

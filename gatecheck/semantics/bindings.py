@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import decorator_names, destructure_path
-from gatecheck.semantics import conventions, dispatch
+from gatecheck.semantics import conventions, dispatch, replay
 from gatecheck.semantics.env import index_path
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 def binding_value(ev: Evaluator, node: nodes.NodeNG) -> Any:
     key = id(node)
     memo = ev.binding_memo.get(key)
+    trace = ev.trace
     if memo is not None:
+        if trace is not None:
+            trace.append((replay.BINDING, key, memo))
         value, recorded = memo
         if recorded is not NOTHING:  # absorbing it changes nothing
             ev.reads.absorb(recorded)
@@ -31,7 +34,10 @@ def binding_value(ev: Evaluator, node: nodes.NodeNG) -> Any:
     try:
         with ev.tracking() as reads:
             value = _value_of(ev, node)
-        ev.binding_memo.put(key, value, reads.frozen())
+        frozen = reads.frozen()
+        ev.binding_memo.put(key, value, frozen)
+        if trace is not None:
+            trace.append(replay.added(replay.BINDING, key, value, frozen))
         return value
     finally:
         ev.active.discard(key)
@@ -53,7 +59,7 @@ def _assigned(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) -> Any:
     parent = node.parent
     while isinstance(parent, (nodes.Tuple, nodes.List, nodes.Starred)):
         parent = parent.parent
-    if _under_type_checking(parent):
+    if _under_type_checking(ev, parent):
         # Declarations for type checkers (vllm's envs, current_platform): the
         # runtime value comes from elsewhere (a module __getattr__, env vars).
         annotation = getattr(parent, "annotation", None)
@@ -97,7 +103,20 @@ def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -
     return conventions.parameter_by_convention(ev, node, args)
 
 
-def _under_type_checking(node: nodes.NodeNG) -> bool:
+def _under_type_checking(ev: Evaluator, node: nodes.NodeNG) -> bool:
+    """under_type_checking(node), found once per statement: a binding is evaluated once
+    per generation that reads the device, and `as_string` of each `if` test around it
+    costs more than the rest of the binding."""
+    key = ("type-checking", id(node))
+    found = ev.facts.get(key)
+    if found is None:
+        found = ev.facts[key] = under_type_checking(node)
+    return bool(found)
+
+
+def under_type_checking(node: nodes.NodeNG) -> bool:
+    """Whether `node` sits in the body of an `if ...TYPE_CHECKING:` of its own function
+    or module."""
     child, parent = node, node.parent
     while parent is not None and not isinstance(parent, (nodes.Module, nodes.FunctionDef)):
         if (

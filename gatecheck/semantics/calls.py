@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import is_abstract_body
-from gatecheck.semantics import bounds, builtin_calls, classes, conventions
+from gatecheck.semantics import bounds, builtin_calls, classes, conventions, replay
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.logic import either
@@ -120,6 +120,8 @@ def _call_external(
     ev: Evaluator, func: ExternalRef, args: Sequence[Any], kwargs: Mapping[str, Any]
 ) -> Any:
     intrinsic = ev.idioms.call(func.dotted, ev.generation, args)
+    if ev.trace is not None:
+        ev.trace.append((replay.INTRINSIC_CALL, func.dotted, args, intrinsic))
     if intrinsic is not NOT_MINE:
         ev.reads.device = True
         return intrinsic
@@ -142,7 +144,10 @@ def _call_function(
         return conventions.by_convention(ev, str(node.name)) if node.name else UNKNOWN
     key = _call_key(func, args, kwargs)
     memo = None if key is None else ev.call_memo.get(key)
+    trace = ev.trace
     if memo is not None:
+        if trace is not None:
+            trace.append((replay.CALL, key, memo))
         value, recorded = memo
         if recorded is not NOTHING:  # absorbing it changes nothing
             ev.reads.absorb(recorded)
@@ -162,7 +167,10 @@ def _call_function(
             else:
                 result = ev.run_body(node.body, env)
         if key is not None:
-            ev.call_memo.put(key, result, reads.frozen())
+            frozen = reads.frozen()
+            ev.call_memo.put(key, result, frozen)
+            if trace is not None:
+                trace.append(replay.added(replay.CALL, key, result, frozen))
         return result
     finally:
         ev.depth -= 1

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.config.model import Registry, VocabularyEntry
-from gatecheck.semantics import callers
+from gatecheck.semantics import callers, replay
 from gatecheck.semantics.values import UNKNOWN, Capability
 
 if TYPE_CHECKING:
@@ -120,11 +120,10 @@ def by_convention(ev: Evaluator, name: str) -> Any:
         return UNKNOWN
     ev.reads.assumed.add(convention.why)
     ev.reads.device = True
-    if convention.kind == "capability":
-        return Capability(ev.generation.capability)
-    if convention.kind == "sm_version":
-        return ev.generation.sm_version
-    return ev.generation.name in convention.admits
+    value = replay.convention_value(convention, ev.generation)
+    if ev.trace is not None:
+        ev.trace.append((replay.CONVENTION, convention, value))
+    return value
 
 
 def _annotation_name(node: nodes.NodeNG, args: nodes.Arguments) -> str | None:
@@ -162,13 +161,23 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
         if not annotation.endswith("Capability"):
             return UNKNOWN  # `device_capability: int`: some other encoding
         ev.reads.assumed.add(f"parameter '{name}: {annotation}' (a capability class)")
-        ev.reads.device = True
-        return Capability(ev.generation.capability)
+        return _capability(ev)
     convention = convention_for(name, ev.registry)
     if convention is None or convention.kind == "predicate":
         return UNKNOWN
     ev.reads.assumed.add(f"parameter '{name}' (naming convention)")
-    ev.reads.device = True
     if convention.kind == "capability":
-        return Capability(ev.generation.capability)
-    return ev.generation.sm_version
+        return _capability(ev)
+    ev.reads.device = True
+    value = ev.generation.sm_version
+    if ev.trace is not None:
+        ev.trace.append((replay.SM_VERSION, value))
+    return value
+
+
+def _capability(ev: Evaluator) -> Capability:
+    ev.reads.device = True
+    value = Capability(ev.generation.capability)
+    if ev.trace is not None:
+        ev.trace.append((replay.CAPABILITY, value))
+    return value

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from gatecheck.semantics import classes
+from gatecheck.semantics import classes, replay
 from gatecheck.semantics.reads import remembered
 from gatecheck.semantics.values import InstanceRef
 
@@ -50,6 +50,8 @@ def declared(ev: Evaluator, cls: nodes.ClassDef) -> InstanceRef:
         return InstanceRef(cls)
     # Which class it is depends on the vendor (even where no class is found).
     ev.reads.device = True
+    if ev.trace is not None:
+        ev.trace.append(replay.OPAQUE)
     served = vendor_class(ev, cls, ev.generation.vendor)
     if served is None:
         return InstanceRef(cls)

@@ -60,6 +60,9 @@ class Evaluator:
     # A parameter read where no call bound it takes the value every caller passes
     # (callers.py); off, only the naming conventions are asked.
     follow_callers: bool = False
+    # Where the generation entered the condition being evaluated, and the memos it
+    # consulted, while Semantics asks for them (see replay.py); None: not kept.
+    trace: list[tuple[Any, ...]] | None = None
     # Evaluation steps left for the condition being evaluated (see bounds.MAX_STEPS).
     _steps_left: int = 0
     _entered: int = 0

@@ -13,7 +13,7 @@ from astroid import nodes
 from gatecheck.loading.project import Project
 from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
 from gatecheck.loading.trees import bound_in_scopes, lookup
-from gatecheck.semantics import bounds, flow
+from gatecheck.semantics import bounds, flow, replay
 from gatecheck.semantics.bindings import binding_value
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.logic import join_all
@@ -98,14 +98,19 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
     if len(assigns) == 1:
-        # One binding (most names): no flow to follow, nothing to meet.
-        return binding_of(ev, assigns[0], node.name)
+        # One binding (most names): no flow to follow, nothing to meet. Not an import:
+        # binding_of's own test, without its frame (once per name per generation).
+        bound = assigns[0]
+        if not isinstance(bound, _IMPORTS):
+            return binding_value(ev, bound)
+        return binding_of(ev, bound, node.name)
     flowed = flow.value_after(ev, assigns, node)
     if flowed is not None:
         return flowed
     return join_all([binding_of(ev, a, node.name) for a in assigns])
 
 
+_IMPORTS = (nodes.ImportFrom, nodes.Import)
 # A name no scope around it binds (the lookup is skipped): no scope, no bindings.
 _UNBOUND: tuple[None, list[nodes.NodeNG]] = (None, [])
 
@@ -154,7 +159,10 @@ def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:
     if isinstance(bound, nodes.ImportFrom):
         key = (id(bound), local)
         memo = ev.call_memo.get(key)
+        trace = ev.trace
         if memo is not None:
+            if trace is not None:
+                trace.append((replay.CALL, key, memo))
             value, recorded = memo
             if recorded is not NOTHING:
                 ev.reads.absorb(recorded)
@@ -165,7 +173,10 @@ def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:
         try:
             with ev.tracking() as reads:
                 value = _import_from_value(ev, bound, local)
-            ev.call_memo.put(key, value, reads.frozen())
+            frozen = reads.frozen()
+            ev.call_memo.put(key, value, frozen)
+            if trace is not None:
+                trace.append(replay.added(replay.CALL, key, value, frozen))
             return value
         finally:
             ev.active.discard(id(bound))

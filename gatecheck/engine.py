@@ -81,6 +81,7 @@ def _analyse(
     walked: Discovery | None,
 ) -> Analysis:
     project, found = open_project(paths, excludes, overrides, walked)
+    project.freeze_built = True  # inside bulk_allocation (analyse)
     semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
     contain = Containment(project.diagnostics, debug)
     base = Analysis(project, semantics, found)

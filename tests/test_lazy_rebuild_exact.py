@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from astroid import nodes
 
+from gatecheck.loading.lazy import EMPTY
 from gatecheck.loading.trees import ProjectBuilder
 from tests.conftest import corpus_package
 from tests.test_lazy_attributes import corpus_sample
@@ -36,7 +37,8 @@ def _same(mine: Any, theirs: Any, seen: dict[int, Any], where: str) -> None:
         for key, value in vars(theirs).items():
             _same(own[key], value, seen, f"{where}.{type(theirs).__name__}.{key}")
     elif isinstance(theirs, (list, tuple)):
-        assert type(mine) is type(theirs), where
+        # An empty child list is the tree's shared one (lazy.EMPTY: a list too).
+        assert type(mine) is type(theirs) or (mine is EMPTY and theirs == []), where
         assert len(mine) == len(theirs), where
         for index, (a, b) in enumerate(zip(mine, theirs, strict=True)):
             _same(a, b, seen, f"{where}[{index}]")

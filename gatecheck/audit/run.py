@@ -310,6 +310,7 @@ def _run_audit(
     jobs: int = 1,
 ) -> AuditReport:
     project, _ = open_project(paths, excludes)
+    project.freeze_built = True  # inside bulk_allocation (run_audit)
     if record_reads:
         project.read_log = ReadLog()
     contain = Containment(project.diagnostics, debug)

@@ -133,20 +133,19 @@ def declared_source(path: Path, raw: bytes) -> SourceFile:
     return SourceFile(path, text, encoding, None if same else raw)
 
 
-_bulk_depth = 0
-
-
 @contextmanager
 def bulk_allocation() -> Iterator[None]:
     """For a whole run: trees are built once and kept to the end, so the cyclic garbage
     collector's repeated passes over them are pure overhead (they double the build time
     of a large project). Objects alive at the start are frozen out of collection and
-    the thresholds raised, not disabled: garbage cycles are still collected."""
-    global _bulk_depth
-    if _bulk_depth:
+    the thresholds raised, not disabled: garbage cycles are still collected. Inside
+    another (impact's, around its audits) it does nothing: what tells is the heap being
+    frozen already (the interpreter's own state: no counter of ours), and the outer one
+    unfreezes it at its end. A project that freezes each tree it builds says so itself
+    (Project.freeze_built)."""
+    if gc.get_freeze_count():
         yield
         return
-    _bulk_depth += 1
     saved = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(max(saved[0], 50_000), max(saved[1], 20), max(saved[2], 100))
@@ -155,7 +154,6 @@ def bulk_allocation() -> Iterator[None]:
     finally:
         gc.set_threshold(*saved)
         gc.unfreeze()
-        _bulk_depth -= 1
 
 
 def module_name_for(path: Path, roots: Iterable[Path] = ()) -> str:
@@ -247,6 +245,10 @@ class Project:
         self._built_elsewhere: set[Path] = set()
         # What each evaluated file's conditions read (impact asks; see readlog.py).
         self.read_log: ReadLog | None = None
+        # Each tree built is frozen out of the collector's way (gc.freeze): set by a run
+        # inside bulk_allocation, whose end unfreezes them; off, the trees are collected
+        # as any garbage is (a library caller keeping no project leaks none).
+        self.freeze_built = False
 
     def _note(self, key: str) -> None:
         if self.read_log is not None:
@@ -345,7 +347,7 @@ class Project:
         except AstroidBuildingError as err:
             self._diagnose(path, 1, 0, f"cannot build: {_first_line(err)}")
         self._modules[path] = module
-        if module is not None and _bulk_depth:
+        if module is not None and self.freeze_built:
             # The new tree lives to the end: out of the collector's way now. Without
             # collecting the young garbage first: that pass walked the whole new tree
             # to find almost nothing (sglang 0.5.9: 492 objects over 498 builds, 0.4 s;

@@ -142,6 +142,9 @@ class AuditReport:
     # Names whose callers a parameter was read from: a file that comes to spell a call of
     # one invalidates the cached report, whether or not it was parsed.
     searched_calls: tuple[str, ...] = ()
+    # Names found to carry the device (audit/widening.py): a file that comes to spell one
+    # is searched too, so it invalidates the cached report, whether or not it was parsed.
+    device_names: tuple[str, ...] = ()
     # What each file's conditions read, and what was read for all (run_audit's
     # record_reads: impact reuses the report by them, see gatecheck/impact/reuse.py).
     reads: tuple[FileReads, ...] = ()

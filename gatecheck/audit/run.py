@@ -36,6 +36,7 @@ from gatecheck.audit.report import (
     default_columns,
     order_gates,
 )
+from gatecheck.audit.widening import Widening
 from gatecheck.audit.workers import ModuleOutcome, SlotOutcome
 from gatecheck.config.model import RuleSet
 from gatecheck.containment import BOUND_HIT, Containment
@@ -55,11 +56,13 @@ def discover(
     contain: Containment | None = None,
     jobs: int = 1,
     min_share: int = workers.MIN_SHARE_CHARS,
+    more: Callable[[Sequence[ArchCondition]], Sequence[nodes.Module]] | None = None,
 ) -> list[ArchCondition]:
     """Every generation-dependent condition of the modules, with its role for `vendor`.
     A condition whose evaluation fails is diagnosed (through `contain`) and left out.
     `jobs` > 1: worker processes find which conditions of their share vary (workers.py);
-    the answer is the same."""
+    the answer is the same. `more`: given the conditions found last, further modules to
+    search (widening.py), asked again until it has none; evaluated in this process."""
     contain = contain or Containment(project.diagnostics)
     vendor_gens = semantics.registry.vendor_names(vendor)
     modules = list(modules)
@@ -106,6 +109,13 @@ def discover(
             )
             if on_module is not None:
                 on_module()
+    if more is not None:
+        latest = conditions
+        while extra := more(latest):
+            before = len(conditions)
+            for module in extra:
+                here(module)
+            latest = conditions[before:]
 
     def as_gate(c: ArchCondition) -> ArchCondition:
         with reading_for(project, c.path):
@@ -321,7 +331,9 @@ def _run_audit(
     )
     if on_open is not None:
         on_open(project, semantics)
-    modules = _arch_modules(project, None if only is None else frozenset(only))
+    only_paths = None if only is None else frozenset(only)
+    modules = _arch_modules(project, only_paths)
+    widening = Widening(semantics, registry.vendor_names(vendor), modules, contain, only_paths)
     progress.stage("evaluating conditions", len(modules))
     # Workers read the project as it is now; a read log (impact), a laid-over project
     # or --debug (an exception must reach this process) keep the run in one.
@@ -329,7 +341,10 @@ def _run_audit(
         jobs = 1
     elif jobs == 0:
         jobs = workers.default_jobs()
-    conditions = discover(project, semantics, modules, vendor, progress.advance, contain, jobs)
+    conditions = discover(
+        project, semantics, modules, vendor, progress.advance, contain, jobs, more=widening
+    )
+    modules = widening.modules
     progress.stage("classifying gates", None)
     hops = [c for c in conditions if c.role is Role.HOP]
     sites = _call_sites_by_gate(conditions)
@@ -372,6 +387,7 @@ def _run_audit(
         diagnostics=tuple(project.diagnostics),
         parsed=tuple(sorted(project.parsed_paths())),
         searched_calls=tuple(sorted(semantics.searched_call_names())),
+        device_names=tuple(sorted(widening.names)),
         reads=() if project.read_log is None else project.read_log.results(),
         shared_reads=frozenset() if project.read_log is None else _gate_function_modules(ruleset),
     )

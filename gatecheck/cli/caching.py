@@ -207,14 +207,19 @@ def audit_report_cached(
     cache = RunCache(root, "audit", key)
     from gatecheck.audit.prefilter import mentions_arch
     from gatecheck.semantics.call_names import spells_call_of
+    from gatecheck.textsearch import holds_any
 
     searched: set[str] = set()
+    device_names: set[str] = set()
 
     def prepare(payload: Any) -> None:
         searched.update(str(name) for name in payload.get("searched_calls", ()))
+        device_names.update(str(name) for name in payload.get("device_names", ()))
 
     def may_change_answers(text: str) -> bool:
-        return mentions_arch(text) or spells_call_of(text, searched)
+        return (
+            mentions_arch(text) or spells_call_of(text, searched) or holds_any(device_names)(text)
+        )
 
     hit = cache.load(found.files, may_change_answers, prepare=prepare, names=found.file_names())
     if hit is not None:
@@ -354,6 +359,7 @@ def _report_payload(report: AuditReport) -> dict[str, Any]:
         "kernels": {k: [to_data(s) for s in v] for k, v in report.kernels.items()},
         "parsed": [str(p) for p in report.parsed],
         "searched_calls": list(report.searched_calls),
+        "device_names": list(report.device_names),
         "reads": [to_data(r) for r in report.reads],
         "shared_reads": sorted(report.shared_reads),
     }
@@ -379,6 +385,8 @@ def _restored_report(payload: dict[str, Any], ruleset: RuleSet) -> AuditReport:
             k: [from_data(KernelSupport, s) for s in v] for k, v in payload["kernels"].items()
         },
         parsed=tuple(Path(p) for p in payload["parsed"]),
+        searched_calls=tuple(str(n) for n in payload.get("searched_calls", ())),
+        device_names=tuple(str(n) for n in payload.get("device_names", ())),
         reads=tuple(from_data(FileReads, r) for r in payload.get("reads", ())),
         shared_reads=frozenset(str(k) for k in payload.get("shared_reads", ())),
     )

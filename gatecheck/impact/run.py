@@ -294,6 +294,10 @@ def _reused(
                 on_open=laid_over(kept, changes, base_bytes),
                 laid_over=True,
             )
+        if not set(before.device_names) <= set(after.device_names):
+            # BASE knows a name carrying the device that the working tree does not: it
+            # would search files (audit/widening.py) the working tree read nothing in.
+            return after, audit_base(None), None
         # BASE's own hop sources (a changed file may call another function now).
         more = hop_files(before.reads, dirty, candidates) - only
         if not more:

@@ -1,0 +1,286 @@
+"""Files that spell no arch idiom but use a name that carries the device: the audit's
+second look. The text prefilter (prefilter.py) admits only files that spell an idiom,
+but a project's own predicates and decisions (`is_sm_at_least_89()`,
+`deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM`, `self.use_fp8_gemm`) are used in files that
+spell none. The names are read off what the semantics found, never guessed from the
+names: a function a varying condition is returned from (or decides a return in), a name
+a varying condition is assigned to, and a definition made of such names whose own value
+varies (a function's returns, a module or class attribute, `self.x = ...`). A file that
+spells one of them is audited too, and what it defines is read the same way, round after
+round. A file brought in by a name costs time, never a wrong row: its conditions are
+evaluated like any other file's."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from astroid import nodes
+
+from gatecheck import progress
+from gatecheck.audit.conditions import (
+    ArchCondition,
+    Role,
+    SlotKind,
+    function_scope,
+    varies,
+)
+from gatecheck.containment import Containment
+from gatecheck.semantics.admitted import Semantics
+
+# Rounds of "files spelling a name -> their names": a chain of definitions this deep
+# across files is rare; past it, the files the next round would add are left out.
+MAX_ROUNDS = 6
+# A name defined this many times over is a protocol's (`forward`, `supported`, `apply`):
+# a file spelling it calls it on an object of any of those classes, which the semantics
+# cannot tell apart by the name, so the name brings in no file.
+MAX_DEFINITIONS = 4
+
+
+class Widening:
+    """The rounds, as audit.run.discover asks for them: given the conditions found last,
+    the modules (built whole) of the files not searched yet that spell a name found to
+    carry the device since the last round; `names` is every such name so far."""
+
+    def __init__(
+        self,
+        semantics: Semantics,
+        vendor_gens: frozenset[str],
+        modules: Iterable[nodes.Module],
+        contain: Containment,
+        only: Collection[Path] | None = None,
+    ) -> None:
+        self.semantics = semantics
+        self.project = semantics.project
+        self.vendor_gens = vendor_gens
+        self.contain = contain
+        self.only = only
+        self.modules = list(modules)
+        self.searched = {Path(m.file) for m in self.modules if m.file}
+        self.defined: list[Definition] = []
+        self._definitions: Counter[str] = Counter()
+        for module in self.modules:
+            self._define(module)
+        self.names: set[str] = set()
+        self.rounds = 0
+        self._checked: set[Definition] = set()
+
+    def __call__(self, found: Sequence[ArchCondition]) -> list[nodes.Module]:
+        if self.rounds == MAX_ROUNDS:
+            return []
+        self.rounds += 1
+        names = self._passed_on(self.names | found_names(found, self.vendor_gens))
+        names = {n for n in names if self._definitions[n] <= MAX_DEFINITIONS}
+        new = sorted(names - self.names)
+        self.names = names
+        if not new:
+            return []
+        pattern = spelling(new)
+        with self.project.scanning():  # files_mentioning notes its needles instead
+            paths = [
+                path
+                for path in self.project.files_mentioning(new)
+                if path not in self.searched
+                and (self.only is None or path in self.only)
+                and pattern.search(self.project.text_of(path) or "") is not None
+            ]
+        self.searched.update(paths)
+        if not paths:
+            return []
+        progress.stage("building trees of files using device names", len(paths))
+        added: list[nodes.Module] = []
+        for path in paths:
+            if (module := self.project.module_at(path, whole=True)) is not None:
+                added.append(module)
+                self._define(module)
+            progress.advance()
+        self.modules.extend(added)
+        progress.stage("evaluating conditions", len(added))
+        return added
+
+    def _define(self, module: nodes.Module) -> None:
+        found = definitions(module)
+        self.defined.extend(found)
+        self._definitions.update(d.name for d in found)
+
+    def _passed_on(self, names: set[str]) -> set[str]:
+        """`names` and every definition made of one of them whose value varies, to a
+        fixpoint (each definition is evaluated once: what it admits does not depend on
+        which names are known)."""
+        closed = set(names)
+        changed = True
+        while changed:
+            changed = False
+            for definition in self.defined:
+                if definition in self._checked or definition.name in closed:
+                    continue
+                if definition.made_of.isdisjoint(closed):
+                    continue
+                self._checked.add(definition)
+                if self._varies(definition):
+                    closed.add(definition.name)
+                    changed = True
+        return closed
+
+    def _varies(self, definition: Definition) -> bool:
+        for value in definition.values:
+            root = value.root()
+            path = Path(root.file) if isinstance(root, nodes.Module) and root.file else Path()
+            # Which files are searched is not a file's read: impact compares the names
+            # themselves (impact/run.py), so no file's reads grow by these.
+            with self.project.scanning():
+                admission = self.contain.run(
+                    path,
+                    int(value.lineno or 1),
+                    int(value.col_offset or 0),
+                    partial(self.semantics.admission, value),
+                )
+            if admission is not None and varies(admission, self.vendor_gens):
+                return True
+        return False
+
+
+@dataclass(frozen=True, eq=False)
+class Definition:
+    """A name a module defines, the expressions that give it its value (a function's
+    returned values, an assignment's value) and the names those are made of."""
+
+    name: str
+    values: tuple[nodes.NodeNG, ...]
+    made_of: frozenset[str]
+
+
+def found_names(conditions: Iterable[ArchCondition], vendor_gens: frozenset[str]) -> set[str]:
+    """The names whose value the conditions show to depend on the generation (within the
+    vendor): the function a varying condition is returned from, or decides a return in,
+    the device predicate it sits in, and the names a varying condition is assigned to."""
+    names: set[str] = set()
+    for condition in conditions:
+        if condition.role is Role.VENDOR or not varies(condition.admission, vendor_gens):
+            continue
+        statement = condition.statement
+        if isinstance(statement, (nodes.Assign, nodes.AnnAssign)) and condition.kind in (
+            SlotKind.ASSIGN,
+            SlotKind.IFEXP,
+        ):
+            names.update(_assigned_outside(statement))
+            continue
+        decides_return = condition.kind is SlotKind.RETURN or (
+            condition.kind in (SlotKind.IF, SlotKind.IFEXP) and _returns(condition.statement)
+        )
+        if decides_return or condition.role is Role.PREDICATE:
+            scope = function_scope(condition.statement)
+            if isinstance(scope, nodes.FunctionDef):
+                names.add(str(scope.name))
+    return {n for n in names if _exported(n)}
+
+
+def definitions(module: nodes.Module) -> list[Definition]:
+    """What `module` defines that another module can read by name: functions (by what
+    they return, with the locals those returns read), module and class attributes, and
+    attributes set on an object (`self.x = ...`), each with the names its value uses."""
+    found: list[Definition] = []
+    for node in module.nodes_of_class((nodes.FunctionDef, nodes.Assign, nodes.AnnAssign)):
+        if isinstance(node, nodes.FunctionDef):
+            if _exported(str(node.name)):
+                values = tuple(
+                    r.value for r in _own_nodes(node, nodes.Return) if r.value is not None
+                )
+                found.append(Definition(str(node.name), values, _made_of(node, values)))
+            continue
+        if node.value is None:
+            continue
+        for name in _assigned_outside(node):
+            found.append(Definition(name, (node.value,), _names_in(node.value)))
+    return [d for d in found if d.made_of]
+
+
+def spelling(names: Sequence[str]) -> re.Pattern[str]:
+    """A pattern for any of the names as a whole word."""
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
+    return re.compile(rf"(?<![\w]){'(?:' + alternatives + ')'}(?![\w])")
+
+
+def _returns(statement: nodes.NodeNG) -> bool:
+    """Whether the `if` (or the conditional expression returned) decides what the function
+    answers."""
+    if isinstance(statement, nodes.Return):
+        return isinstance(statement.value, nodes.IfExp)
+    if not isinstance(statement, nodes.If):
+        return False
+    returns = [
+        node
+        for branch in [*statement.body, *statement.orelse]
+        for node in (branch, *_own_nodes(branch, nodes.Return))
+        if isinstance(node, nodes.Return)
+    ]
+    # `if is_sm90(): return True` / `return "trtllm"`: the answer is the decision. A
+    # branch returning a computed value (`return self.forward_fast(x)`) is a fast path,
+    # not an answer another file can test.
+    return bool(returns) and all(_literal(r.value) for r in returns)
+
+
+def _literal(value: nodes.NodeNG | None) -> bool:
+    if isinstance(value, nodes.Const):
+        return True
+    if isinstance(value, (nodes.Tuple, nodes.List)):
+        return all(_literal(e) for e in value.elts)
+    return isinstance(value, nodes.UnaryOp) and _literal(value.operand)
+
+
+def _made_of(function: nodes.FunctionDef, values: Sequence[nodes.NodeNG]) -> frozenset[str]:
+    returned: set[str] = set()
+    for value in values:
+        returned |= _names_in(value)
+    if not returned:
+        return frozenset()
+    # One step of local flow: `ok = is_sm90() and x; return ok`.
+    made_of = set(returned)
+    for node in _own_nodes(function, nodes.Assign):
+        targets = {n.name for t in node.targets for n in t.nodes_of_class(nodes.AssignName)}
+        if targets & returned:
+            made_of |= _names_in(node.value)
+    return frozenset(made_of)
+
+
+def _own_nodes(root: nodes.NodeNG, kind: type[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
+    """Nodes of `kind` below `root` that belong to the same function (not to a nested
+    function, lambda or class)."""
+    pending = list(root.get_children())
+    while pending:
+        node = pending.pop()
+        if isinstance(node, kind):
+            yield node
+        if not isinstance(node, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
+            pending.extend(node.get_children())
+
+
+def _assigned_outside(statement: nodes.Assign | nodes.AnnAssign) -> list[str]:
+    """The names an assignment binds that another module can read: module and class
+    attributes, and attributes set on an object (a function's locals are its own)."""
+    targets = statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
+    outside_functions = isinstance(statement.scope(), (nodes.Module, nodes.ClassDef))
+    names: list[str] = []
+    for target in targets:
+        for node in target.nodes_of_class((nodes.AssignName, nodes.AssignAttr)):
+            if isinstance(node, nodes.AssignAttr):
+                names.append(str(node.attrname))
+            elif outside_functions:
+                names.append(str(node.name))
+    return [n for n in names if _exported(n)]
+
+
+def _names_in(expression: nodes.NodeNG) -> frozenset[str]:
+    found: set[str] = set()
+    for node in expression.nodes_of_class((nodes.Name, nodes.Attribute)):
+        found.add(str(node.name if isinstance(node, nodes.Name) else node.attrname))
+    return frozenset(found)
+
+
+def _exported(name: str) -> bool:
+    # Dunders (`__init__`, `__call__`) are spelled by every file.
+    return bool(name) and not (name.startswith("__") and name.endswith("__"))

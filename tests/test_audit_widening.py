@@ -1,0 +1,212 @@
+"""The audit also searches files that spell no arch idiom but use a name the semantics
+found to carry the device (gatecheck/audit/widening.py): a project's own predicate, a
+module attribute bound to one, a function answering by one. Refusals are noops with
+their reason: a protocol's method name, a fast path's function, a function's local."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gatecheck.audit import run_audit
+from gatecheck.audit.prefilter import mentions_arch
+from gatecheck.audit.widening import MAX_DEFINITIONS
+from gatecheck.cli import cli
+from gatecheck.config.loader import load_ruleset
+from gatecheck.config.model import RuleSet
+from gatecheck.reporting.audit_json import render_audit_json
+from tests.test_audit_workers import _workers_project
+
+MakeTree = Callable[[Mapping[str, str]], Path]
+
+# Spells an idiom (`capability`): searched by the text prefilter alone.
+UTILS = (
+    "import torch\n\n\n"
+    "def is_sm_at_least_89():\n"
+    "    return torch.cuda.get_device_capability() >= (8, 9)\n"
+)
+SM89_UP = (
+    "gfx90a",
+    "gfx942",
+    "gfx950",
+    "sm100",
+    "sm103",
+    "sm110",
+    "sm120",
+    "sm121",
+    "sm89",
+    "sm90",
+)
+
+
+def rows(make_tree: MakeTree, files: Mapping[str, str]) -> list[tuple[str, int, tuple[str, ...]]]:
+    """(file name, line, admitted generations) of every gate and hop outside utils.py."""
+    tree = {"pkg/__init__.py": "", "pkg/utils.py": UTILS, **files}
+    report = run_audit([make_tree(tree)], load_ruleset([]), "sm120")
+    found = [
+        (g.path.name, g.found.line, tuple(sorted(g.found.admission.can_be_true)))
+        for g in report.gates
+    ]
+    found += [(h.path.name, h.line, ("hop",)) for h in report.hops]
+    return sorted(r for r in found if r[0] != "utils.py")
+
+
+CASES = [
+    pytest.param(
+        {
+            "pkg/quant.py": "from pkg.utils import is_sm_at_least_89\n\n\n"
+            "def quantize(x):\n"
+            "    assert is_sm_at_least_89(), 'fp8 needs CUDA >= 8.9'\n"
+            "    return x\n"
+        },
+        [("quant.py", 5, SM89_UP)],
+        id="the-project-s-own-predicate",
+    ),
+    pytest.param(
+        {
+            "pkg/config.py": "from pkg.utils import is_sm_at_least_89\n\n"
+            "USE_FP8 = is_sm_at_least_89()\n",
+            "pkg/model.py": "from pkg import config\n\n\n"
+            "def run(x):\n"
+            "    if config.USE_FP8:\n"
+            "        return x * 2\n"
+            "    return x\n",
+        },
+        [("model.py", 5, SM89_UP)],
+        id="a-module-attribute-bound-to-it-a-round-later",
+    ),
+    pytest.param(
+        {
+            "pkg/pick.py": "from pkg.utils import is_sm_at_least_89\n\n\n"
+            "def backend():\n"
+            "    if is_sm_at_least_89():\n"
+            "        return 'fast'\n"
+            "    return 'slow'\n",
+            "pkg/user.py": "from pkg.pick import backend\n\n\n"
+            "def run(x):\n"
+            "    if backend() == 'fast':\n"
+            "        return x * 2\n"
+            "    return x\n",
+        },
+        [("pick.py", 5, SM89_UP), ("user.py", 5, SM89_UP)],
+        id="a-function-answering-by-it",
+    ),
+    pytest.param(
+        {
+            "pkg/layer.py": "from pkg.utils import is_sm_at_least_89\n\n\n"
+            "class Layer:\n"
+            "    def __init__(self):\n"
+            "        self.use_fp8 = is_sm_at_least_89()\n\n"
+            "    def run(self, x):\n"
+            "        if self.use_fp8:\n"
+            "            return x * 2\n"
+            "        return x\n",
+        },
+        [("layer.py", 9, SM89_UP)],
+        id="an-attribute-set-on-the-object",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "expected"), CASES)
+def test_files_using_a_name_that_carries_the_device_are_searched(
+    make_tree: MakeTree, files: Mapping[str, str], expected: list[tuple[str, int, tuple[str, ...]]]
+) -> None:
+    assert not any(mentions_arch(text) for text in files.values()), "the prefilter alone"
+    assert rows(make_tree, files) == expected
+
+
+PROTOCOL = "".join(
+    f"class Kernel{i}:\n    def forward(self, x):\n        return x + {i}\n\n\n"
+    for i in range(MAX_DEFINITIONS)
+)
+
+NOOPS = [
+    pytest.param(
+        {
+            "pkg/kernels.py": "from pkg.utils import is_sm_at_least_89\n\n\n"
+            + PROTOCOL
+            + "class Fp8Kernel:\n"
+            "    def forward(self, x):\n"
+            "        return is_sm_at_least_89() and x\n",
+            "pkg/user.py": "def run(kernel, x):\n    if kernel.forward(x):\n        return 1\n",
+        },
+        "forward",
+        id="a-protocol-method-defined-over-and-over",
+    ),
+    pytest.param(
+        {
+            "pkg/layer.py": "from pkg.utils import is_sm_at_least_89\n\n\n"
+            "def forward(x):\n"
+            "    if is_sm_at_least_89():\n"
+            "        return x.fast()\n"
+            "    return x.slow()\n",
+            "pkg/user.py": "from pkg.layer import forward\n\n\n"
+            "def run(x):\n    if forward(x):\n        return 1\n",
+        },
+        "forward",
+        id="a-fast-path-is-no-answer",
+    ),
+    pytest.param(
+        {
+            "pkg/layer.py": "from pkg.utils import is_sm_at_least_89\n\n\n"
+            "def run(x):\n"
+            "    use_fast = is_sm_at_least_89() and x\n"
+            "    return 1 if use_fast else 0\n",
+            "pkg/user.py": "def other(use_fast):\n    if use_fast:\n        return 1\n",
+        },
+        "use_fast",
+        id="a-function-s-local-is-its-own",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "name"), NOOPS)
+def test_noop_names_that_bring_in_no_file(
+    make_tree: MakeTree, files: Mapping[str, str], name: str
+) -> None:
+    root = make_tree({"pkg/__init__.py": "", "pkg/utils.py": UTILS, **files})
+    report = run_audit([root], load_ruleset([]), "sm120")
+    assert name not in report.device_names
+    assert all(g.path.name != "user.py" for g in report.gates)
+    assert (root / "pkg" / "user.py") not in report.parsed
+
+
+def test_a_file_that_comes_to_use_a_device_name_invalidates_the_cached_audit(
+    make_tree: MakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_tree({"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/user.py": "X = 1\n"})
+    monkeypatch.chdir(root)
+
+    def audit(*args: str) -> str:
+        result = CliRunner().invoke(cli, ["audit", ".", "--generation", "sm120", *args])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    before = audit("--format", "json")
+    (root / "pkg" / "user.py").write_text(
+        "from pkg.utils import is_sm_at_least_89\n\nFAST = 1 if is_sm_at_least_89() else 0\n"
+    )
+    after = audit("--format", "json")
+    assert after == audit("--format", "json", "--no-cache")
+    assert "user.py" not in before
+    assert "user.py" in after
+
+
+def test_same_report_with_workers(tmp_path: Path, ruleset: RuleSet) -> None:
+    """The rounds run in the main process after the workers: the same answer."""
+    root = _workers_project(tmp_path / "tree", 32)
+    for index in range(4):
+        (root / "pkg" / f"user_{index}.py").write_text(
+            f"from pkg.feature_{index} import _is_hopper_or_blackwell\n\n\n"
+            "def run(x):\n    if _is_hopper_or_blackwell:\n        return x * 2\n    return x\n"
+        )
+    reports = {jobs: run_audit([root], ruleset, "sm120", jobs=jobs) for jobs in (1, 2)}
+    one = render_audit_json(reports[1], root)
+    assert one.count("user_") >= 4
+    assert render_audit_json(reports[2], root) == one
+    assert reports[2].device_names == reports[1].device_names
+    assert reports[2].parsed == reports[1].parsed

@@ -108,6 +108,18 @@ CASES = [
         [("layer.py", 9, SM89_UP)],
         id="an-attribute-set-on-the-object",
     ),
+    pytest.param(
+        {
+            "pkg/quant.py": "from pkg.utils import (\n"
+            "    is_sm_at_least_89 as fp8_ok,\n"
+            ")\n\n"
+            "ENABLED = [fp8_ok]\n\n\n"
+            "def run(x):\n"
+            "    return x * 2 if fp8_ok() else x\n"
+        },
+        [("quant.py", 9, SM89_UP)],
+        id="a-line-of-a-parenthesised-import",
+    ),
 ]
 
 
@@ -172,6 +184,26 @@ def test_noop_names_that_bring_in_no_file(
     report = run_audit([root], load_ruleset([]), "sm120")
     assert name not in report.device_names
     assert all(g.path.name != "user.py" for g in report.gates)
+    assert (root / "pkg" / "user.py") not in report.parsed
+
+
+def test_noop_a_word_in_a_comment_or_a_message_is_no_use(make_tree: MakeTree) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": UTILS,
+        "pkg/kernel.py": "from pkg.utils import is_sm_at_least_89\n\n\n"
+        "class Kernel:\n"
+        "    @staticmethod\n"
+        "    def support():\n"
+        "        return is_sm_at_least_89() and True\n",
+        "pkg/user.py": "# Most kernels support both layouts.\n"
+        "def run(layout):\n"
+        "    if layout == 'nt':\n"
+        "        raise ValueError('we do not support nt here')\n",
+    }
+    root = make_tree(files)
+    report = run_audit([root], load_ruleset([]), "sm120")
+    assert "support" in report.device_names
     assert (root / "pkg" / "user.py") not in report.parsed
 
 

@@ -200,9 +200,20 @@ def definitions(module: nodes.Module) -> list[Definition]:
 
 
 def spelling(names: Sequence[str]) -> re.Pattern[str]:
-    """A pattern for any of the names as a whole word."""
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
-    return re.compile(rf"(?<![\w]){'(?:' + alternatives + ')'}(?![\w])")
+    """A pattern for a use of any of the names the way code reaches another module's
+    name: an attribute (`config.USE_FP8`, `self.use_fp8`), a call (`backend()`), or an
+    import (`from m import NAME`, also a line of a parenthesised import). A word in a
+    comment or a message ("we do not support it") is none of these. A name brought in by
+    `import *` and used bare is missed."""
+    word = "(?:" + "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
+    word += r")(?!\w)"
+    return re.compile(
+        rf"\.[ \t]*{word}"
+        rf"|(?<![\w.]){word}[ \t]*\("
+        rf"|^[ \t]*(?:from|import)\b[^\n#]*(?<![\w.]){word}"
+        rf"|^[ \t]*{word}(?:[ \t]+as[ \t]+\w+)?[ \t]*,?[ \t]*\)?[ \t]*$",
+        re.MULTILINE,
+    )
 
 
 def _returns(statement: nodes.NodeNG) -> bool:

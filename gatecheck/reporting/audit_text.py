@@ -34,8 +34,8 @@ def summary_line(report: AuditReport) -> str:
         f"{count(len(report.gates), 'gate')} for {report.generation}: {', '.join(parts)}; "
         f"{count(report.vendor_gates, 'vendor gate')}, {count(len(report.hops), 'call-site hop')}, "
         f"{count(report.predicate_definitions, 'predicate definition')} not counted "
-        f"({report.scanned} of {count(report.files, 'file')} "
-        f"{'mentions' if report.scanned == 1 else 'mention'} arch idioms)"
+        f"({report.scanned} of {count(report.files, 'file')} searched: "
+        "they spell an arch idiom or a name that carries the device)"
     )
 
 

@@ -193,9 +193,11 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # such as `_is_sm100_supported = _is_cuda and is_sm100_supported()`.
     assert report.predicate_definitions == 16
     # The 163 files that spell an arch idiom, and 10 that spell a name found to carry the
-    # device (ENABLE_JIT_DEEPGEMM, DEEPGEMM_SCALE_UE8M0, should_allreduce_fusion, ...).
+    # device (ENABLE_JIT_DEEPGEMM among them; `should_allreduce_fusion` is a local of the
+    # model files, reached through the function that computes it).
     assert (report.files, report.scanned) == (1404, 173)
-    assert {"ENABLE_JIT_DEEPGEMM", "should_allreduce_fusion"} <= set(report.device_names)
+    assert "ENABLE_JIT_DEEPGEMM" in report.device_names
+    assert "should_allreduce_fusion" not in report.device_names
     assert not report.diagnostics
     # Time is measured in benchmarks/, never asserted here.
     print(f"audit of sglang 0.5.9 for sm120: {seconds:.1f} s")

@@ -58,6 +58,12 @@ CASES = [
         id="constructor-callers-in-another-module",
     ),
     pytest.param(
+        "def supports(compute_capability):\n    return 100 <= compute_capability < 120\n",
+        "",
+        [(2, MAJORS_10_11)],
+        id="no-caller-a-capability-by-its-name-read-as-the-number-it-is-compared-with",
+    ),
+    pytest.param(
         "from pkg.dev import major\n\n"
         "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
         "def run():\n    return _pick(major() * 10) + _pick(arch=major() * 10)\n",

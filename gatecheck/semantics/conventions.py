@@ -15,7 +15,7 @@ from astroid import nodes
 
 from gatecheck.config.model import Registry, VocabularyEntry
 from gatecheck.semantics import callers, replay
-from gatecheck.semantics.values import UNKNOWN, Capability
+from gatecheck.semantics.values import UNKNOWN, AssumedCapability, Capability
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -26,6 +26,7 @@ _CAPABILITY_NAMES = {
     "get_device_capability",
     "get_cuda_capability",
     "device_capability",
+    "compute_capability",
     # compiled extensions (`_ext.get_device_compute_capability()`)
     "get_device_compute_capability",
     "get_compute_capability",
@@ -177,7 +178,7 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
 
 def _capability(ev: Evaluator) -> Capability:
     ev.reads.device = True
-    value = Capability(ev.generation.capability)
+    value = AssumedCapability(ev.generation.capability)
     if ev.trace is not None:
         ev.trace.append((replay.CAPABILITY, value))
     return value

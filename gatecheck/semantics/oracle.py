@@ -104,8 +104,18 @@ def _by_type(
     found: dict[type, list[AttributeRule]] = {}
     for group in groups:
         for kind, rule in group:
-            found.setdefault(kind, []).append(rule)
+            # Looked up by the receiver's exact type (a hot path): a rule for a value
+            # type holds for its subclasses too (Capability, AssumedCapability).
+            for each in _with_subclasses(kind):
+                found.setdefault(each, []).append(rule)
     return {kind: tuple(rules) for kind, rules in found.items()}
+
+
+def _with_subclasses(kind: type) -> list[type]:
+    every = [kind]
+    for each in every:
+        every.extend(each.__subclasses__())
+    return every
 
 
 def _first_answer(rules: Sequence[AttributeRule], receiver: Any, name: str) -> Any:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from gatecheck.config.model import Generation
 from gatecheck.semantics.reads import Recorded
-from gatecheck.semantics.values import Capability
+from gatecheck.semantics.values import AssumedCapability, Capability
 
 if TYPE_CHECKING:
     from gatecheck.semantics.conventions import Convention
@@ -75,7 +75,7 @@ def same(a: Any, b: Any) -> bool:
         return bool(a == b)
     if kind is float:
         return repr(a) == repr(b)
-    if kind is tuple or kind is Capability:
+    if kind is tuple or kind is Capability or kind is AssumedCapability:
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     params = getattr(kind, "__dataclass_params__", None)
     if params is not None and params.frozen and params.eq:
@@ -90,7 +90,7 @@ def interchangeable(value: Any) -> bool:
     kind = type(value)
     if kind in _PLAIN or kind is float or isinstance(value, enum.Enum):
         return True
-    if kind is tuple or kind is Capability:
+    if kind is tuple or kind is Capability or kind is AssumedCapability:
         return all(interchangeable(v) for v in value)
     params = getattr(kind, "__dataclass_params__", None)
     if params is not None and params.frozen and params.eq:
@@ -110,7 +110,7 @@ def added(kind: int, key: Any, value: Any, recorded: Recorded) -> tuple[Any, ...
 def convention_value(convention: Convention, generation: Generation) -> Any:
     """The value a naming convention promises on `generation` (conventions.by_convention)."""
     if convention.kind == "capability":
-        return Capability(generation.capability)
+        return AssumedCapability(generation.capability)
     if convention.kind == "sm_version":
         return generation.sm_version
     return generation.name in convention.admits
@@ -162,7 +162,7 @@ def retraced(trace: Sequence[tuple[Any, ...]], ev: Evaluator) -> bool:
             if not same(convention_value(entry[1], generation), entry[2]):
                 return False
         elif kind == CAPABILITY:
-            if not same(Capability(generation.capability), entry[1]):
+            if not same(type(entry[1])(generation.capability), entry[1]):
                 return False
         elif kind == SM_VERSION:
             if not same(generation.sm_version, entry[1]):

@@ -54,6 +54,47 @@ class Capability(tuple[int, int]):
         return f"{self.major}.{self.minor}"
 
 
+class AssumedCapability(Capability):
+    """The capability a name promises where no body says how it is encoded (a compiled
+    helper named `get_device_compute_capability`, a parameter named `compute_capability`):
+    compared with a number, it is read in the encoding the number is written in, as
+    engines write all three: a whole number from 20 on is `major * 10 + minor` (`>= 90`,
+    `< 100`; `< 99` for "before 9.9"), a smaller one the major (`>= 9`), a float
+    `major.minor` (`>= 8.9`). A tuple compares as the tuple."""
+
+    def _as(self, other: Any) -> Any:
+        if isinstance(other, bool) or not isinstance(other, (int, float)):
+            return None
+        if isinstance(other, float):
+            return self.major + self.minor / 10
+        return self.to_int() if other >= 20 else self.major
+
+    def __lt__(self, other: Any) -> bool:
+        mine = self._as(other)
+        return super().__lt__(other) if mine is None else bool(mine < other)
+
+    def __le__(self, other: Any) -> bool:
+        mine = self._as(other)
+        return super().__le__(other) if mine is None else bool(mine <= other)
+
+    def __gt__(self, other: Any) -> bool:
+        mine = self._as(other)
+        return super().__gt__(other) if mine is None else bool(mine > other)
+
+    def __ge__(self, other: Any) -> bool:
+        mine = self._as(other)
+        return super().__ge__(other) if mine is None else bool(mine >= other)
+
+    def __eq__(self, other: object) -> bool:
+        mine = self._as(other)
+        return super().__eq__(other) if mine is None else bool(mine == other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = Capability.__hash__
+
+
 @dataclass(frozen=True, eq=False)
 class FunctionRef:
     """A function or lambda whose body can be read, optionally bound to a receiver."""

@@ -51,6 +51,28 @@ IDIOM = Idiom(
             "import _ext",
             assumed=True,
         ),
+        # Its encoding is read off the number it is compared with (AssumedCapability).
+        Example(
+            "compiled-extension-capability-as-sm-number",
+            "100 <= _ext.get_device_compute_capability(0) < 120",
+            generations("sm100", "sm103", "sm110"),
+            "import _ext",
+            assumed=True,
+        ),
+        Example(
+            "compiled-extension-capability-as-major",
+            "_ext.get_device_compute_capability() == 9",
+            generations("sm90", "gfx90a", "gfx942", "gfx950"),
+            "import _ext",
+            assumed=True,
+        ),
+        Example(
+            "compiled-extension-capability-as-float",
+            "_ext.get_device_compute_capability() < 8.9",
+            generations("sm70", "sm75", "sm80", "sm86", "sm87"),
+            "import _ext",
+            assumed=True,
+        ),
     ),
     noops=(
         Noop(

@@ -73,6 +73,7 @@ class Widening:
         self._by_path = {Path(m.file): m for m in self.modules if m.file}
         self._read_for: set[str] = set()  # names whose spelling modules were read
         self._checked: set[Definition] = set()
+        self._known: set[tuple[str, int, frozenset[str]]] = set()  # each read once
         self._counts: Counter[str] = Counter()
         for path in self._by_path:
             self._count(path)
@@ -108,7 +109,7 @@ class Widening:
                 self._by_path[path] = module
                 self._count(path)
                 # The names looked for before it was searched: read in it now.
-                self.defined.extend(definitions(module, self._read_for))
+                self._define(definitions(module, self._read_for))
             progress.advance()
         self.modules.extend(added)
         progress.stage("evaluating conditions", len(added))
@@ -154,7 +155,15 @@ class Widening:
             with self.project.scanning():
                 text = self.project.text_of(path)
             if text is not None and holds(text):
-                self.defined.extend(definitions(module, names))
+                self._define(definitions(module, names))
+
+    def _define(self, found: Iterable[Definition]) -> None:
+        for definition in found:
+            # By its value's id: the trees stay alive as long as this does.
+            key = (definition.name, id(definition.values[0]), definition.made_of)
+            if key not in self._known:
+                self._known.add(key)
+                self.defined.append(definition)
 
     def _varies(self, definition: Definition) -> bool:
         for value in definition.values:

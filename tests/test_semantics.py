@@ -256,6 +256,14 @@ CASES = [
     pytest.param("sm_via_nvml() == 90", set(ALL), id="none-or-not-a-value"),
     pytest.param("sm_or_none_merged() == 90", _sets("sm90", "gfx90a"), id="none-or-merged"),
     pytest.param("any(m == MAJOR for m in (9,) if FLAG)", set(ALL), id="comp-unknown-if"),
+    pytest.param("mi300_by_loop()", _sets("gfx942"), id="loop-over-a-known-list-unrolled"),
+    pytest.param(
+        "major_by_loop() == 10", _sets("sm100", "sm103"), id="loop-returns-the-item-it-meets"
+    ),
+    # Refusals: a break (read as nothing by the statements) or unknown items keep the
+    # loop as any number of iterations, so the answer stays open.
+    pytest.param("loop_with_break()", set(ALL), id="loop-with-break-not-unrolled"),
+    pytest.param("loop_over_unknown()", set(ALL), id="loop-over-unknown-items-not-unrolled"),
 ]
 
 GATE_BODY = """
@@ -283,6 +291,33 @@ def capability_or_none():
     if hasattr(torch, "xpu") and torch.xpu.is_available():
         major, minor = None, None
     return major, minor
+
+def mi300_by_loop():
+    arch_name = torch.cuda.get_device_properties(0).gcnArchName
+    for arch in ["gfx940", "gfx941", "gfx942"]:
+        if arch in arch_name:
+            return True
+    return False
+
+def major_by_loop():
+    for major in (9, 10):
+        if MAJOR == major:
+            return major
+    return None
+
+def loop_with_break():
+    found = False
+    for arch in ["gfx940", "gfx942"]:
+        if arch in torch.cuda.get_device_properties(0).gcnArchName:
+            found = True
+            break
+    return found
+
+def loop_over_unknown():
+    for arch in os.environ.get("ARCHS", "").split(","):
+        if arch in torch.cuda.get_device_properties(0).gcnArchName:
+            return True
+    return False
 
 def check_local():
     major, minor = torch.cuda.get_device_capability()

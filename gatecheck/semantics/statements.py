@@ -20,7 +20,7 @@ from gatecheck.semantics.env import (
 )
 from gatecheck.semantics.expressions import by_node_class
 from gatecheck.semantics.logic import join_optional
-from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, truth
+from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, contains_unknown, truth
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -131,7 +131,29 @@ def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
     return bool(exits) and f
 
 
+# A `for` over a known list or tuple this short runs its body once per item (`for arch
+# in ["gfx940", "gfx942"]: if arch in name: return True`); a longer one, or one whose
+# items are not all known, runs it as any number of iterations.
+MAX_UNROLLED = 16
+
+
 def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[Any]) -> bool:
+    if isinstance(stmt, nodes.For) and not _jumps(stmt.body):
+        items = ev.eval(stmt.iter, env)
+        if (
+            isinstance(items, (tuple, list))
+            and len(items) <= MAX_UNROLLED
+            and not contains_unknown(items)
+        ):
+            for item in items:
+                bind_target(stmt.target, item, env)
+                r, falls = exec_block(ev, stmt.body, env)
+                returns += r
+                if not falls:
+                    return False
+            r, falls = exec_block(ev, stmt.orelse, env)
+            returns += r
+            return falls
     # Any number of iterations: what the body assigns is unknown after it.
     forget_assigned(stmt, env)
     r, _ = exec_block(ev, stmt.body, dict(env))
@@ -139,6 +161,21 @@ def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[
     r, _ = exec_block(ev, stmt.orelse, dict(env))
     returns += r
     return True
+
+
+def _jumps(body: Sequence[nodes.NodeNG]) -> bool:
+    """Whether a `break` or `continue` of this loop is in `body` (statements run them as
+    nothing: the loop is then read as any number of iterations)."""
+    pending: list[nodes.NodeNG] = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (nodes.Break, nodes.Continue)):
+            return True
+        if not isinstance(node, (nodes.For, nodes.While, nodes.FunctionDef, nodes.ClassDef)):
+            pending.extend(node.get_children())
+        elif isinstance(node, (nodes.For, nodes.While)):
+            pending.extend(node.orelse)  # a nested loop's else belongs to this one
+    return False
 
 
 def _with(ev: Evaluator, stmt: nodes.With, env: Env, returns: list[Any]) -> bool:

@@ -88,8 +88,26 @@ def _reader(name: str) -> str:
     )
 
 
+# A project's own predicate that spells no idiom, and a file using it that spells none
+# either: only the audit's widening (audit/widening.py) searches that file.
+OWN_PREDICATE = (
+    "import torch\n\n\n"
+    "def is_sm_at_least_89():\n    return torch.cuda.get_device_capability() >= (8, 9)\n"
+)
+OWN_PREDICATE_USER = (
+    "from pkg.ao_utils import is_sm_at_least_89\n\n\n"
+    "def run():\n    if is_sm_at_least_89():\n        return 1\n    return 0\n"
+)
+
 # (files at BASE, files written (None: deleted) after, issues expected: (rule, qualname)).
 SCENARIOS = [
+    pytest.param(
+        {"pkg/ao_utils.py": OWN_PREDICATE, "pkg/quant.py": OWN_PREDICATE_USER},
+        {"pkg/ao_utils.py": "def is_sm_at_least_89():\n    return True\n"},
+        [("impact-removed-gate", "pkg.quant.run")],
+        # BASE searches quant.py, the working tree does not: reuse audits BASE whole.
+        id="a-device-name-only-base-knows",
+    ),
     pytest.param(
         {"pkg/a.py": USER, "pkg/b.py": USER},
         {"pkg/utils.py": UTILS.replace("in (10, 11, 12)", "== 10")},

@@ -17,7 +17,6 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 from astroid import nodes
@@ -176,7 +175,7 @@ class Widening:
                     path,
                     int(value.lineno or 1),
                     int(value.col_offset or 0),
-                    partial(self.semantics.admission, value),
+                    functools.partial(self.semantics.admission, value),
                 )
             if admission is not None and varies(admission, self.vendor_gens):
                 return True

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from click.testing import CliRunner, Result
 from gatecheck.audit.report import AuditReport
 from gatecheck.cli import cli
 from gatecheck.impact import normalise_condition
+from gatecheck.impact.parallel import can_fork
 from gatecheck.impact.scope import imported_names, reaches
 from tests.conftest import FIXTURES, write_tree
 from tests.test_sarif import assert_valid, load_validator
@@ -713,6 +715,40 @@ def test_base_files_export_the_changed_files_alone(tmp_path: Path) -> None:
     assert files.file("pkg/a.py") == tree / "pkg/a.py"
     files.close()
     assert not few.exists() and not tree.exists()
+
+
+@pytest.mark.skipif(not can_fork(), reason="BASE is audited in a forked child on Linux only")
+def test_whole_audits_in_parallel_leave_no_export_behind(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a cache folder BASE is exported to a temporary folder; with both sides
+    audited at once BASE's audit runs in a forked child, and an export made there was
+    in the child's copy of the run's files, never removed (1,068 were left in /tmp)."""
+    from gatecheck.audit import run_audit
+    from gatecheck.config.loader import load_ruleset
+    from gatecheck.impact.run import OnOpen, Strategy, run_impact
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    ruleset = load_ruleset(None)
+
+    def audit(
+        targets: Sequence[Path],
+        only: Sequence[Path] | None,
+        *,
+        record_reads: bool = False,
+        on_open: OnOpen | None = None,
+        laid_over: bool = False,
+    ) -> AuditReport:
+        return run_audit(list(targets), ruleset, "sm120", only=only)
+
+    edit(repo, "pkg/utils.py", "major in (10, 11, 12)", "major in (10, 11)")
+    report = run_impact(
+        [repo], "HEAD", audit, ruleset.registry, "sm120", parallel=True, strategy=Strategy.WHOLE
+    )
+    assert report.issues  # BASE was audited: the narrowing is reported
+    assert sorted(p.name for p in temp.iterdir()) == []
 
 
 # The text prefilters of reach (scope.py) against what module_facts reads: a file whose

@@ -235,6 +235,9 @@ def _compared(
                 unchanged_elsewhere = sum(1 for g in after.gates if g.path not in compared)
         else:  # WHOLE, or REACH (whole past the budget)
             restrict = None if past(reached) or reached is None else reached
+            # Exported here, not in the child that audits BASE: what a forked child
+            # exports is in its copy of base_files, which close() here never sees.
+            base_files.tree()
             before, after = both(
                 lambda: audit_base(None if restrict is None else sorted(restrict)),
                 lambda: audit(targets, None if restrict is None else sorted(restrict & scanned)),

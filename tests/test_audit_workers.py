@@ -199,6 +199,34 @@ def test_same_report_with_workers(tmp_path: Path, ruleset: RuleSet) -> None:
         assert reports[jobs].diagnostics == reports[1].diagnostics
 
 
+def test_conditions_a_worker_found_are_not_evaluated_again(
+    tmp_path: Path, ruleset: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker sends back what it found for each arch condition (FoundCondition): the
+    main process puts it on its own nodes instead of evaluating the condition again (a
+    third of the time after the workers on sglang 0.5.23), and the report is the same."""
+    import gatecheck.audit.run as audit_run
+
+    root = _workers_project(tmp_path / "tree", 32)
+    parent = os.getpid()
+    evaluated_here: set[str] = set()
+    classify = audit_run.classify_condition
+
+    def counting(semantics, module, *args):  # type: ignore[no-untyped-def]
+        if os.getpid() == parent:
+            evaluated_here.add(Path(module.file).name)
+        return classify(semantics, module, *args)
+
+    monkeypatch.setattr(audit_run, "classify_condition", counting)
+    one = render_audit_json(run_audit([root], ruleset, "sm120", jobs=1), root)
+    assert len({n for n in evaluated_here if n.startswith("feature_")}) == 32
+    evaluated_here.clear()
+    two = render_audit_json(run_audit([root], ruleset, "sm120", jobs=2), root)
+    assert two == one
+    left = {f"feature_{i}.py" for i in range(32)} - evaluated_here
+    assert left, "every module's conditions were evaluated in the main process"
+
+
 def test_cli_jobs_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _workers_project(tmp_path / "tree", 32)
     monkeypatch.chdir(tmp_path)

@@ -85,6 +85,52 @@ class ArchCondition:
 
 
 @dataclass(frozen=True)
+class FoundCondition:
+    """An ArchCondition without its nodes, as a worker process sends it back (nodes do
+    not cross processes; the receiver has the same tree and puts its own nodes back):
+    the arch terms by their index among the condition's operands."""
+
+    admission: Admission
+    polarity: Polarity
+    admits: frozenset[str]
+    role: Role
+    terms: tuple[int, ...]
+    qualname: str
+
+    @classmethod
+    def of(cls, condition: ArchCondition) -> FoundCondition:
+        leaves = list(operands(condition.condition))
+        terms = tuple(next(i for i, n in enumerate(leaves) if n is t) for t in condition.arch_terms)
+        return cls(
+            condition.admission,
+            condition.polarity,
+            condition.admits,
+            condition.role,
+            terms,
+            condition.qualname,
+        )
+
+    def condition_at(
+        self, module: nodes.Module, condition: nodes.NodeNG, statement: nodes.NodeNG, kind: SlotKind
+    ) -> ArchCondition:
+        """The ArchCondition classify_condition gave for this slot, on this tree."""
+        leaves = list(operands(condition))
+        return ArchCondition(
+            condition,
+            statement,
+            kind,
+            Path(module.file) if module.file else Path(str(module.name)),
+            str(module.name),
+            self.qualname,
+            self.admission,
+            self.polarity,
+            self.admits,
+            self.role,
+            tuple(leaves[i] for i in self.terms),
+        )
+
+
+@dataclass(frozen=True)
 class ModuleNodes:
     """The nodes of a module the audit reads, from one walk of its tree (three walks
     were 5% of a cold audit): the owners of condition slots (for outermost_slots), the

@@ -16,6 +16,7 @@ from gatecheck.audit import workers
 from gatecheck.audit.classify import Classifier
 from gatecheck.audit.conditions import (
     ArchCondition,
+    FoundCondition,
     Role,
     SlotKind,
     assigned_names,
@@ -159,9 +160,15 @@ def _module_conditions(
         if outcome is not None and len(outcome.slots) != len(slots):
             outcome = None  # not the tree the worker walked: evaluate it all here
         for index, (condition, statement, kind) in enumerate(slots):
-            if outcome is not None and not outcome.slots[index].found:
-                _replay(project, outcome.slots[index].diagnostics, unbuildable)
-                continue
+            if outcome is not None:
+                slot = outcome.slots[index]
+                if not slot.found or slot.condition is not None:
+                    # Its diagnostics where this process would have added them, and
+                    # what the worker found, on this process's nodes.
+                    _replay(project, slot.diagnostics, unbuildable)
+                    if slot.condition is not None:
+                        found_here.append(slot.condition.condition_at(module, *slots[index]))
+                    continue
             before = len(project.diagnostics)
             found = contain.run(
                 path,
@@ -178,7 +185,8 @@ def _module_conditions(
                 ),
             )
             if record is not None:
-                record.append(SlotOutcome(found is not None, _added(project, before)))
+                packed = None if found is None else FoundCondition.of(found)
+                record.append(SlotOutcome(found is not None, _added(project, before), packed))
             if found is not None:
                 found_here.append(found)
         if outcome is not None and not outcome.declared.found:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from gatecheck.audit.conditions import FoundCondition
 from gatecheck.loading.project import FileDiagnostic
 
 T = TypeVar("T")
@@ -44,11 +45,13 @@ WARM_UP = 0.2
 
 @dataclass(frozen=True)
 class SlotOutcome:
-    """One condition slot as a worker evaluated it: whether it is an arch condition (the
-    main process evaluates it again), and the diagnostics its evaluation added."""
+    """One condition slot as a worker evaluated it: whether it is an arch condition, the
+    diagnostics its evaluation added, and the condition found (the main process takes
+    it as it is; a found slot without it -- the declarations -- is evaluated again)."""
 
     found: bool
     diagnostics: tuple[FileDiagnostic, ...] = ()
+    condition: FoundCondition | None = None
 
 
 @dataclass(frozen=True)

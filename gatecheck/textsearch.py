@@ -6,7 +6,10 @@ for that core first, the needles themselves only in the texts that hold it."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import ahocorasick
 
 # A shorter core is in too many texts to save a scan.
 MIN_CORE = 6
@@ -43,3 +46,50 @@ def common_core(needles: tuple[str, ...]) -> str:
 
 def _nothing(text: str) -> bool:
     return False
+
+
+# Up to this many words each is looked for with str.find (a scan at C speed per word);
+# more, one pass of an Aho-Corasick automaton finds them all (about 80 MB/s whatever their
+# number: 241 names over sglang 0.5.23's 68 MB of text took 6.2 s one by one, 0.9 s in
+# one pass).
+FEW_WORDS = 8
+
+
+class Words:
+    """Which of many words a text holds, and where: the widening's question for every
+    file of a project and every name found to carry the device (audit/widening.py)."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self.words = tuple(sorted({w for w in words if w}))
+        self._automaton: Any = None
+        if len(self.words) > FEW_WORDS:
+            automaton = ahocorasick.Automaton()
+            for word in self.words:
+                automaton.add_word(word, word)
+            automaton.make_automaton()
+            self._automaton = automaton
+
+    def held(self, text: str) -> tuple[str, ...]:
+        """The words `text` holds, in sorted order."""
+        if self._automaton is None:
+            return tuple(w for w in self.words if w in text)
+        return tuple(sorted({word for _, word in self._automaton.iter(text)}))
+
+    def holds_any(self, text: str) -> bool:
+        if self._automaton is None:
+            return any(w in text for w in self.words)
+        return next(self._automaton.iter(text), None) is not None
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of every occurrence of every word, overlapping ones included,
+        sorted."""
+        if self._automaton is None:
+            return sorted((at, at + len(w)) for w in self.words for at in _offsets(text, w))
+        return sorted((last + 1 - len(word), last + 1) for last, word in self._automaton.iter(text))
+
+
+def _offsets(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + 1)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from gatecheck.textsearch import common_core, holds_any
+from gatecheck.textsearch import FEW_WORDS, Words, common_core, holds_any
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,46 @@ def test_holds_any_is_any_in(needles: list[str]) -> None:
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(10)))
         assert holds(text) is any(n in text for n in needles), (needles, text)
+
+
+WORD_SETS = [
+    [],
+    ["is_sm90"],
+    ["is_sm90", "is_sm90_supported", "sm90"],  # nested and overlapping words
+    ["aa", "aaa"],  # a word overlapping itself: "aaaa" holds "aa" three times
+    [f"name_{i}" for i in range(30)],  # past FEW_WORDS: the automaton
+    ["is_sm90", "is_sm90_supported", "sm90", "aa", "aaa", "é_x"] + [f"w{i}" for i in range(10)],
+]
+
+
+def _spans(text: str, words: list[str]) -> list[tuple[int, int]]:
+    return sorted(
+        (at, at + len(w))
+        for w in set(words)
+        if w
+        for at in range(len(text) - len(w) + 1)
+        if text.startswith(w, at)
+    )
+
+
+@pytest.mark.parametrize("words", WORD_SETS)
+def test_words_answer_as_substring_tests(words: list[str]) -> None:
+    """Below FEW_WORDS one str.find per word, above it one automaton pass: the same
+    answers as the plain tests, overlapping and nested occurrences included."""
+    rng = random.Random(len(words))
+    pieces = ["is_", "sm90", "_supported", "a", "aa", " ", "\n", "é", "_x", "name_", "1", "2"]
+    pieces += [w for w in words if w]
+    scanner = Words(words)
+    assert scanner.words == tuple(sorted({w for w in words if w}))
+    for _ in range(1500):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(12)))
+        held = tuple(sorted({w for w in words if w and w in text}))
+        assert scanner.held(text) == held, (words, text)
+        assert scanner.holds_any(text) is bool(held), (words, text)
+        assert scanner.spans(text) == _spans(text, words), (words, text)
+
+
+def test_words_past_few_use_the_automaton() -> None:
+    few = Words([f"w{i}" for i in range(FEW_WORDS)])
+    many = Words([f"w{i}" for i in range(FEW_WORDS + 1)])
+    assert few._automaton is None and many._automaton is not None

@@ -41,6 +41,8 @@ from astroid._ast import BIN_OP_CLASSES, CMP_OP_CLASSES, CONTEXT_CLASSES
 from astroid.const import Context
 from astroid.rebuilder import REDIRECT, TreeRebuilder
 
+from gatecheck.textsearch import Words
+
 if TYPE_CHECKING:
     from astroid.manager import AstroidManager
 
@@ -573,6 +575,10 @@ class LazyRebuilder(TreeRebuilder):
         starts = self._starts
         return starts[max(first, 1) - 1], starts[min(last, len(starts) - 1)]
 
+    def spans(self, words: Collection[str]) -> list[tuple[int, int]]:
+        """(start, end) of every occurrence of every word in the text, sorted."""
+        return Words(words).spans(self._source)
+
     def occurrences(self, word: str) -> list[int]:
         """Every offset where `word` starts in the text, overlapping ones included (the
         offsets `str.find` can answer), in order."""
@@ -879,9 +885,7 @@ class Spelling:
         if rebuilder is None:
             return None
         wanted = set(words)
-        found = sorted(
-            (at, at + len(word)) for word in wanted for at in rebuilder.occurrences(word)
-        )
+        found = rebuilder.spans(wanted)
         begins = [at for at, _ in found]
         ends = [end for _, end in found]
         for index in range(len(ends) - 2, -1, -1):  # the earliest end from here on

@@ -21,53 +21,46 @@ pytestmark = pytest.mark.skipif(not workers.can_fork(), reason="no os.fork on th
 
 
 @pytest.mark.parametrize(
-    ("weights", "jobs", "min_share", "head_start", "expected"),
-    [
-        # Even shares without a head start; contiguous, in order.
-        ([1] * 10, 2, 1, 0.0, [(0, 5), (5, 10)]),
-        # The main process takes (1 + 0.3) / 2 of the weight when a worker warms up alone.
-        ([1] * 10, 2, 1, 0.3, [(0, 7), (7, 10)]),
-        ([1] * 10, 3, 1, 0.3, [(0, 6), (6, 8), (8, 10)]),
-        # Too little weight for two shares of min_share: one share, no worker.
-        ([1] * 10, 2, 6, 0.0, [(0, 10)]),
-        ([1] * 10, 1, 1, 0.3, [(0, 10)]),
-        # One item cannot be split; a heavy item ends its share where it falls.
-        ([5], 2, 1, 0.0, [(0, 1)]),
-        ([1, 1, 8], 2, 1, 0.0, [(0, 3)]),
-        ([8, 1, 1], 2, 1, 0.0, [(0, 1), (1, 3)]),
-        ([], 2, 1, 0.0, [(0, 0)]),
-    ],
-)
-def test_shares(
-    weights: list[int],
-    jobs: int,
-    min_share: int,
-    head_start: float,
-    expected: list[tuple[int, int]],
-) -> None:
-    found = workers.shares(weights, jobs, min_share, head_start)
-    assert [(r.start, r.stop) for r in found] == expected
-
-
-@pytest.mark.parametrize(
-    ("weights", "warm_up", "expected_head", "expected_shares"),
+    ("weights", "jobs", "min_share", "warm_up", "expected"),
     [
         # The first fifth of the weight is evaluated before the fork, the rest shared.
-        ([1] * 10, 0.2, (0, 2), [(2, 6), (6, 10)]),
-        ([1] * 10, 0.0, (0, 0), [(0, 5), (5, 10)]),
-        # Too little left after the warm-up: one share, no worker.
-        ([1] * 3, 0.5, (0, 2), [(2, 3)]),
+        ([1] * 10, 2, 1, 0.2, ((0, 2), 2)),
+        ([1] * 10, 3, 1, 0.2, ((0, 2), 3)),
+        ([1] * 10, 2, 1, 0.0, ((0, 0), 2)),
+        # Each process needs min_share of what is left: fewer processes, or one.
+        ([1] * 10, 4, 3, 0.2, ((0, 2), 2)),
+        ([1] * 10, 2, 6, 0.2, ((0, 2), 1)),
+        ([1] * 10, 1, 1, 0.2, ((0, 2), 1)),
+        # Too little left after the warm-up, no items: one process.
+        ([1] * 3, 2, 1, 0.5, ((0, 2), 1)),
+        ([], 2, 1, 0.2, ((0, 0), 1)),
     ],
 )
 def test_plan(
     weights: list[int],
+    jobs: int,
+    min_share: int,
     warm_up: float,
-    expected_head: tuple[int, int],
-    expected_shares: list[tuple[int, int]],
+    expected: tuple[tuple[int, int], int],
 ) -> None:
-    head, shares = workers.plan(weights, 2, 1, warm_up, 0.0)
-    assert (head.start, head.stop) == expected_head
-    assert [(r.start, r.stop) for r in shares] == expected_shares
+    head, processes = workers.plan(weights, jobs, min_share, warm_up)
+    assert ((head.start, head.stop), processes) == expected
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 7, 200])
+def test_claims_from_both_ends_take_each_item_once(count: int) -> None:
+    """The main process from the front, a forked worker from the back: every item taken
+    once, the front's a prefix, the back's the rest, however the two interleave."""
+    claims = workers.Claims(count)
+    worker = workers.start(lambda: list(iter(claims.back, None)))
+    front = list(iter(claims.front, None))
+    assert worker is not None
+    back = worker.result()
+    assert back is not None
+    assert front == list(range(len(front)))
+    assert claims.taken_from_front() == len(front)
+    assert sorted(back, reverse=True) == back
+    assert sorted(front + back) == list(range(count))
 
 
 def test_forked_task_value() -> None:
@@ -184,8 +177,8 @@ def _workers_project(root: Path, modules: int) -> Path:
 def test_same_report_with_workers(tmp_path: Path, ruleset: RuleSet) -> None:
     root = _workers_project(tmp_path / "tree", 32)
     texts = [p.stat().st_size for p in sorted(root.rglob("feature_*.py"))]
-    _, shares = workers.plan(texts, 2)
-    assert len(shares) == 2, "the project must be large enough for a worker"
+    _, processes = workers.plan(texts, 2)
+    assert processes == 2, "the project must be large enough for a worker"
     reports = {jobs: run_audit([root], ruleset, "sm120", jobs=jobs) for jobs in (1, 2, 3)}
     one = render_audit_json(reports[1], root)
     # Gates, and the modules that cannot be built (read by conditions of every share).

@@ -67,14 +67,14 @@ def discover(
     contain = contain or Containment(project.diagnostics)
     vendor_gens = semantics.registry.vendor_names(vendor)
     modules = list(modules)
-    # Evaluated here before any fork, here after it, and by each worker.
-    warm, own, others = modules, list[nodes.Module](), list[list[nodes.Module]]()
+    # Evaluated here before any fork; then taken from both ends by this process and the
+    # workers (workers.Claims).
+    warm, rest, processes = modules, list[nodes.Module](), 1
     if jobs > 1 and workers.can_fork():
         weights = [len(project.text_of(Path(m.file)) or "") if m.file else 0 for m in modules]
-        head, shares = workers.plan(weights, jobs, min_share)
-        if len(shares) > 1:
-            warm = modules[: head.stop]
-            own, *others = [modules[r.start : r.stop] for r in shares]
+        head, processes = workers.plan(weights, jobs, min_share)
+        if processes > 1:
+            warm, rest = modules[: head.stop], modules[head.stop :]
     conditions: list[ArchCondition] = []
 
     def here(module: nodes.Module) -> None:
@@ -84,19 +84,23 @@ def discover(
 
     for module in warm:
         here(module)
-    forked = [
-        workers.start(partial(_share_outcome, project, semantics, part, vendor_gens, contain))
-        for part in others
-    ]
-    for module in own:
-        here(module)
-    for part, worker in zip(others, forked, strict=True):
-        share = None if worker is None else worker.result()
-        if share is not None:
-            project.built_elsewhere(share.built)
-            semantics.note_searched_calls(share.searched_calls)
-        for module in part:
-            outcome = None if share is None else share.modules.get(_path_of(module))
+    if processes > 1:
+        claims = workers.Claims(len(rest))
+        task = partial(_share_outcome, project, semantics, rest, claims, vendor_gens, contain)
+        forked = [workers.start(task) for _ in range(processes - 1)]
+        while (index := claims.front()) is not None:
+            here(rest[index])
+        outcomes: dict[Path, ModuleOutcome] = {}
+        unbuildable: set[Path] = set()
+        for worker in forked:
+            share = None if worker is None else worker.result()
+            if share is not None:
+                project.built_elsewhere(share.built)
+                semantics.note_searched_calls(share.searched_calls)
+                outcomes.update(share.modules)
+                unbuildable |= share.unbuildable
+        # What the workers took (a failed worker's modules are evaluated here).
+        for module in rest[claims.taken_from_front() :]:
             conditions.extend(
                 _module_conditions(
                     project,
@@ -104,8 +108,8 @@ def discover(
                     module,
                     vendor_gens,
                     contain,
-                    outcome,
-                    unbuildable=frozenset() if share is None else share.unbuildable,
+                    outcomes.get(_path_of(module)),
+                    unbuildable=frozenset(unbuildable),
                 )
             )
             if on_module is not None:
@@ -228,15 +232,17 @@ def _share_outcome(
     project: Project,
     semantics: Semantics,
     modules: Sequence[nodes.Module],
+    claims: workers.Claims,
     vendor_gens: frozenset[str],
     contain: Containment,
 ) -> workers.ShareOutcome:
-    """A worker's task: every condition of its share, evaluated as the single-process run
-    does, kept as outcomes."""
+    """A worker's task: every condition of each module it claims from the back of
+    `modules`, evaluated as the single-process run does, kept as outcomes."""
     tried = project.tried_paths()
     out: dict[Path, ModuleOutcome] = {}
     with progress.listening(None):
-        for module in modules:
+        while (index := claims.back()) is not None:
+            module = modules[index]
             record: list[SlotOutcome] = []
             _module_conditions(project, semantics, module, vendor_gens, contain, record=record)
             out[_path_of(module)] = ModuleOutcome(tuple(record[:-1]), record[-1])

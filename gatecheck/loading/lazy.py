@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from astroid import nodes
 from astroid._ast import BIN_OP_CLASSES, CMP_OP_CLASSES, CONTEXT_CLASSES
 from astroid.const import Context
+from astroid.nodes.utils import Position
 from astroid.rebuilder import REDIRECT, TreeRebuilder
 
 from gatecheck.textsearch import Words
@@ -326,6 +327,35 @@ class LazyRebuilder(TreeRebuilder):
         while at >= 0:
             self._global_lines.append(bisect.bisect_right(self._starts, at))
             at = data.find("global", at + 1)
+
+    def _get_position_info(
+        self,
+        node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef,
+        parent: nodes.ClassDef | nodes.FunctionDef | nodes.AsyncFunctionDef,
+    ) -> Position | None:
+        """astroid's (the keyword(s) and the name of a `def` or `class`), read off the
+        definition's line where the keywords and the name sit on it as the parser put
+        them; else astroid's own, which tokenizes the lines up to the body (1.4% of a
+        cold audit, for every definition of every tree)."""
+        first = node.lineno - 1
+        if self._lines_match and 0 <= first < len(self._starts) - 1:
+            line = self._source[self._starts[first] : self._starts[first + 1] - 1]
+            if isinstance(parent, nodes.AsyncFunctionDef):
+                head = _ASYNC_DEF
+            elif isinstance(parent, nodes.FunctionDef):
+                head = _DEF
+            else:
+                head = _CLASS
+            # Only blanks precede the keyword: the parser's byte column is the column.
+            found = head.match(line, node.col_offset)
+            end = -1 if found is None else found.end() + len(node.name)
+            if (
+                found is not None
+                and line.startswith(node.name, found.end())
+                and not _IDENTIFIER_GOES_ON.match(line, end)
+            ):
+                return Position(node.lineno, node.col_offset, node.lineno, end)
+        return super()._get_position_info(node, parent)
 
     def visit(self, node: Any, parent: nodes.NodeNG) -> Any:
         if node is None:
@@ -740,6 +770,14 @@ def _shared(shared: list[int], line: int | None) -> int | None:
     if line >= len(shared):
         _grow(shared, line + 1)
     return shared[line]
+
+
+# A definition's keywords as the tokenizer reads them, up to its name (tokens are separated
+# by spaces, tabs and form feeds; anything else -- a line continuation -- is left to astroid).
+_ASYNC_DEF = re.compile(r"async[ \t\f]+def[ \t\f]+")
+_DEF = re.compile(r"def[ \t\f]+")
+_CLASS = re.compile(r"class[ \t\f]+")
+_IDENTIFIER_GOES_ON = re.compile(r"\w")
 
 
 class _Lines:

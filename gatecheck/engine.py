@@ -16,7 +16,7 @@ from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import MISSING_GENERATION, Finding, Hop, HopKind, Position
 from gatecheck.gates.declared import declared_admission, declared_list
 from gatecheck.gates.feature_gates import find_feature_gates, mentions
-from gatecheck.gates.mentions import mentions_any
+from gatecheck.gates.mentions import feature_needles, mentions_any
 from gatecheck.gates.model import Gate, GateKind, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.checks import (
@@ -203,6 +203,9 @@ def _prefilter_texts(project: Project, features: Sequence[Feature]) -> dict[Path
             continue
         if mentioned(text):
             texts[path] = text
+    # A later search for a name holding one of these (a gate function's callers) reads
+    # only these files.
+    project.remember_mentioning(feature_needles(features), texts)
     return texts
 
 

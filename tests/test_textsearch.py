@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +91,26 @@ def test_words_past_few_use_the_automaton() -> None:
     few = Words([f"w{i}" for i in range(FEW_WORDS)])
     many = Words([f"w{i}" for i in range(FEW_WORDS + 1)])
     assert few._automaton is None and many._automaton is not None
+
+
+def test_a_search_within_an_earlier_one_reads_only_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text holding `apply_fusion` holds `fusion`: once the files holding `fusion` are
+    known, a search for names that each contain it reads only those; a name that contains
+    none of the earlier needles reads every file."""
+    from gatecheck.loading.project import Project
+
+    texts = {"a.py": "x = fusion\n", "b.py": "apply_fusion()\n", "c.py": "other()\n"}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    project = Project(sorted(tmp_path.glob("*.py")), [tmp_path])
+    assert [p.name for p in project.files_mentioning(["fusion"])] == ["a.py", "b.py"]
+    read: list[str] = []
+    text_of = project.text_of
+    monkeypatch.setattr(project, "text_of", lambda path: read.append(path.name) or text_of(path))
+    assert [p.name for p in project.files_mentioning(["apply_fusion"])] == ["b.py"]
+    assert read == ["a.py", "b.py"]
+    read.clear()
+    assert [p.name for p in project.files_mentioning(["apply_fusion", "other"])] == ["b.py", "c.py"]
+    assert read == ["a.py", "b.py", "c.py"]

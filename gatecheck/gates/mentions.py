@@ -17,7 +17,12 @@ def mentions(text: str, feature: Feature) -> bool:
 def mentions_any(features: Iterable[Feature]) -> Callable[[str], bool]:
     """`lambda text: any(mentions(text, f) for f in features)`, the needles gathered once
     (a project's every file is asked)."""
-    return holds_any(n for feature in features for n in _needles(feature))
+    return holds_any(feature_needles(features))
+
+
+def feature_needles(features: Iterable[Feature]) -> list[str]:
+    """What mentions_any looks for: a text holds one of these, or none of the features."""
+    return [n for feature in features for n in _needles(feature)]
 
 
 def _needles(feature: Feature) -> list[str]:

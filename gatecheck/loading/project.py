@@ -389,11 +389,28 @@ class Project:
             with self.scanning():
                 found = tuple(
                     path
-                    for path in self.files
+                    for path in self._within(key)
                     if (text := self.text_of(path)) is not None and holds(text)
                 )
             self._mentioning[key] = found
         return found
+
+    def remember_mentioning(self, needles: Iterable[str], found: Iterable[Path]) -> None:
+        """What a scan made elsewhere found (the files holding any of the needles), as
+        files_mentioning would: a later search for needles that each contain one of these
+        scans only those files."""
+        key = tuple(sorted({n for n in needles if n}))
+        self._mentioning.setdefault(key, tuple(found))
+
+    def _within(self, key: tuple[str, ...]) -> Sequence[Path]:
+        """The files a search for `key` must look at: a text holding a needle that
+        contains a needle searched before holds that one too, so the fewest files an
+        earlier search found, where every needle contains one of its needles."""
+        best: Sequence[Path] = self.files
+        for earlier, found in self._mentioning.items():
+            if len(found) < len(best) and all(any(e in n for e in earlier) for n in key):
+                best = found
+        return best
 
     def files_below(self, folder: str) -> tuple[Path, ...]:
         """The files whose path starts with `folder`, for a scan of them (noted as one

@@ -14,6 +14,7 @@ from astroid import nodes
 from gatecheck.loading.lazy import LazyRebuilder, Spelling, WaitingAttributes, is_waiting
 from gatecheck.loading.trees import ProjectBuilder
 from gatecheck.semantics.callers import calls_by_name, calls_named
+from gatecheck.textsearch import FEW_WORDS
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -362,7 +363,10 @@ def test_spelling_any_answers_as_each_word(source: str) -> None:
         {"héllo", "def", ":\n", "x"},
         {"return", "no_such_word"},
         set(),
+        # More words than textsearch.FEW_WORDS: found in one automaton pass.
+        {"f", "self", "ll", "lll", "l", "héllo", "def", ":\n", "x", "return", "no_such"},
     ]
+    assert len(word_sets[-1]) > FEW_WORDS
     for words in word_sets:
         spells_any = spelling.spelling_any(words)
         assert spells_any is not None

@@ -80,12 +80,22 @@ def _classes(count: int) -> list[ClassRef]:
     ("values", "expected"),
     [
         pytest.param([1, 1], 1, id="equal-values-join"),
-        pytest.param([1, 2], UNKNOWN, id="different-values-are-unknown"),
+        pytest.param([1, 2], (1, 2), id="different-constants-are-one-of-them"),
+        pytest.param(["hopper", "cuda", "hopper"], ("hopper", "cuda"), id="each-option-once"),
+        pytest.param([1, "a"], (1, "a"), id="constants-of-two-kinds"),
         pytest.param([True, UNKNOWN], UNKNOWN, id="unknown-wins"),
+        pytest.param([list(range(i)) for i in (1, 2)], UNKNOWN, id="a-list-is-no-constant"),
+        pytest.param(list(range(MAX_OPTIONS + 1)), UNKNOWN, id="past-max-options"),
     ],
 )
-def test_either_on_plain_values_is_the_join(values: list[object], expected: object) -> None:
-    assert either(values) is expected or either(values) == expected
+def test_either_on_plain_values(values: list[object], expected: object) -> None:
+    """Differing constants stay one of them (a comparison or truth test of it is each
+    option's); anything else meeting joins as before."""
+    found = either(values)
+    if isinstance(expected, tuple):
+        assert isinstance(found, OneOf) and found.options == expected
+    else:
+        assert found is expected or found == expected
 
 
 def test_either_keeps_differing_references_and_flattens() -> None:

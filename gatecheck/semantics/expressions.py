@@ -17,6 +17,7 @@ from gatecheck.semantics.values import (
     FunctionRef,
     OneOf,
     contains_unknown,
+    is_constant,
     plain,
     truth,
 )
@@ -117,9 +118,22 @@ def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
     return outcome
 
 
+def _compare_options(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
+    """A comparison with one of a few constants: each option's, known where all agree.
+    Which reference a OneOf of references is stays unknown (`Platform is NvmlPlatform`)."""
+    sides = []
+    for side in (left, right):
+        options = side.options if isinstance(side, OneOf) else (side,)
+        if not all(is_constant(o) for o in options):
+            return UNKNOWN
+        sides.append(options)
+    outcomes = {_compare_one(ev, op, a, b) for a in sides[0] for b in sides[1]}
+    return outcomes.pop() if len(outcomes) == 1 else UNKNOWN
+
+
 def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     if isinstance(left, OneOf) or isinstance(right, OneOf):
-        return UNKNOWN  # which option it is, is unknown (`Platform is NvmlPlatform`)
+        return _compare_options(ev, op, left, right)
     left, right = classes.as_tuple(ev, left), classes.as_tuple(ev, right)
     if op in ("in", "not in"):
         if left is UNKNOWN or right is UNKNOWN:

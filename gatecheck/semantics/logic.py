@@ -15,6 +15,8 @@ from gatecheck.semantics.values import (
     OneOf,
     PartialRef,
     Tri,
+    is_constant,
+    is_constant_method,
     truth,
 )
 
@@ -85,9 +87,27 @@ def either(values: Sequence[Any]) -> Any:
         for option in value.options if isinstance(value, OneOf) else (value,):
             if not any(_same(option, seen) for seen in options):
                 options.append(option)
-    if len(options) > 1 and all(isinstance(o, _REFERENCES) for o in options):
+    if len(options) > 1 and (
+        all(isinstance(o, _REFERENCES) for o in options)
+        or all(is_constant(o) for o in options)
+        or all(is_constant_method(o) for o in options)
+    ):
         return OneOf(tuple(options)) if len(options) <= MAX_OPTIONS else UNKNOWN
     return join_all(options) if options else UNKNOWN
+
+
+def join_returns(values: Sequence[Any]) -> Any:
+    """What a function returns over its paths: join_optional's answer (None meeting one
+    value is NoneOr), except that differing constants stay one of them (either)."""
+    result = values[0]
+    for value in values[1:]:
+        result = join_optional(result, value)
+    if result is UNKNOWN and all(
+        is_constant(v) or (isinstance(v, OneOf) and all(is_constant(o) for o in v.options))
+        for v in values
+    ):
+        return either(values)
+    return result
 
 
 def _same(a: Any, b: Any) -> bool:

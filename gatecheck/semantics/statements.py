@@ -19,7 +19,7 @@ from gatecheck.semantics.env import (
     narrowed,
 )
 from gatecheck.semantics.expressions import by_node_class
-from gatecheck.semantics.logic import join_optional
+from gatecheck.semantics.logic import join_returns
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, contains_unknown, truth
 
 if TYPE_CHECKING:
@@ -35,10 +35,7 @@ def run_body(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> Any:
         returns.append(None)
     if not returns:
         return UNKNOWN  # every path raises
-    result = returns[0]
-    for value in returns[1:]:
-        result = join_optional(result, value)
-    return result
+    return join_returns(returns)
 
 
 def exec_block(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> tuple[list[Any], bool]:

@@ -4,6 +4,7 @@ UNKNOWN everywhere else, plus references to code objects the evaluator can follo
 from __future__ import annotations
 
 import enum
+import types
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -182,13 +183,37 @@ class TritonTarget:
 
 
 def truth(value: Any) -> Tri:
-    """Python truthiness, three-valued."""
-    if value is UNKNOWN or isinstance(value, OneOf):
-        return UNKNOWN  # a OneOf's truth is not read: its attributes and calls are
+    """Python truthiness, three-valued. A OneOf of constants is true (false) where every
+    option is; a OneOf of references' truth is not read (its attributes and calls are)."""
+    if value is UNKNOWN:
+        return UNKNOWN
+    if isinstance(value, OneOf):
+        if not all(is_constant(o) for o in value.options):
+            return UNKNOWN
+        truths = {bool(o) for o in value.options}
+        return truths.pop() if len(truths) == 1 else UNKNOWN
     try:
         return bool(value)
     except Exception:
         return UNKNOWN
+
+
+_CONSTANT_TYPES = (str, int, float, bool, type(None))
+
+
+def is_constant(value: Any) -> bool:
+    """A known value of the kinds a predicate's paths return and compare: a string,
+    number, bool or None, or a tuple of them."""
+    if isinstance(value, tuple):
+        return all(is_constant(v) for v in value)
+    return isinstance(value, _CONSTANT_TYPES)
+
+
+def is_constant_method(value: Any) -> bool:
+    """A method of a constant (`"hopper".startswith`), as attribute() gives it."""
+    return isinstance(value, types.BuiltinMethodType) and is_constant(
+        getattr(value, "__self__", None)
+    )
 
 
 @dataclass(frozen=True)
@@ -207,7 +232,12 @@ class OneOf:
     alias or platform class chosen by an unknown condition (`Platform = NvmlPlatform if
     nvml_ok else NonNvmlPlatform`). An attribute or call through it is each option's,
     met as two paths meet (logic.either): a predicate through it can be true wherever
-    some option's can, false wherever some option's can. Never a known value itself."""
+    some option's can, false wherever some option's can. Never a known value itself.
+    Or one of a few constants: what a function returns on paths the generation does not
+    decide (`return "blackwell"` from the device's table, `except: return device`); a
+    comparison, a method or a truth test of it is each option's, known where they agree
+    (`.startswith("blackwell")` is false on sm90 whichever path ran). Anything else reads
+    it as unknown (contains_unknown)."""
 
     options: tuple[Any, ...]
 

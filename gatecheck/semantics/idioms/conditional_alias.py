@@ -108,9 +108,10 @@ IDIOM = Idiom(
             _PLATFORMS + "Platform = NvmlPlatform if nvml_ok else NonNvmlPlatform\n",
         ),
         Noop(
-            "numbers-are-not-options",
-            "torch.cuda.get_device_capability()[0] >= (9 if nvml_ok else 12) or nvml_ok",
-            "two numbers met: the threshold is unknown, so is the comparison",
+            "options-that-disagree-everywhere",
+            "torch.cuda.get_device_capability()[0] >= (0 if nvml_ok else 99)",
+            "two numbers met: the comparison is each one's, and they disagree on every "
+            "generation (constants as options: idioms/constant_options.py)",
             _PLATFORMS,
         ),
     ),

@@ -48,6 +48,26 @@ def test_dependence_is_per_generation_set(ruleset: RuleSet) -> None:
     assert not admission.depends_on(ruleset.registry.vendor_names("amd"))
 
 
+@pytest.mark.parametrize(
+    ("expr", "depends"),
+    [
+        ("is_cuda() and not is_sm120() and flag", True),
+        ("is_cuda() and flag", False),
+    ],
+)
+def test_unknown_on_one_vendor_is_enough(ruleset: RuleSet, expr: str, depends: bool) -> None:
+    """False on AMD (no CUDA there) and Unknown on every NVIDIA generation: with the flag
+    and the CUDA version fixed, sm120 answers apart from the other NVIDIA parts. Before,
+    the analysis ran only where every generation was Unknown, and sglang 0.5.9's
+    `is_cuda() and not is_sm120_supported() and fp4_quantize is not None` read as a
+    vendor check."""
+    source = PREDICATES + "def is_cuda():\n    return torch.version.cuda is not None\n"
+    admission = admission_of(source, expr, ruleset.registry)
+    nvidia = ruleset.registry.vendor_names("nvidia")
+    assert admission.can_be_true == nvidia
+    assert admission.depends_on(nvidia) is depends
+
+
 def test_too_many_free_atoms_say_nothing(ruleset: RuleSet) -> None:
     names = [f"f{i}" for i in range(9)]
     source = "import os, torch\n" + "".join(f"{n} = os.environ.get('{n}')\n" for n in names)

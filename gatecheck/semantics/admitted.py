@@ -228,11 +228,20 @@ class Semantics:
         can_true = frozenset(g for g, t in truths.items() if t is not False)
         can_false = frozenset(g for g, t in truths.items() if t is not True)
         free: tuple[frozenset[str], ...] = ()
-        if all(t is UNKNOWN for t in truths.values()):
+        # Unknown on every generation of a vendor (the others may answer: `is_nvidia and
+        # cap >= 9` is false on AMD once `is_nvidia` is read, and unknown on NVIDIA).
+        if any(
+            all(truths[g] is UNKNOWN for g in gens if g in truths)
+            for gens in self._vendor_generations()
+        ):
             free = free_atoms.free_true_sets(
                 node, lambda leaf: self._truths(leaf, flags, env_for, seen)
             )
         return Admission(can_true, can_false, frozenset(seen.assumed), frozenset(seen.bounds), free)
+
+    def _vendor_generations(self) -> list[frozenset[str]]:
+        vendors = dict.fromkeys(g.vendor for g in self.registry.generations)
+        return [self.registry.vendor_names(vendor) for vendor in vendors]
 
     def _truths(
         self,

@@ -160,7 +160,10 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # + fused_marlin_moe.py:142 `use_atomic_add = dtype == half or major >= 9`: an
         # assignment takes its polarity from its name (enables, true on every generation),
         # no longer from the operators (disables, sm70-89).
-        "admits": 61,
+        # + modelopt_quant.py:146 `is_cuda() and not is_sm120_supported() and fp4_quantize
+        # is not None`: false on AMD, Unknown on every NVIDIA part, read with its unknowns
+        # free once one vendor is all Unknown (it was a vendor check).
+        "admits": 62,
     }
     # `_is_hip`, `_is_cuda`, `_use_aiter` checks tell vendors apart, not generations;
     # 2 of them are multimodal_gen's `current_platform.is_cuda()` (gpu_worker.py:471,
@@ -173,7 +176,12 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # `self.quant_config.use_marlin` (set in __init__ under ifs, read through flow.py),
     # deepseek_v2.py:2669 `has_gemm_output_zero_allocator and ...`.
     # 360: + the vendor tests of the 10 files searched for a name that carries the device.
-    assert report.vendor_gates == 360
+    # 365: fla/utils.py's platform strings are one of a few constants (`get_available_device()`
+    # is the triton backend or "cpu"), so `device == 'cuda'`, `device == 'hip'`,
+    # `get_available_device() != 'hip'`, `is_nvidia and FLA_USE_CUDA_GRAPH` and the
+    # `is_nvidia_hopper` readers in chunk_delta_h.py / chunk_o.py tell vendors apart (+6);
+    # - modelopt_quant.py:146, now a gate.
+    assert report.vendor_gates == 365
     # 48 call sites only pass a gate on: ENABLE_JIT_DEEPGEMM / DEEPGEMM_SCALE_UE8M0
     # readers, `should_deepgemm_weight_requant_ue8m0(...)`, `self.use_mha`, ...; since
     # conditions passed as call arguments are read (issue 17 item 2), also
@@ -188,10 +196,13 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # moe_runner/deep_gemm.py:168/:205/:244/:319/:534 `DEEPGEMM_SCALE_UE8M0`, and
     # `should_allreduce_fusion` in bailing_moe.py:691, gpt_oss.py:488/:491,
     # mimo_v2_flash.py:707, qwen3_moe.py:805 and sdar_moe.py:434.
-    assert len(report.hops) == 68
+    # 71: + `disable_reason is not None` in deepseek_v2.py:2886, glm4_moe.py:1051 and
+    # glm4v_moe.py:105 (the reason is a string or None as the generation decides).
+    assert len(report.hops) == 71
     # Bodies of device predicates (is_hip, is_cuda, Platform.is_blackwell, ...) and aliases
     # such as `_is_sm100_supported = _is_cuda and is_sm100_supported()`.
-    assert report.predicate_definitions == 16
+    # 18: + fla/utils.py's `is_amd = device_platform == "amd"` and `is_nvidia = ...`.
+    assert report.predicate_definitions == 18
     # The 163 files that spell an arch idiom, and 10 that spell a name found to carry the
     # device (ENABLE_JIT_DEEPGEMM among them; `should_allreduce_fusion` is a local of the
     # model files, reached through the function that computes it).

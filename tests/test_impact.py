@@ -19,8 +19,10 @@ from click.testing import CliRunner, Result
 
 from gatecheck.audit.report import AuditReport
 from gatecheck.cli import cli
+from gatecheck.config.model import RuleSet
 from gatecheck.impact import normalise_condition
 from gatecheck.impact.parallel import can_fork
+from gatecheck.impact.run import Audit
 from gatecheck.impact.scope import imported_names, reaches
 from tests.conftest import FIXTURES, write_tree
 from tests.test_sarif import assert_valid, load_validator
@@ -537,12 +539,11 @@ def test_widening_checked_against_kernel_support(
 # -- auditing only what the change reaches answers as auditing everything -------------------
 
 
-def _issues_with(repo: Path, restricted: bool, parallel: bool) -> list[tuple[str, str, int]]:
+def _sm120_audit(ruleset: RuleSet, restricted: bool) -> Audit:
+    """impact's audit callback: an sm120 audit of the targets (of `only` when restricted
+    or laid over)."""
     from gatecheck.audit import run_audit
-    from gatecheck.config.loader import load_ruleset
-    from gatecheck.impact.run import OnOpen, run_impact
-
-    ruleset = load_ruleset(None)
+    from gatecheck.impact.run import OnOpen
 
     def audit(
         targets: Sequence[Path],
@@ -561,6 +562,15 @@ def _issues_with(repo: Path, restricted: bool, parallel: bool) -> list[tuple[str
             on_open=on_open,
         )
 
+    return audit
+
+
+def _issues_with(repo: Path, restricted: bool, parallel: bool) -> list[tuple[str, str, int]]:
+    from gatecheck.config.loader import load_ruleset
+    from gatecheck.impact.run import run_impact
+
+    ruleset = load_ruleset(None)
+    audit = _sm120_audit(ruleset, restricted)
     report = run_impact([repo], "HEAD~1", audit, ruleset.registry, "sm120", parallel=parallel)
     return [(i.kind.value, i.message, i.change.gate.found.line) for i in report.issues]
 
@@ -724,25 +734,14 @@ def test_whole_audits_in_parallel_leave_no_export_behind(
     """Without a cache folder BASE is exported to a temporary folder; with both sides
     audited at once BASE's audit runs in a forked child, and an export made there was
     in the child's copy of the run's files, never removed (1,068 were left in /tmp)."""
-    from gatecheck.audit import run_audit
     from gatecheck.config.loader import load_ruleset
-    from gatecheck.impact.run import OnOpen, Strategy, run_impact
+    from gatecheck.impact.run import Strategy, run_impact
 
     temp = tmp_path / "temp"
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     ruleset = load_ruleset(None)
-
-    def audit(
-        targets: Sequence[Path],
-        only: Sequence[Path] | None,
-        *,
-        record_reads: bool = False,
-        on_open: OnOpen | None = None,
-        laid_over: bool = False,
-    ) -> AuditReport:
-        return run_audit(list(targets), ruleset, "sm120", only=only)
-
+    audit = _sm120_audit(ruleset, restricted=True)
     edit(repo, "pkg/utils.py", "major in (10, 11, 12)", "major in (10, 11)")
     report = run_impact(
         [repo], "HEAD", audit, ruleset.registry, "sm120", parallel=True, strategy=Strategy.WHOLE

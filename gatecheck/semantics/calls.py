@@ -26,6 +26,7 @@ from gatecheck.semantics.values import (
     OneOf,
     PartialRef,
     contains_unknown,
+    is_constant,
     plain,
 )
 
@@ -105,7 +106,7 @@ def call(
     if callable(func) and not isinstance(func, type):
         # A pure method of a known value (str.replace, dict.get): its result is bounded.
         if contains_unknown(list(args)) or contains_unknown(list(kwargs.values())):
-            return UNKNOWN
+            return _lookup_of_unknown_key(func, args, kwargs)
         result = safe(lambda: func(*args, **kwargs))
         if bounds.oversized(result):
             ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
@@ -114,6 +115,26 @@ def call(
     if syntax is not None:
         return _fallback(ev, syntax, func)
     return UNKNOWN
+
+
+def _lookup_of_unknown_key(func: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+    """`table.get(key, default)` of a known table whose key is unknown (`world_size`): one of
+    its values or the default, when those are constants (values.OneOf), so a generation
+    missing from the outer table (`_MAX_SIZES.get(sm, {}).get(world_size, 0)` is 0 on
+    sm120 whatever the world size) is told apart from one that has entries."""
+    table = getattr(func, "__self__", None)
+    if getattr(func, "__name__", "") != "get" or type(table) is not dict or kwargs:
+        return UNKNOWN
+    if len(args) not in (1, 2) or (len(args) == 2 and contains_unknown(args[1])):
+        return UNKNOWN
+    if not table and len(args) == 1:
+        # `self._cache = {}` filled at run time, read `.get(key)`: the dict the
+        # evaluator holds is the empty one it started as, not what the key finds.
+        return UNKNOWN
+    options = [*table.values(), args[1] if len(args) == 2 else None]
+    if not all(is_constant(o) for o in options):
+        return UNKNOWN
+    return either(options)
 
 
 def _call_external(

@@ -1,14 +1,15 @@
 """A function whose paths return different constants the device does not choose between:
 a device table's entry or the fallback of an `except` (`return _ARCH_BY_CC[cc]` ...
 `except Exception: return device`), a capability or 0 when CUDA is missing
-(`return 10 * major + minor` ... `return 0`). Its value is one of them (values.OneOf,
-made by statements.run_body's join of the returns and by a conditional expression); a
-comparison, a method of a string (`.startswith("blackwell")`) or a truth test of it is
-each option's, known where all options agree: `_max_capability() > 100` is false on
-sm90 whichever path ran (90 and 0), and unknown on sm120 (120 and 0), so it admits
-sm120 and not sm90. Anything else (arithmetic, a subscript, a call with it) reads it as
-unknown. The semantics is in logic.either, values.truth and expressions; this module
-carries its examples."""
+(`return 10 * major + minor` ... `return 0`), or a table's row read with an unknown key
+(`.get(world_size, 0)`: one of the row's values or the default). Its value is one of
+them (values.OneOf, made by statements.run_body's join of the returns, a conditional
+expression and calls.py's `dict.get` of an unknown key); a comparison, a method of a
+string (`.startswith("blackwell")`) or a truth test of it is each option's, known where
+all options agree: `_max_capability() > 100` is false on sm90 whichever path ran (90
+and 0), and unknown on sm120 (120 and 0), so it admits sm120 and not sm90. Anything
+else (arithmetic, a subscript, a call with it) reads it as unknown. The semantics is in
+logic.either, values.truth, expressions and calls; this module carries its examples."""
 
 from __future__ import annotations
 
@@ -55,6 +56,25 @@ def max_capability():
         return 10 * major + minor
     return 0
 
+# Buffer sizes by capability and world size (lmdeploy's symmetric-memory allreduce shape):
+# the world size is unknown, so a lookup is one of the row's sizes or the default.
+_MAX_SIZES = {90: {2: 64, 4: 32}, 100: {2: 64, 4: 64, 8: 32}}
+_KERNELS = {90: ["a", "b"], 100: ["c"]}
+
+def max_size(world_size):
+    major, minor = torch.cuda.get_device_capability()
+    return _MAX_SIZES.get(major * 10 + minor, {}).get(world_size, 0)
+
+class Cache:
+    def __init__(self):
+        self._sizes = {}
+
+    def size(self, key):
+        return self._sizes.get(key)
+
+def kernels(world_size):
+    return {2: _KERNELS, 4: _KERNELS}.get(world_size, {})
+
 def backend():
     try:
         capability = torch.cuda.get_device_capability()
@@ -85,6 +105,12 @@ IDIOM = Idiom(
             _HELPERS,
         ),
         Example(
+            "table-row-read-with-an-unknown-key",
+            'max_size(int(os.environ["WORLD_SIZE"])) > 0',
+            generations("sm90", "sm100", "gfx90a"),  # gfx90a reports capability (9, 0)
+            "import os\n" + _HELPERS,
+        ),
+        Example(
             "conditional-expression-of-numbers",
             "torch.cuda.get_device_capability()[0] >= (9 if os.environ.get('X') else 10)",
             # the registry gives the gfx9 parts capability 9.x, as ROCm reports them
@@ -95,6 +121,20 @@ IDIOM = Idiom(
         ),
     ),
     noops=(
+        Noop(
+            "table-of-lists-read-with-an-unknown-key",
+            'kernels(int(os.environ["WORLD_SIZE"])) == {}',
+            "a lookup is one of the table's values only when they are constants: a table of "
+            "tables of lists is unknown",
+            "import os\n" + _HELPERS,
+        ),
+        Noop(
+            "an-empty-cache-read-without-default",
+            'Cache().size(int(os.environ["WORLD_SIZE"])) is None',
+            "`self._sizes = {}` is filled at run time: an empty table read `.get(key)` is a "
+            "cache, not a table with no row for the key",
+            "import os\n" + _HELPERS,
+        ),
         Noop(
             "arithmetic-reads-unknown",
             "max_capability() + 1 > 101",

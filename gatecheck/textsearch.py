@@ -84,11 +84,12 @@ class Words:
         """(start, end) of every occurrence of every word, overlapping ones included,
         sorted."""
         if self._automaton is None:
-            return sorted((at, at + len(w)) for w in self.words for at in _offsets(text, w))
+            return sorted((at, at + len(w)) for w in self.words for at in offsets(text, w))
         return sorted((last + 1 - len(word), last + 1) for last, word in self._automaton.iter(text))
 
 
-def _offsets(text: str, word: str) -> Iterator[int]:
+def offsets(text: str, word: str) -> Iterator[int]:
+    """Every offset where `word` starts in `text`, overlapping ones included, in order."""
     at = text.find(word)
     while at >= 0:
         yield at

@@ -91,7 +91,7 @@ def discover(
         while (index := claims.front()) is not None:
             here(rest[index])
         outcomes: dict[Path, ModuleOutcome] = {}
-        unbuildable: set[Path] = set()
+        unbuildable: frozenset[Path] = frozenset()
         for worker in forked:
             share = None if worker is None else worker.result()
             if share is not None:
@@ -109,7 +109,7 @@ def discover(
                     vendor_gens,
                     contain,
                     outcomes.get(_path_of(module)),
-                    unbuildable=frozenset(unbuildable),
+                    unbuildable=unbuildable,
                 )
             )
             if on_module is not None:

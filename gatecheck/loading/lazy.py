@@ -42,7 +42,7 @@ from astroid.const import Context
 from astroid.nodes.utils import Position
 from astroid.rebuilder import REDIRECT, TreeRebuilder
 
-from gatecheck.textsearch import Words
+from gatecheck.textsearch import Words, offsets
 
 if TYPE_CHECKING:
     from astroid.manager import AstroidManager
@@ -612,13 +612,7 @@ class LazyRebuilder(TreeRebuilder):
     def occurrences(self, word: str) -> list[int]:
         """Every offset where `word` starts in the text, overlapping ones included (the
         offsets `str.find` can answer), in order."""
-        found: list[int] = []
-        source = self._source
-        at = source.find(word)
-        while at >= 0:
-            found.append(at)
-            at = source.find(word, at + 1)
-        return found
+        return list(offsets(self._source, word))
 
     def _may_wait(
         self,

@@ -71,6 +71,11 @@ class Semantics:
     ) -> None:
         self.project = project
         self.registry = registry
+        # Each vendor's generations (the free-unknowns analysis asks per vendor).
+        self._vendors = [
+            registry.vendor_names(vendor)
+            for vendor in dict.fromkeys(g.vendor for g in registry.generations)
+        ]
         self.vocabulary = tuple(vocabulary)
         self._idioms = idioms
         # Without shortcuts every generation is evaluated in full, by its own evaluator
@@ -230,18 +235,11 @@ class Semantics:
         free: tuple[frozenset[str], ...] = ()
         # Unknown on every generation of a vendor (the others may answer: `is_nvidia and
         # cap >= 9` is false on AMD once `is_nvidia` is read, and unknown on NVIDIA).
-        if any(
-            all(truths[g] is UNKNOWN for g in gens if g in truths)
-            for gens in self._vendor_generations()
-        ):
+        if any(all(truths[g] is UNKNOWN for g in gens if g in truths) for gens in self._vendors):
             free = free_atoms.free_true_sets(
                 node, lambda leaf: self._truths(leaf, flags, env_for, seen)
             )
         return Admission(can_true, can_false, frozenset(seen.assumed), frozenset(seen.bounds), free)
-
-    def _vendor_generations(self) -> list[frozenset[str]]:
-        vendors = dict.fromkeys(g.vendor for g in self.registry.generations)
-        return [self.registry.vendor_names(vendor) for vendor in vendors]
 
     def _truths(
         self,

@@ -357,7 +357,10 @@ class RunCache:
         each file, when the caller has them (Discovery.file_names). Returns the files
         `note` held for (or that could not be read), as `Hit.noted` would list them;
         None when the files could not all be looked at."""
-        written = time.time_ns()
+        # Stamped with the run's start: the stats below are taken now, but the texts were
+        # read when the run began, so a file written since (a long audit, an editor saving
+        # meanwhile) has a stamp inside the racy window and is read again before trusted.
+        written = self.started_ns
         rows = []
         noted_files: set[Path] = set()
         read = {str(p) for p in parsed}

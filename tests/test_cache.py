@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 import gatecheck.audit
+import gatecheck.cache
 import gatecheck.engine
 from gatecheck.cache import CACHE_DIR, RunCache, from_data, to_data
 from gatecheck.cli import cli
@@ -667,3 +668,23 @@ def test_package_digest_reads_contents_while_racy(tmp_path: Path) -> None:
     first = cache_module.package_digest(package, now)
     assert first.startswith("content:")
     assert cache_module.package_digest(package, now + LATER).startswith("stat:")
+
+
+def test_a_file_written_while_a_long_run_went_on_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run read the file's old text; the file was written a second into the run,
+    which took longer than the racy window. The entry must not trust the stat it took
+    when storing (that is the new file's): it was made from the old text."""
+    gate = tmp_path / "gate.py"
+    gate.write_text("needle = 1\n", encoding="utf-8")
+    cache = RunCache(tmp_path, "check", "c" * 64)
+    read_by_the_run = gate.read_text(encoding="utf-8")
+    gate.write_text("needle = 2\n", encoding="utf-8")
+    second = cache.started_ns + 10**9
+    os.utime(gate, ns=(second, second))
+    stored_at = cache.started_ns + 10 * 10**9
+    monkeypatch.setattr(gatecheck.cache.time, "time_ns", lambda: stored_at)
+    cache.store([gate], [gate], {"answer": 1}, text_of=lambda _path: read_by_the_run)
+    monkeypatch.undo()
+    assert cache.load([gate], lambda text: "needle" in text) is None

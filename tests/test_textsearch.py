@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,65 @@ def test_a_search_within_an_earlier_one_reads_only_its_files(
     read.clear()
     assert [p.name for p in project.files_mentioning(["apply_fusion", "other"])] == ["b.py", "c.py"]
     assert read == ["a.py", "b.py", "c.py"]
+
+
+def test_needles_an_earlier_search_covers_are_looked_for_in_its_files_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A feature's flags were searched; its dashed CLI options contain none of them. A
+    search for both asks the flags of the earlier search's files only and the dashed
+    options of every file (with the core those share, not the shorter one of all four)."""
+    import gatecheck.loading.project as project_module
+    from gatecheck.loading.project import Project
+
+    texts = {
+        "a.py": "x = x_fusion\n",
+        "b.py": "apply_x_fusion()\n",
+        "c.py": "p.add_argument('--apply-x-fusion')\n",
+        "d.py": "other()\n",
+    }
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    project = Project(sorted(tmp_path.glob("*.py")), [tmp_path])
+    assert [p.name for p in project.files_mentioning(["x_fusion"])] == ["a.py", "b.py"]
+    asked: list[tuple[tuple[str, ...], str]] = []
+    real = project_module.holds_any
+
+    def recording(needles: Iterable[str]) -> Callable[[str], bool]:
+        holds, key = real(needles), tuple(sorted(needles))
+
+        def recorded(text: str) -> bool:
+            asked.append((key, text))
+            return holds(text)
+
+        return recorded
+
+    monkeypatch.setattr(project_module, "holds_any", recording)
+    found = project.files_mentioning(["apply_x_fusion", "--apply-x-fusion"])
+    assert [p.name for p in found] == ["b.py", "c.py"]
+    by_needles: dict[tuple[str, ...], set[str]] = {}
+    for key, text in asked:
+        by_needles.setdefault(key, set()).add(text)
+    assert by_needles[("apply_x_fusion",)] <= {texts["a.py"], texts["b.py"]}
+    assert by_needles[("--apply-x-fusion",)] == set(texts.values())
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_searches_after_earlier_ones_find_what_a_plain_scan_finds(
+    tmp_path: Path, seed: int
+) -> None:
+    from gatecheck.loading.project import Project
+
+    rng = random.Random(seed)
+    alphabet = "ab_-"
+    texts = {f"m{i}.py": "".join(rng.choice(alphabet) for _ in range(30)) for i in range(12)}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    project = Project(sorted(tmp_path.glob("*.py")), [tmp_path])
+    for _ in range(6):
+        needles = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4)))
+            for _ in range(rng.randint(1, 3))
+        ]
+        expected = [p.name for p in project.files if any(n in texts[p.name] for n in needles)]
+        assert [p.name for p in project.files_mentioning(needles)] == expected, needles

@@ -385,15 +385,33 @@ class Project:
                 log.note(f"{TEXT}{needle}")
         found = self._mentioning.get(key)
         if found is None:
-            holds = holds_any(key)
             with self.scanning():
-                found = tuple(
-                    path
-                    for path in self._within(key)
-                    if (text := self.text_of(path)) is not None and holds(text)
-                )
+                found = self._search(key)
             self._mentioning[key] = found
         return found
+
+    def _search(self, key: tuple[str, ...]) -> tuple[Path, ...]:
+        """The files holding a needle of `key`, in the project's order. The needles an
+        earlier search covers are looked for in its files only; the others (a feature's
+        dashed CLI options after its flags were searched) in every file, with the longer
+        core they share among themselves."""
+        within, covered = self._within(key)
+        rest = tuple(n for n in key if n not in covered)
+        holds_covered = holds_any(covered)
+        if not rest:
+            return tuple(
+                path
+                for path in within
+                if (text := self.text_of(path)) is not None and holds_covered(text)
+            )
+        holds_rest = holds_any(rest)
+        inside = frozenset(within) if covered else frozenset()
+        return tuple(
+            path
+            for path in self.files
+            if (text := self.text_of(path)) is not None
+            and (holds_rest(text) or (path in inside and holds_covered(text)))
+        )
 
     def remember_mentioning(self, needles: Iterable[str], found: Iterable[Path]) -> None:
         """What a scan made elsewhere found (the files holding any of the needles), as
@@ -402,15 +420,19 @@ class Project:
         key = tuple(sorted({n for n in needles if n}))
         self._mentioning.setdefault(key, tuple(found))
 
-    def _within(self, key: tuple[str, ...]) -> Sequence[Path]:
-        """The files a search for `key` must look at: a text holding a needle that
-        contains a needle searched before holds that one too, so the fewest files an
-        earlier search found, where every needle contains one of its needles."""
+    def _within(self, key: tuple[str, ...]) -> tuple[Sequence[Path], tuple[str, ...]]:
+        """An earlier search's files and the needles of `key` only those files can hold: a
+        text holding a needle that contains a needle searched before holds that one too.
+        The search covering the most needles, then the one with the fewest files; every
+        file and every needle when none covers any."""
         best: Sequence[Path] = self.files
+        covered: tuple[str, ...] = key
+        most = 0
         for earlier, found in self._mentioning.items():
-            if len(found) < len(best) and all(any(e in n for e in earlier) for n in key):
-                best = found
-        return best
+            these = tuple(n for n in key if any(e in n for e in earlier))
+            if len(these) > most or (these and len(these) == most and len(found) < len(best)):
+                best, covered, most = found, these, len(these)
+        return best, covered
 
     def files_below(self, folder: str) -> tuple[Path, ...]:
         """The files whose path starts with `folder`, for a scan of them (noted as one

@@ -218,6 +218,8 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     index = ev.eval(node.slice, env)
     if contains_unknown(index):
         return UNKNOWN
+    if isinstance(container, OneOf):
+        return _item_of_options(container, index)
     if isinstance(container, dict):
         # A missing key is the feature being off (or a KeyError): both "not True".
         if any(contains_unknown(k) for k in container):
@@ -226,6 +228,21 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     if isinstance(container, (tuple, list, str)):
         return safe(lambda: container[index])
     return UNKNOWN
+
+
+def _item_of_options(container: OneOf, index: Any) -> Any:
+    """`x[i]` where x is one of a few constants: each option's item. An option that has
+    no such item raises there (None, the module global a function fills on first use,
+    `_cap = None` ... `_cap[0] < 9`), and a raise is no value: the others' items, met."""
+    items = []
+    for option in container.options:
+        if not is_constant(option):
+            return UNKNOWN  # references: what their items are is not read
+        try:
+            items.append(option[index])
+        except (TypeError, IndexError, KeyError):
+            continue
+    return either(items) if items else UNKNOWN
 
 
 def _if_exp(ev: Evaluator, node: nodes.IfExp, env: Env | None) -> Any:

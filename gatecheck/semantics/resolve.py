@@ -16,7 +16,7 @@ from gatecheck.loading.trees import bound_in_scopes, lookup
 from gatecheck.semantics import bounds, flow, replay
 from gatecheck.semantics.bindings import binding_value
 from gatecheck.semantics.builtin_calls import BUILTINS
-from gatecheck.semantics.logic import join_all
+from gatecheck.semantics.logic import either
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.values import UNKNOWN, ExternalRef, ModuleRef
 
@@ -107,7 +107,7 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
     flowed = flow.value_after(ev, assigns, node)
     if flowed is not None:
         return flowed
-    return join_all([binding_of(ev, a, node.name) for a in assigns])
+    return either([binding_of(ev, a, node.name) for a in assigns])
 
 
 _IMPORTS = (nodes.ImportFrom, nodes.Import)
@@ -139,7 +139,7 @@ def module_attribute(
         flowed = flow.value_after(ev, bound)
         if flowed is not None:
             return flowed
-        return join_all([binding_of(ev, b, attr) for b in bound])
+        return either([binding_of(ev, b, attr) for b in bound])
     if project.has_module(f"{module_name}.{attr}"):
         return ModuleRef(f"{module_name}.{attr}")
     if module_name in _seen:

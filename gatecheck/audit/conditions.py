@@ -213,7 +213,32 @@ def _keyword(call: nodes.Call, name: str) -> nodes.NodeNG | None:
 def _is_bool_expression(node: nodes.NodeNG | None) -> bool:
     if isinstance(node, nodes.UnaryOp):
         return node.op == "not"
-    return isinstance(node, (nodes.BoolOp, nodes.Compare))
+    return isinstance(node, (nodes.BoolOp, nodes.Compare)) or written_comparison(node)
+
+
+# A predicate's name: is_/has_/supports_ (a leading underscore allowed).
+_PREDICATE_CALL = re.compile(r"^_*(is|has|supports?)_", re.IGNORECASE)
+
+
+def written_comparison(node: nodes.NodeNG | None) -> bool:
+    """A predicate called with a number written at the call (`current_platform.
+    has_device_capability(75)`, `is_device_capability_family(100)`, `is_arch(9, 0)`):
+    a comparison of the device with that number, written out where it is called, as
+    `capability >= (7, 5)` would be. Whether it depends on the device is the
+    evaluation's to say; a predicate without one (`is_sm100_supported()`) decides in
+    its own body and is vocabulary here."""
+    if not isinstance(node, nodes.Call) or not _PREDICATE_CALL.match(_callee_name(node)):
+        return False
+    arguments = [*node.args, *(k.value for k in node.keywords or [])]
+    return any(_number_literal(a) for a in arguments)
+
+
+def _number_literal(node: nodes.NodeNG) -> bool:
+    if isinstance(node, nodes.Const):
+        return type(node.value) is int
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return bool(node.elts) and all(_number_literal(e) for e in node.elts)
+    return False
 
 
 def _nested_in(condition: nodes.NodeNG, conditions: set[int]) -> bool:

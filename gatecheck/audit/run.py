@@ -45,7 +45,7 @@ from gatecheck.engine import open_project
 from gatecheck.kernels.checks import KernelCatalog
 from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation
 from gatecheck.loading.readlog import ReadLog, reading_for
-from gatecheck.semantics.admitted import Semantics
+from gatecheck.semantics.admitted import Admission, Semantics
 
 
 def discover(
@@ -259,19 +259,31 @@ def _recorded_decision_as_gate(
     only combine predicates (`_is_sm100 = _is_cuda and is_sm100_supported()`) stay
     vocabulary: the decision is at each use."""
     statement = condition.statement
-    if condition.role is not Role.PREDICATE or condition.kind is not SlotKind.ASSIGN:
-        return condition
-    if not varies(condition.admission, vendor_gens):
+    if condition.role is not Role.PREDICATE or not varies(condition.admission, vendor_gens):
         return condition
     terms = tuple(
         a for a in operands(condition.condition) if varies(semantics.admission(a), vendor_gens)
     )
+    if _decided_by_a_parameter(condition.admission):
+        # `def supports_compute_capability(cls, capability): return capability.major in
+        # [9, 10]`: the device arrives through a parameter no caller the audit read
+        # binds (a method dispatched on a class chosen at run time), so no call site
+        # decides; the allowlist is this line.
+        return dataclasses.replace(condition, role=Role.GATE, arch_terms=terms)
+    if condition.kind is not SlotKind.ASSIGN:
+        return condition
     targets = statement.targets if isinstance(statement, nodes.Assign) else []
     on_object = any(isinstance(t, nodes.AssignAttr) for t in targets)
     written_out = any(isinstance(t, nodes.Compare) for t in terms)
     if not (on_object or written_out):
         return condition
     return dataclasses.replace(condition, role=Role.GATE, arch_terms=terms)
+
+
+def _decided_by_a_parameter(admission: Admission | None) -> bool:
+    """The answer rests on a parameter taken to be the device's (conventions.
+    parameter_by_convention: callers not resolved, a capability class or name)."""
+    return admission is not None and any(a.startswith("parameter '") for a in admission.assumed)
 
 
 def _where(condition: ArchCondition) -> tuple[Path, int, int]:

@@ -1,0 +1,195 @@
+"""A predicate called with a number written at the call (`current_platform.
+has_device_capability(75)`) is a condition written there, as `capability >= 75` would be:
+a function returning it is a row at that line, and so is a flag kept on an object
+(`self.is_hopper = ...`), whose readers are its hops (issue 17 item 6: the row is at the
+allowlist, not at the line reading an attribute that holds it). A local name for it is
+vocabulary, as any alias of predicates: the row is where it is used. A predicate called
+without a number decides in its own body: vocabulary, as before."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatecheck.audit.conditions import written_comparison
+from tests.test_audit import MakeTree, audit
+
+# vLLM's platform shape, read through its bodies: the capability as an int.
+PLATFORM = """\
+class Platform:
+    @classmethod
+    def get_device_capability(cls):
+        major, minor = torch.cuda.get_device_capability()
+        return major * 10 + minor
+
+    @classmethod
+    def has_device_capability(cls, capability):
+        return cls.get_device_capability() >= capability
+
+    @classmethod
+    def is_device_capability(cls, capability):
+        return cls.get_device_capability() == capability
+
+
+current_platform = Platform()
+ENABLED = os.environ.get("ENABLED") == "1"
+"""
+FIRST = 3 + PLATFORM.count("\n")  # the snippet's first line in mod.py
+
+# (snippet after PLATFORM, rows as (line, class) with line 0 the snippet's first,
+# hop lines likewise)
+CASES = [
+    pytest.param(
+        "class Op:\n"
+        "    def __init__(self):\n"
+        "        self.is_hopper = current_platform.is_device_capability(90)\n"
+        "\n"
+        "    def run(self, x):\n"
+        "        if self.is_hopper:\n"
+        "            return 1\n"
+        "        return 0\n",
+        [(2, "probably-deliberate")],
+        [5],
+        id="flag-kept-on-the-object",
+    ),
+    pytest.param(
+        "def is_fp8_marlin_supported():\n    return current_platform.has_device_capability(75)\n",
+        [(1, "admits")],
+        [],
+        id="returned-support-flag",
+    ),
+    pytest.param(
+        # A local name for predicates' answers is vocabulary, as for predicates without
+        # a number (`_is_sm100 = _is_cuda and is_sm100_supported()`): the decision is at
+        # its use; kept on an object, it is a row (the first case).
+        "def is_deep_gemm_supported():\n"
+        "    is_supported_arch = current_platform.is_device_capability(\n"
+        "        90\n"
+        "    ) or current_platform.is_device_capability(100)\n"
+        "    return ENABLED and is_supported_arch\n",
+        [(4, "likely-gap")],
+        [],
+        id="local-name-for-predicates-is-read-where-used",
+    ),
+    pytest.param(
+        "def fp8_ok():\n    return current_platform.has_device_capability(capability=89)\n",
+        [(1, "admits")],
+        [],
+        id="number-given-by-keyword",
+    ),
+]
+
+
+@pytest.mark.parametrize(("snippet", "rows", "hops"), CASES)
+def test_the_row_is_where_the_number_is_written(
+    make_tree: MakeTree, snippet: str, rows: list[tuple[int, str]], hops: list[int]
+) -> None:
+    report = audit(make_tree, "import os\n" + PLATFORM + snippet)
+    found = sorted(
+        (g.found.line - FIRST - 1, g.gate_class.value)
+        for g in report.gates
+        if g.path.name == "mod.py" and g.found.line > FIRST
+    )
+    assert found == rows
+    hop_lines = sorted(h.line - FIRST - 1 for h in report.hops if h.path.name == "mod.py")
+    assert hop_lines == hops
+
+
+NOOPS = [
+    pytest.param(
+        "class Op:\n"
+        "    def __init__(self):\n"
+        "        self.is_sm100 = is_sm100_supported()\n"
+        "\n"
+        "    def run(self, x):\n"
+        "        if self.is_sm100:\n"
+        "            return 1\n"
+        "        return 0\n",
+        [(5, "probably-deliberate")],
+        id="a-predicate-without-a-number-decides-in-its-body",
+    ),
+    pytest.param(
+        "def is_wide(x):\n    return x > 4096\n\nWIDE = is_wide(8192)\n",
+        [],
+        id="a-number-the-device-does-not-compare",
+    ),
+    pytest.param(
+        "PROPS = torch.cuda.get_device_properties(0)\n",
+        [],
+        id="a-call-that-is-no-predicate",
+    ),
+]
+
+
+@pytest.mark.parametrize(("snippet", "rows"), NOOPS)
+def test_noops(make_tree: MakeTree, snippet: str, rows: list[tuple[int, str]]) -> None:
+    report = audit(make_tree, "import os\n" + PLATFORM + snippet)
+    found = sorted(
+        (g.found.line - FIRST - 1, g.gate_class.value)
+        for g in report.gates
+        if g.path.name == "mod.py" and g.found.line > FIRST
+    )
+    assert found == rows
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("current_platform.has_device_capability(75)", True),
+        ("p.is_device_capability_family(100)", True),
+        ("is_arch(9, 0)", True),
+        ("_is_sm(capability=(12, 0))", True),
+        ("supports_arch([90, 100])", True),
+        ("is_sm100_supported()", False),  # its allowlist is in its body
+        ("has_device_capability(MIN_CAPABILITY)", False),  # a name, not a number
+        ("get_device_capability(0)", False),  # not a predicate
+        ("is_close(x, 0.5)", False),  # a float is no capability
+        ("is_enabled(True)", False),  # nor is a bool
+    ],
+)
+def test_written_comparison(source: str, expected: bool) -> None:
+    from astroid import extract_node
+
+    assert written_comparison(extract_node(source)) is expected
+
+
+PARAMETER_CASES = [
+    pytest.param(
+        "class FlashMLABackend:\n"
+        "    @classmethod\n"
+        "    def supports_compute_capability(cls, capability: 'DeviceCapability') -> bool:\n"
+        "        return capability.major in [9, 10]\n",
+        [(3, "likely-gap")],
+        id="backend-allowlist-of-the-capability-it-is-given",
+    ),
+    pytest.param(
+        "def supports_sm(sm_version):\n    return sm_version >= 100\n",
+        [(1, "admits")],
+        id="parameter-named-like-a-capability",
+    ),
+    # The device read in the predicate's own body: vocabulary, each call site decides.
+    pytest.param(
+        "def is_hopper_supported():\n"
+        "    return torch.cuda.get_device_capability()[0] == 9\n"
+        "\n"
+        "if is_hopper_supported():\n"
+        "    kernel = 'wgmma'\n",
+        [(3, "probably-deliberate")],
+        id="predicate-reading-the-device-itself",
+    ),
+]
+
+
+@pytest.mark.parametrize(("snippet", "rows"), PARAMETER_CASES)
+def test_a_predicate_given_the_device_by_a_parameter_is_its_own_row(
+    make_tree: MakeTree, snippet: str, rows: list[tuple[int, str]]
+) -> None:
+    """`supports_compute_capability(cls, capability)` of a backend chosen at run time: no
+    call site the audit reads binds the parameter (it is taken to be the device's,
+    assumed), so no call site decides, and the allowlist in the body is the row."""
+    report = audit(make_tree, "import os\n" + PLATFORM + snippet)
+    found = sorted(
+        (g.found.line - FIRST - 1, g.gate_class.value)
+        for g in report.gates
+        if g.path.name == "mod.py" and g.found.line > FIRST
+    )
+    assert found == rows

@@ -71,6 +71,14 @@ CASES = [
         [(4, MAJORS_10_11)],
         id="keyword-and-positional-callers-agree",
     ),
+    pytest.param(
+        "import torch\n\n"
+        "def _constraint(major, minor):\n    if major >= 10:\n        return 8\n    return 4\n\n"
+        "def run():\n    return _constraint(*torch.cuda.get_device_capability())\n",
+        "",
+        [(4, ("sm100", "sm103", "sm110", "sm120", "sm121"))],
+        id="the-device-capability-unpacked-into-major-and-minor",
+    ),
 ]
 
 
@@ -94,7 +102,7 @@ NOOPS = [
         "from pkg.dev import major\n\n"
         "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
         "def run(args):\n    return _pick(*args)\n",
-        id="star-arguments-are-not-read",
+        id="star-arguments-of-unknown-length-are-not-read",
     ),
     pytest.param(
         "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n",

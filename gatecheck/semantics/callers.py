@@ -155,22 +155,42 @@ def _calls_named(ev: Evaluator, module: nodes.Module, name: str) -> list[nodes.C
 def _argument(ev: Evaluator, site: _Site, func: nodes.FunctionDef, node: nodes.NodeNG) -> Any:
     """The value `site` passes for the parameter (its default when it passes none)."""
     call, name = site.call, str(getattr(node, "name", ""))
-    if any(isinstance(a, nodes.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords or ()
-    ):
+    if any(k.arg is None for k in call.keywords or ()):
         return _NOT_FOUND
     for keyword in call.keywords or ():
         if keyword.arg == name:
             return ev.value(keyword.value)
     positional = [*func.args.posonlyargs, *func.args.args]
     index = next((i for i, a in enumerate(positional) if a is node), None)
-    if index is not None and 0 <= index - site.offset < len(call.args):
+    if any(isinstance(a, nodes.Starred) for a in call.args):
+        passed = _spread(ev, call.args)
+        if passed is None:
+            return _NOT_FOUND
+        if index is not None and 0 <= index - site.offset < len(passed):
+            return passed[index - site.offset]
+    elif index is not None and 0 <= index - site.offset < len(call.args):
         return ev.value(call.args[index - site.offset])
     try:
         default = func.args.default_value(name)
     except Exception:  # astroid's NoDefault: a required parameter not passed
         return _NOT_FOUND
     return ev.value(default)
+
+
+def _spread(ev: Evaluator, arguments: list[nodes.NodeNG]) -> list[Any] | None:
+    """The positional values of a call that unpacks a known tuple or list
+    (`f(*get_compute_capability(dev))`: the device's major and minor), in order; None
+    when an unpacked value's length is not known."""
+    values: list[Any] = []
+    for argument in arguments:
+        if not isinstance(argument, nodes.Starred):
+            values.append(ev.value(argument))
+            continue
+        unpacked = ev.value(argument.value)
+        if not isinstance(unpacked, (tuple, list)):
+            return None
+        values.extend(unpacked)
+    return values
 
 
 def calls_by_name(module: nodes.Module) -> dict[str, list[nodes.Call]]:

@@ -68,6 +68,16 @@ CASES = [
         id="docstring-says-validated",
     ),
     pytest.param(
+        "class Mixer:\n"
+        "    def __init__(self):\n"
+        "        # Check if running on Blackwell (SM100+) for kernel tuning\n"
+        "        self.is_blackwell = torch.cuda.get_device_capability()[0] == 10\n",
+        "sm120",
+        [(6, "probably-deliberate")],
+        "validated or tuned",
+        id="comment-says-it-is-for-tuning",
+    ),
+    pytest.param(
         "if not is_sm100_supported():\n    raise RuntimeError('MXFP8 requires Blackwell (SM100+)')\n",
         "sm120",
         [(3, "likely-gap")],

@@ -361,6 +361,7 @@ class RunCache:
         # read when the run began, so a file written since (a long audit, an editor saving
         # meanwhile) has a stamp inside the racy window and is read again before trusted.
         written = self.started_ns
+        racy_since = written - _RACY_NS
         rows = []
         noted_files: set[Path] = set()
         read = {str(p) for p in parsed}
@@ -378,7 +379,12 @@ class RunCache:
                 # the entry for any other file whose text still fails the prefilter,
                 # changed or not (an unchanged text failed it when stored). Hashing every
                 # file was half the cost of storing a check of sglang (22 MB of text).
-                digest = _digest(text, raw) if name in read else _UNHASHED
+                # So does a file written just before the run (an export made for it, a
+                # fresh checkout): its stamp is racy, and the next run tells it unchanged
+                # by its digest; without one, by the prefilter, which a file the run did
+                # not read may pass (an audit of a few files), and the entry was dropped.
+                racy = info.st_mtime_ns >= racy_since or info.st_ctime_ns >= racy_since
+                digest = _digest(text, raw) if name in read or racy else _UNHASHED
                 noted = True if text is None else note(text)  # unreadable: say so, reread
                 rows.append([name, *_stat_row(info), digest, noted])
                 if noted:

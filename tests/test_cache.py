@@ -589,6 +589,7 @@ def test_only_read_files_are_hashed(tmp_path: Path, edit: str | None, hit: bool)
     unread.write_text("X = 1\n", encoding="utf-8")
     files = [read, unread]
     cache = RunCache(tmp_path, "check", "c" * 64)
+    cache.started_ns += LATER  # a run long after the files were written: no stamp is racy
     cache.store(files, [read], {"answer": 42})
     rows = {Path(r[0]).name: r for r in json.loads(cache.path.read_text("utf-8"))["files"]}
     assert rows["read.py"][5].startswith("t") and rows["unread.py"][5] == ""
@@ -688,3 +689,19 @@ def test_a_file_written_while_a_long_run_went_on_is_read_again(
     cache.store([gate], [gate], {"answer": 1}, text_of=lambda _path: read_by_the_run)
     monkeypatch.undo()
     assert cache.load([gate], lambda text: "needle" in text) is None
+
+
+def test_files_written_just_before_the_run_keep_its_entry(tmp_path: Path) -> None:
+    """An export made for the run (impact's BASE) or a fresh checkout: every stamp is
+    racy when the entry is stored, so the next run reads the files again. One the run did
+    not read, whose text passes the prefilter (an audit of a few of the files), must be
+    told unchanged by its digest, not taken for a change that drops the entry."""
+    gate, other = tmp_path / "gate.py", tmp_path / "other.py"
+    gate.write_text("needle = 1\n", encoding="utf-8")
+    other.write_text("needle = 2\n", encoding="utf-8")
+    cache = RunCache(tmp_path, "audit", "a" * 64)
+    cache.store([gate, other], [gate], {"answer": 1})
+    hit = cache.load([gate, other], lambda text: "needle" in text)
+    assert hit is not None and hit.payload == {"answer": 1}
+    other.write_text("needle = 3\n", encoding="utf-8")  # a real change is still seen
+    assert cache.load([gate, other], lambda text: "needle" in text) is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from gatecheck.audit import AuditReport
 from gatecheck.audit.conditions import written_comparison
 from tests.test_audit import MakeTree, audit
 
@@ -79,17 +80,21 @@ CASES = [
 ]
 
 
+def _rows(report: AuditReport) -> list[tuple[int, str]]:
+    """(line counted from the snippet's first, class) of the rows in the snippet."""
+    return sorted(
+        (g.found.line - FIRST - 1, g.gate_class.value)
+        for g in report.gates
+        if g.path.name == "mod.py" and g.found.line > FIRST
+    )
+
+
 @pytest.mark.parametrize(("snippet", "rows", "hops"), CASES)
 def test_the_row_is_where_the_number_is_written(
     make_tree: MakeTree, snippet: str, rows: list[tuple[int, str]], hops: list[int]
 ) -> None:
     report = audit(make_tree, "import os\n" + PLATFORM + snippet)
-    found = sorted(
-        (g.found.line - FIRST - 1, g.gate_class.value)
-        for g in report.gates
-        if g.path.name == "mod.py" and g.found.line > FIRST
-    )
-    assert found == rows
+    assert _rows(report) == rows
     hop_lines = sorted(h.line - FIRST - 1 for h in report.hops if h.path.name == "mod.py")
     assert hop_lines == hops
 
@@ -123,12 +128,7 @@ NOOPS = [
 @pytest.mark.parametrize(("snippet", "rows"), NOOPS)
 def test_noops(make_tree: MakeTree, snippet: str, rows: list[tuple[int, str]]) -> None:
     report = audit(make_tree, "import os\n" + PLATFORM + snippet)
-    found = sorted(
-        (g.found.line - FIRST - 1, g.gate_class.value)
-        for g in report.gates
-        if g.path.name == "mod.py" and g.found.line > FIRST
-    )
-    assert found == rows
+    assert _rows(report) == rows
 
 
 @pytest.mark.parametrize(
@@ -187,9 +187,4 @@ def test_a_predicate_given_the_device_by_a_parameter_is_its_own_row(
     call site the audit reads binds the parameter (it is taken to be the device's,
     assumed), so no call site decides, and the allowlist in the body is the row."""
     report = audit(make_tree, "import os\n" + PLATFORM + snippet)
-    found = sorted(
-        (g.found.line - FIRST - 1, g.gate_class.value)
-        for g in report.gates
-        if g.path.name == "mod.py" and g.found.line > FIRST
-    )
-    assert found == rows
+    assert _rows(report) == rows

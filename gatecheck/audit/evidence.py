@@ -56,7 +56,7 @@ _WORKAROUND = re.compile(
 )
 _VALIDATED = re.compile(
     r"\bvalidated\b|\bverified\b|\bmeasured\b|\bbenchmarked\b|\btested (only )?(on|with)\b"
-    r"|\bonly tested\b|\btuned (for|on)\b|\bfor (kernel |performance |perf |launch )?tuning\b",
+    r"|\bonly tested\b|\btuned (for|on)\b|\bfor (kernel|performance|perf|launch) tuning\b",
     re.IGNORECASE,
 )
 _TODO = re.compile(

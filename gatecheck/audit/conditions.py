@@ -13,7 +13,7 @@ from pathlib import Path
 
 from astroid import nodes
 
-from gatecheck.audit.prefilter import is_predicate_name
+from gatecheck.audit.prefilter import has_predicate_prefix, is_predicate_name
 from gatecheck.containment import bound_hit
 from gatecheck.gates.feature_gates import branch_disables
 from gatecheck.gates.model import Polarity, qualname_of
@@ -216,10 +216,6 @@ def _is_bool_expression(node: nodes.NodeNG | None) -> bool:
     return isinstance(node, (nodes.BoolOp, nodes.Compare)) or written_comparison(node)
 
 
-# A predicate's name: is_/has_/supports_ (a leading underscore allowed).
-_PREDICATE_CALL = re.compile(r"^_*(is|has|supports?)_", re.IGNORECASE)
-
-
 def written_comparison(node: nodes.NodeNG | None) -> bool:
     """A predicate called with a number written at the call (`current_platform.
     has_device_capability(75)`, `is_device_capability_family(100)`, `is_arch(9, 0)`):
@@ -227,7 +223,7 @@ def written_comparison(node: nodes.NodeNG | None) -> bool:
     `capability >= (7, 5)` would be. Whether it depends on the device is the
     evaluation's to say; a predicate without one (`is_sm100_supported()`) decides in
     its own body and is vocabulary here."""
-    if not isinstance(node, nodes.Call) or not _PREDICATE_CALL.match(_callee_name(node)):
+    if not isinstance(node, nodes.Call) or not has_predicate_prefix(_callee_name(node)):
         return False
     arguments = [*node.args, *(k.value for k in node.keywords or [])]
     return any(_number_literal(a) for a in arguments)

@@ -24,8 +24,13 @@ _ARCH_WORD = re.compile(
 )
 
 
+def has_predicate_prefix(name: str) -> bool:
+    """`is_`/`has_`/`supports_` (leading underscores allowed): a predicate's name."""
+    return _PREDICATE_PREFIX.match(name) is not None
+
+
 def is_predicate_name(name: str) -> bool:
-    if not _PREDICATE_PREFIX.match(name):
+    if not has_predicate_prefix(name):
         return False
     return any(_ARCH_WORD.match(word) for word in name.split("_") if word)
 

@@ -46,6 +46,7 @@ from gatecheck.kernels.checks import KernelCatalog
 from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation
 from gatecheck.loading.readlog import ReadLog, reading_for
 from gatecheck.semantics.admitted import Admission, Semantics
+from gatecheck.semantics.conventions import is_parameter_assumption
 
 
 def discover(
@@ -283,7 +284,7 @@ def _recorded_decision_as_gate(
 def _decided_by_a_parameter(admission: Admission | None) -> bool:
     """The answer rests on a parameter taken to be the device's (conventions.
     parameter_by_convention: callers not resolved, a capability class or name)."""
-    return admission is not None and any(a.startswith("parameter '") for a in admission.assumed)
+    return admission is not None and any(is_parameter_assumption(a) for a in admission.assumed)
 
 
 def _where(condition: ArchCondition) -> tuple[Path, int, int]:

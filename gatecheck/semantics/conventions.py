@@ -145,6 +145,15 @@ def _has_default(args: nodes.Arguments, name: str) -> bool:
     return True
 
 
+# How an assumption about a parameter taken to be the device's begins (Admission.assumed):
+# the audit reads it to tell a predicate given the device by its callers (audit/run.py).
+PARAMETER_ASSUMED = "parameter '"
+
+
+def is_parameter_assumption(assumption: str) -> bool:
+    return assumption.startswith(PARAMETER_ASSUMED)
+
+
 def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
     """A parameter read where no call bound it (a condition inside the function): the
     value every caller in the project passes (callers.py); else, annotated with a
@@ -161,12 +170,12 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
     if annotation is not None:
         if not annotation.endswith("Capability"):
             return UNKNOWN  # `device_capability: int`: some other encoding
-        ev.reads.assumed.add(f"parameter '{name}: {annotation}' (a capability class)")
+        ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}: {annotation}' (a capability class)")
         return _capability(ev)
     convention = convention_for(name, ev.registry)
     if convention is None or convention.kind == "predicate":
         return UNKNOWN
-    ev.reads.assumed.add(f"parameter '{name}' (naming convention)")
+    ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}' (naming convention)")
     if convention.kind == "capability":
         return _capability(ev)
     ev.reads.device = True

@@ -16,8 +16,8 @@ from gatecheck.semantics.values import (
     UNKNOWN,
     FunctionRef,
     OneOf,
+    constant_options,
     contains_unknown,
-    is_constant,
     plain,
     truth,
 )
@@ -121,13 +121,10 @@ def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
 def _compare_options(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     """A comparison with one of a few constants: each option's, known where all agree.
     Which reference a OneOf of references is stays unknown (`Platform is NvmlPlatform`)."""
-    sides = []
-    for side in (left, right):
-        options = side.options if isinstance(side, OneOf) else (side,)
-        if not all(is_constant(o) for o in options):
-            return UNKNOWN
-        sides.append(options)
-    outcomes = {_compare_one(ev, op, a, b) for a in sides[0] for b in sides[1]}
+    lefts, rights = constant_options(left), constant_options(right)
+    if lefts is None or rights is None:
+        return UNKNOWN
+    outcomes = {_compare_one(ev, op, a, b) for a in lefts for b in rights}
     return outcomes.pop() if len(outcomes) == 1 else UNKNOWN
 
 
@@ -234,10 +231,11 @@ def _item_of_options(container: OneOf, index: Any) -> Any:
     """`x[i]` where x is one of a few constants: each option's item. An option that has
     no such item raises there (None, the module global a function fills on first use,
     `_cap = None` ... `_cap[0] < 9`), and a raise is no value: the others' items, met."""
+    options = constant_options(container)
+    if options is None:
+        return UNKNOWN  # references: what their items are is not read
     items = []
-    for option in container.options:
-        if not is_constant(option):
-            return UNKNOWN  # references: what their items are is not read
+    for option in options:
         try:
             items.append(option[index])
         except (TypeError, IndexError, KeyError):

@@ -15,6 +15,7 @@ from gatecheck.semantics.values import (
     OneOf,
     PartialRef,
     Tri,
+    constant_options,
     is_constant,
     is_constant_method,
     truth,
@@ -102,10 +103,7 @@ def join_returns(values: Sequence[Any]) -> Any:
     result = values[0]
     for value in values[1:]:
         result = join_optional(result, value)
-    if result is UNKNOWN and all(
-        is_constant(v) or (isinstance(v, OneOf) and all(is_constant(o) for o in v.options))
-        for v in values
-    ):
+    if result is UNKNOWN and all(constant_options(v) is not None for v in values):
         return either(values)
     return result
 

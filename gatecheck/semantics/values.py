@@ -188,9 +188,10 @@ def truth(value: Any) -> Tri:
     if value is UNKNOWN:
         return UNKNOWN
     if isinstance(value, OneOf):
-        if not all(is_constant(o) for o in value.options):
+        options = constant_options(value)
+        if options is None:
             return UNKNOWN
-        truths = {bool(o) for o in value.options}
+        truths = {bool(o) for o in options}
         return truths.pop() if len(truths) == 1 else UNKNOWN
     try:
         return bool(value)
@@ -207,6 +208,13 @@ def is_constant(value: Any) -> bool:
     if isinstance(value, tuple):
         return all(is_constant(v) for v in value)
     return isinstance(value, _CONSTANT_TYPES)
+
+
+def constant_options(value: Any) -> tuple[Any, ...] | None:
+    """The constants `value` may be (a OneOf's options, else the value itself); None when
+    one of them is not a constant (a reference, an unknown)."""
+    options = value.options if isinstance(value, OneOf) else (value,)
+    return options if all(is_constant(o) for o in options) else None
 
 
 def is_constant_method(value: Any) -> bool:

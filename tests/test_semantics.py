@@ -253,6 +253,9 @@ CASES = [
     pytest.param("sm_nvml_first() >= 100", set(NV[7:]), id="none-or-narrowed"),
     pytest.param("sm_nvml_truthy() >= 100", set(NV[7:]), id="none-or-truthy"),
     pytest.param("sm_nvml_unchecked() >= 100", set(ALL), id="none-or-unchecked"),
+    pytest.param("sm_checked_inline()", set(NV[7:]), id="none-or-narrowed-by-and"),
+    pytest.param("sm_none_or_old()", set(ALL), id="none-or-narrowed-by-or"),
+    pytest.param("sm_checked_if_and() == 100", _sets("sm100"), id="none-or-if-and-branch"),
     pytest.param("sm_via_nvml() == 90", set(ALL), id="none-or-not-a-value"),
     pytest.param("sm_or_none_merged() == 90", _sets("sm90", "gfx90a"), id="none-or-merged"),
     pytest.param("any(m == MAJOR for m in (9,) if FLAG)", set(ALL), id="comp-unknown-if"),
@@ -351,6 +354,20 @@ def sm_nvml_truthy():
         return sm
     major, minor = torch.cuda.get_device_capability()
     return major * 10 + minor
+
+def sm_checked_inline():
+    sm = sm_via_nvml()
+    return sm is not None and sm >= 100
+
+def sm_none_or_old():
+    sm = sm_via_nvml()
+    return sm is None or sm < 100
+
+def sm_checked_if_and():
+    sm = sm_via_nvml()
+    if sm is not None and sm >= 100:
+        return sm
+    return 0
 
 def sm_nvml_unchecked():
     sm = sm_via_nvml()

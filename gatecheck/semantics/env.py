@@ -8,7 +8,7 @@ from typing import Any
 from astroid import nodes
 
 from gatecheck.semantics.logic import join_optional
-from gatecheck.semantics.values import UNKNOWN, NoneOr, truth
+from gatecheck.semantics.values import UNKNOWN, NoneOr, OneOf, truth
 
 Env = dict[str, Any]
 
@@ -57,7 +57,11 @@ def merge_into(env: Env, branches: Sequence[Env]) -> None:
 
 def narrowed(test: nodes.NodeNG, env: Env) -> tuple[Env, Env] | None:
     """`if x is not None:` (`is None`, `x`, `not x`) on a local holding NoneOr: the
-    branch where x is its value and the branch where it is None, as two environments."""
+    branch where x is its value and the branch where it is None, as two environments.
+    Tests joined by `and` narrow the branch where all hold (`x is not None and y`), by
+    `or` the branch where none holds (`x is None or y`)."""
+    if isinstance(test, nodes.BoolOp):
+        return _narrowed_by_all(test, env)
     negate = False
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
         test, negate = test.operand, True
@@ -71,10 +75,54 @@ def narrowed(test: nodes.NodeNG, env: Env) -> tuple[Env, Env] | None:
         negate ^= op == "is"
         test, by_truth = test.left, False
     held = env.get(test.name) if isinstance(test, nodes.Name) else None
-    if not isinstance(held, NoneOr):
+    value = _without_none(held)
+    if value is _NOT_OPTIONAL:
         return None
-    if by_truth and truth(held.value) is not True:
+    if by_truth and truth(value) is not True:
         return None  # a falsy value (0, "") takes the None branch too
     present, absent = dict(env), dict(env)
-    present[test.name], absent[test.name] = held.value, None
+    present[test.name], absent[test.name] = value, None
     return (absent, present) if negate else (present, absent)
+
+
+_NOT_OPTIONAL = object()
+
+
+def _without_none(held: Any) -> Any:
+    """What a local holds when it is not None: NoneOr's value, or a OneOf's options
+    other than None (a global read through `global`, see statements._global); else
+    _NOT_OPTIONAL."""
+    if isinstance(held, NoneOr):
+        return held.value
+    if isinstance(held, OneOf) and any(option is None for option in held.options):
+        rest = tuple(option for option in held.options if option is not None)
+        return rest[0] if len(rest) == 1 else OneOf(rest)
+    return _NOT_OPTIONAL
+
+
+def _narrowed_by_all(test: nodes.BoolOp, env: Env) -> tuple[Env, Env] | None:
+    """The branch an `and` takes when it is true (each operand narrows the next), or an
+    `or` when it is false; the other branch is the environment as it was."""
+    held = test.op == "and"
+    scope, narrowed_any = env, False
+    for operand in test.values:
+        split = narrowed(operand, scope)
+        if split is not None:
+            scope, narrowed_any = split[0] if held else split[1], True
+    if not narrowed_any:
+        return None
+    return (scope, dict(env)) if held else (dict(env), scope)
+
+
+def operand_scopes(test: nodes.BoolOp, env: Env | None) -> list[Env | None]:
+    """The environment each operand of `a and b` / `a or b` is evaluated in: an operand
+    runs only where those before it did not decide, so `x is not None and x < 8` reads
+    x as its value (the None option ended the `and` before)."""
+    scopes: list[Env | None] = []
+    scope = env
+    for operand in test.values:
+        scopes.append(scope)
+        split = None if scope is None else narrowed(operand, scope)
+        if split is not None:
+            scope = split[0] if test.op == "and" else split[1]
+    return scopes

@@ -11,10 +11,12 @@ from astroid import nodes
 
 from gatecheck.semantics import bounds, classes
 from gatecheck.semantics.bounds import safe
+from gatecheck.semantics.env import Env, operand_scopes
 from gatecheck.semantics.logic import bool_op, either, kleene_not
 from gatecheck.semantics.values import (
     UNKNOWN,
     FunctionRef,
+    NoneOr,
     OneOf,
     constant_options,
     contains_unknown,
@@ -23,7 +25,6 @@ from gatecheck.semantics.values import (
 )
 
 if TYPE_CHECKING:
-    from gatecheck.semantics.env import Env
     from gatecheck.semantics.evaluator import Evaluator
 
 Handler = Callable[["Evaluator", Any, "Env | None"], Any]
@@ -77,7 +78,58 @@ def _attribute(ev: Evaluator, node: nodes.Attribute, env: Env | None) -> Any:
 
 
 def _bool_op(ev: Evaluator, node: nodes.BoolOp, env: Env | None) -> Any:
-    return bool_op(node.op, (ev.eval(operand, env) for operand in node.values))
+    if env is None:
+        env = _optional_locals(ev, node)
+    if env is None:
+        return bool_op(node.op, (ev.eval(operand, env) for operand in node.values))
+    scopes = operand_scopes(node, env)
+    return bool_op(
+        node.op,
+        (ev.eval(operand, scope) for operand, scope in zip(node.values, scopes, strict=True)),
+    )
+
+
+def _optional_locals(ev: Evaluator, node: nodes.BoolOp) -> Env | None:
+    """A condition read on its own (no body run up to it) that tests a local for None
+    before using it, `cap = self.capability_major()` then `cap is not None and cap < 8`:
+    the locals so tested that one call assigns and that may be None (values.NoneOr), as
+    the environment the operands narrow (env.operand_scopes); None when there are none."""
+    found: Env = {}
+    for operand in node.values:
+        name = _none_tested(operand)
+        if name is None or name.name in found:
+            continue
+        call = _sole_call_assigned(name)
+        if call is not None:
+            value = ev.call_node(call, None, optional=True)
+            if isinstance(value, NoneOr):
+                found[name.name] = value
+    return found or None
+
+
+def _none_tested(test: nodes.NodeNG) -> nodes.Name | None:
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        test = test.operand
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1):
+        return None
+    op, right = test.ops[0]
+    if op not in ("is", "is not") or not (isinstance(right, nodes.Const) and right.value is None):
+        return None
+    return test.left if isinstance(test.left, nodes.Name) else None
+
+
+def _sole_call_assigned(name: nodes.Name) -> nodes.Call | None:
+    """The call a function's local is assigned from, when that is its only binding."""
+    scope = name.scope()
+    if not isinstance(scope, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
+        return None
+    bound = scope.locals.get(name.name, ())
+    if len(bound) != 1 or not isinstance(bound[0], nodes.AssignName):
+        return None
+    statement = bound[0].parent
+    if not (isinstance(statement, nodes.Assign) and len(statement.targets) == 1):
+        return None
+    return statement.value if isinstance(statement.value, nodes.Call) else None
 
 
 def _unary_op(ev: Evaluator, node: nodes.UnaryOp, env: Env | None) -> Any:

@@ -20,7 +20,14 @@ from gatecheck.semantics.env import (
 )
 from gatecheck.semantics.expressions import by_node_class
 from gatecheck.semantics.logic import join_returns
-from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, contains_unknown, truth
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    ClassRef,
+    FunctionRef,
+    OneOf,
+    contains_unknown,
+    truth,
+)
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -83,8 +90,13 @@ def _aug_assign(ev: Evaluator, stmt: nodes.AugAssign, env: Env, returns: list[An
 
 def _if(ev: Evaluator, stmt: nodes.If, env: Env, returns: list[Any]) -> bool:
     branches = narrowed(stmt.test, env)
-    t = UNKNOWN if branches else truth(ev.eval(stmt.test, env))
+    # A lone None test of a NoneOr local is unknown; `x is not None and x < 8` may be
+    # known, and its branch then runs where x is its value.
+    decided = branches is None or isinstance(stmt.test, nodes.BoolOp)
+    t = truth(ev.eval(stmt.test, env)) if decided else UNKNOWN
     if t is not UNKNOWN:
+        if branches is not None:
+            env.update(branches[0] if t else branches[1])
         r, f = exec_block(ev, stmt.body if t else stmt.orelse, env)
         returns += r
         return f
@@ -212,7 +224,23 @@ def _match(ev: Evaluator, stmt: nodes.Match, env: Env, returns: list[Any]) -> bo
     return True
 
 
+def _global(ev: Evaluator, stmt: nodes.Global, env: Env, returns: list[Any]) -> bool:
+    """`global _S` before `if _S is None: _S = probe()` (a result cached on first use):
+    the name holds, on entry, one of the module's bindings of it, None among them. It
+    becomes a local of the body, so that the None test narrows it (env.narrowed) and
+    the paths meet on the probe's value. Any other global is read by resolution."""
+    module = stmt.root()
+    for name in stmt.names:
+        if name in env or not isinstance(module, nodes.Module):
+            continue
+        value = resolve.module_attribute(ev, str(module.name), name)
+        if isinstance(value, OneOf) and any(option is None for option in value.options):
+            env[name] = value
+    return True
+
+
 HANDLERS: dict[type, Handler] = {
+    nodes.Global: _global,
     nodes.Return: _return,
     nodes.Raise: _raise,
     nodes.Assign: _assign,

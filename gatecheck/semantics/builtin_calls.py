@@ -14,12 +14,14 @@ from gatecheck.semantics.values import (
     UNKNOWN,
     Builtin,
     ClassRef,
+    EachDevice,
     ExternalRef,
     FunctionRef,
     InstanceRef,
     ModuleRef,
     PartialRef,
     contains_unknown,
+    truth,
 )
 
 if TYPE_CHECKING:
@@ -110,6 +112,8 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
         return dict(kwargs)
     if name == "isinstance" and len(args) == 2:
         return _isinstance(ev, args[0], args[1])
+    if len(args) == 1 and isinstance(args[0], EachDevice) and not kwargs:
+        return _of_each_device(name, args[0])
     if contains_unknown(list(args)) or kwargs:
         if name in ("any", "all") and args and isinstance(args[0], (tuple, list)):
             return any_all(name, args[0])
@@ -118,6 +122,18 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
     if impl is None:
         return UNKNOWN
     return safe(lambda: impl(*args))
+
+
+def _of_each_device(name: str, devices: EachDevice) -> Any:
+    """min/max of a sequence whose items are all one value is that value; any/all its
+    truth (it has an item); sorted, tuple, list or set of it the same sequence."""
+    if name in ("min", "max"):
+        return devices.item
+    if name in ("any", "all"):
+        return truth(devices.item)
+    if name in ("sorted", "tuple", "list", "set", "frozenset"):
+        return devices
+    return UNKNOWN
 
 
 def _isinstance(ev: Evaluator, value: Any, kinds: Any) -> Any:

@@ -11,10 +11,11 @@ from astroid import nodes
 
 from gatecheck.semantics import bounds, classes
 from gatecheck.semantics.bounds import safe
-from gatecheck.semantics.env import Env, operand_scopes
+from gatecheck.semantics.env import Env, bind_target, operand_scopes
 from gatecheck.semantics.logic import bool_op, either, kleene_not
 from gatecheck.semantics.values import (
     UNKNOWN,
+    EachDevice,
     FunctionRef,
     NoneOr,
     OneOf,
@@ -181,6 +182,9 @@ def _compare_options(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
 
 
 def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
+    if op in ("in", "not in") and isinstance(right, EachDevice):
+        # every item is the one value, and there is one
+        return _compare_one(ev, "==" if op == "in" else "!=", left, right.item)
     if isinstance(left, OneOf) or isinstance(right, OneOf):
         return _compare_options(ev, op, left, right)
     left, right = classes.as_tuple(ev, left), classes.as_tuple(ev, right)
@@ -269,6 +273,8 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
         return UNKNOWN
     if isinstance(container, OneOf):
         return _item_of_options(container, index)
+    if isinstance(container, EachDevice):
+        return container.item if isinstance(index, int) else UNKNOWN
     if isinstance(container, dict):
         # A missing key is the feature being off (or a KeyError): both "not True".
         if any(contains_unknown(k) for k in container):
@@ -322,11 +328,16 @@ def _comprehension(
     if len(node.generators) != 1:
         return UNKNOWN
     loop = node.generators[0]
-    if loop.is_async or not isinstance(loop.target, nodes.AssignName):
+    if loop.is_async or not isinstance(loop.target, (nodes.AssignName, nodes.Tuple)):
         return UNKNOWN
     items = ev.eval(loop.iter, env)
-    if not isinstance(items, (tuple, list, str)) or contains_unknown(items):
+    if not isinstance(loop.target, nodes.AssignName):
+        # `major * 10 + minor for major, minor in caps`: only over the devices
+        if isinstance(items, EachDevice):
+            return _over_devices(ev, node, loop, items, env)
         return UNKNOWN
+    if not isinstance(items, (tuple, list, str)) or contains_unknown(items):
+        return _over_devices(ev, node, loop, items, env)
     if len(items) > _MAX_COMPREHENSION:
         return UNKNOWN
     values: list[Any] = []
@@ -346,6 +357,36 @@ def _comprehension(
     if isinstance(node, nodes.SetComp):
         return tuple(values) if contains_unknown(values) else safe(lambda: set(values))
     return tuple(values)
+
+
+def _over_devices(
+    ev: Evaluator,
+    node: nodes.GeneratorExp | nodes.ListComp | nodes.SetComp,
+    loop: nodes.Comprehension,
+    items: Any,
+    env: Env | None,
+) -> Any:
+    """An item per device: `get_device_capability(i) for i in range(device_count())`,
+    over a sequence not known, whose item uses the loop's name and is read from the
+    device, known though the name is not (every device of the machine gives it); or
+    any unfiltered comprehension over such a sequence (`x >= 100 for x in caps`).
+    Either is values.EachDevice of its item; anything else is unknown."""
+    if loop.ifs:
+        return UNKNOWN
+    inner = dict(env or {})
+    if isinstance(items, EachDevice):
+        bind_target(loop.target, items.item, inner)
+    elif isinstance(loop.target, nodes.AssignName) and any(
+        n.name == loop.target.name for n in node.elt.nodes_of_class(nodes.Name)
+    ):
+        inner[loop.target.name] = UNKNOWN
+    else:
+        return UNKNOWN
+    with ev.tracking() as reads:
+        item = ev.eval(node.elt, inner)
+    if contains_unknown(item) or not (reads.device or isinstance(items, EachDevice)):
+        return UNKNOWN
+    return EachDevice(item)
 
 
 def _str(value: Any) -> Any:

@@ -250,6 +250,17 @@ class OneOf:
     options: tuple[Any, ...]
 
 
+@dataclass(frozen=True)
+class EachDevice:
+    """A sequence with an item per device of the machine, each read from the device
+    (`tuple(get_device_capability(i) for i in range(device_count()))`): a device is one
+    generation, and so is each of a machine's devices, so every item is `item`, and
+    there is at least one. min/max, an item, `in`, any/all and sorted/tuple/list of it
+    are read (builtin_calls, expressions); anything else reads it as unknown."""
+
+    item: Any
+
+
 def plain(value: Any) -> Any:
     """A value as expressions see it: NoneOr is unknown outside the locals that hold it."""
     return UNKNOWN if isinstance(value, NoneOr) else value
@@ -261,7 +272,7 @@ def is_known(value: Any) -> bool:
 
 def contains_unknown(value: Any) -> bool:
     """UNKNOWN itself, or inside a tuple, list or set (a partly known arch list)."""
-    if value is UNKNOWN or isinstance(value, OneOf):
+    if value is UNKNOWN or isinstance(value, (OneOf, EachDevice)):
         return True
     if isinstance(value, (tuple, list, frozenset, set)):
         return any(contains_unknown(v) for v in value)

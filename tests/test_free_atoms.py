@@ -140,3 +140,43 @@ def _atoms_of(node: object) -> list[object]:
     split = structure(node)  # type: ignore[arg-type]
     assert split is not None
     return list(split[1])
+
+
+HARDWARE = """
+import os
+import torch
+IS_NVIDIA = os.environ.get("PLATFORM") == "cuda"
+IS_HOPPER = IS_NVIDIA and (
+    "NVIDIA H" in torch.cuda.get_device_name(0) or torch.cuda.get_device_capability()[0] == 9
+)
+REBOUND = IS_NVIDIA and torch.cuda.get_device_capability()[0] == 9
+def clear():
+    global REBOUND
+    REBOUND = False
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "expr", "depends"),
+    [
+        pytest.param("from pkg.hardware import IS_HOPPER", "IS_HOPPER", True, id="imported-global"),
+        pytest.param(
+            "from pkg import hardware\nflag = hardware.IS_HOPPER",
+            "flag",
+            False,
+            id="an-attribute-is-not-followed",
+        ),
+        pytest.param(
+            "from pkg.hardware import REBOUND", "REBOUND", False, id="bound-twice-is-not-followed"
+        ),
+    ],
+)
+def test_a_global_imported_from_another_module_is_split_there(
+    ruleset: RuleSet, source: str, expr: str, depends: bool
+) -> None:
+    """fla's `IS_NVIDIA_HOPPER` (a vendor test Unknown here, and a device-name test `or`
+    a major) read in another module: the global is split where it is bound, so its uses
+    depend on the generation as its definition does."""
+    modules = {"pkg": "", "pkg.hardware": HARDWARE}
+    admission = admission_of(source, expr, ruleset.registry, modules=modules)
+    assert admission.depends_on_generation == depends

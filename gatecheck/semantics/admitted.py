@@ -236,10 +236,17 @@ class Semantics:
         # Unknown on every generation of a vendor (the others may answer: `is_nvidia and
         # cap >= 9` is false on AMD once `is_nvidia` is read, and unknown on NVIDIA).
         if any(all(truths[g] is UNKNOWN for g in gens if g in truths) for gens in self._vendors):
+            # A global's binding is read where it is made: only without a body's locals.
+            follow = None if env_for is not None else self._global_expression
             free = free_atoms.free_true_sets(
-                node, lambda leaf: self._truths(leaf, flags, env_for, seen)
+                node, lambda leaf: self._truths(leaf, flags, env_for, seen), follow
             )
         return Admission(can_true, can_false, frozenset(seen.assumed), frozenset(seen.bounds), free)
+
+    def _global_expression(self, name: nodes.Name) -> nodes.NodeNG | None:
+        from gatecheck.semantics.resolve import global_expression
+
+        return global_expression(self.project, name)
 
     def _truths(
         self,

@@ -67,15 +67,24 @@ def _is_structure(node: nodes.NodeNG) -> bool:
     return isinstance(node, nodes.BoolOp) or (isinstance(node, nodes.UnaryOp) and node.op == "not")
 
 
-def _split(node: nodes.NodeNG, atoms: list[nodes.NodeNG], depth: int = 0) -> _Formula:
+# A name's one binding elsewhere (a module global, through imports), when the caller can
+# find it: `from hardware import IS_HOPPER` then `if IS_HOPPER:`.
+Follow = Callable[[nodes.Name], "nodes.NodeNG | None"]
+
+
+def _split(
+    node: nodes.NodeNG, atoms: list[nodes.NodeNG], depth: int = 0, follow: Follow | None = None
+) -> _Formula:
     if isinstance(node, nodes.BoolOp):
-        return _Op(node.op, tuple(_split(v, atoms, depth) for v in node.values))
+        return _Op(node.op, tuple(_split(v, atoms, depth, follow) for v in node.values))
     if isinstance(node, nodes.UnaryOp) and node.op == "not":
-        return _Not(_split(node.operand, atoms, depth))
+        return _Not(_split(node.operand, atoms, depth, follow))
     if isinstance(node, nodes.Name) and depth < MAX_NAME_DEPTH:
         bound = _single_binding(node)
+        if bound is None and follow is not None:
+            bound = follow(node)
         if bound is not None and _is_structure(bound):
-            return _split(bound, atoms, depth + 1)
+            return _split(bound, atoms, depth + 1, follow)
     if len(atoms) >= MAX_ATOMS:
         raise _TooLarge
     atoms.append(node)
@@ -92,12 +101,14 @@ def _value(formula: _Formula, atoms: Mapping[int, bool]) -> bool:
     return any(_value(f, atoms) for f in formula.operands)
 
 
-def structure(node: nodes.NodeNG) -> tuple[_Formula, list[nodes.NodeNG]] | None:
+def structure(
+    node: nodes.NodeNG, follow: Follow | None = None
+) -> tuple[_Formula, list[nodes.NodeNG]] | None:
     """The boolean structure of `node` and its atoms, or None (a single atom, or too
-    many)."""
+    many). `follow`: a name bound once elsewhere, split as its binding's expression."""
     atoms: list[nodes.NodeNG] = []
     try:
-        formula = _split(node, atoms)
+        formula = _split(node, atoms, follow=follow)
     except _TooLarge:
         return None
     if isinstance(formula, int):
@@ -106,12 +117,14 @@ def structure(node: nodes.NodeNG) -> tuple[_Formula, list[nodes.NodeNG]] | None:
 
 
 def free_true_sets(
-    node: nodes.NodeNG, truths_of: Callable[[nodes.NodeNG], Mapping[str, Tri]]
+    node: nodes.NodeNG,
+    truths_of: Callable[[nodes.NodeNG], Mapping[str, Tri]],
+    follow: Follow | None = None,
 ) -> tuple[frozenset[str], ...]:
     """For each assignment of the undecided atoms under which generations answer
     differently, the generations where `node` is then true (empty: it does not depend
     on the generation, or the structure is too large to say)."""
-    split = structure(node)
+    split = structure(node, follow)
     if split is None:
         return ()
     formula, atoms = split

@@ -73,6 +73,27 @@ def follow_imports(
     return out
 
 
+def global_expression(project: Project, name: nodes.Name) -> nodes.NodeNG | None:
+    """The expression of the one binding of a module global `name` reads, through
+    `from x import y`: `IS_HOPPER = IS_NVIDIA and (... or cap[0] == 9)` read as
+    `IS_HOPPER` elsewhere. None when the name is bound more than once (a function's
+    `global` assignment included), or by anything but a plain `NAME = expr`."""
+    try:
+        _, found = lookup(name, name.name)
+    except Exception:  # astroid's lookup fails on odd scopes: no binding then
+        return None
+    bindings = follow_imports(project, found, name.name, _MAX_IMPORT_HOPS)
+    if len(bindings) != 1 or not isinstance(bindings[0], nodes.AssignName):
+        return None
+    assign = bindings[0].parent
+    if not (isinstance(assign, nodes.Assign) and assign.targets == [bindings[0]]):
+        return None
+    return assign.value if isinstance(assign.scope(), nodes.Module) else None
+
+
+_MAX_IMPORT_HOPS = 8
+
+
 def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
     # Where a name is bound is the code's, the same for every generation: found once per
     # node (astroid filters the scope's statements on every lookup), not once per

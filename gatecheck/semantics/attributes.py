@@ -18,6 +18,7 @@ from gatecheck.semantics.values import (
     InstanceRef,
     ModuleRef,
     OneOf,
+    SuperRef,
 )
 
 if TYPE_CHECKING:
@@ -73,6 +74,10 @@ def _builtin(ev: Evaluator, receiver: Builtin, name: str) -> Any:
     return UNKNOWN
 
 
+def _super(ev: Evaluator, receiver: SuperRef, name: str) -> Any:
+    return classes.attribute_after(ev, receiver.owner, name, receiver.receiver)
+
+
 def _one_of(ev: Evaluator, receiver: OneOf, name: str) -> Any:
     return either([attribute(ev, option, name) for option in receiver.options])
 
@@ -84,6 +89,7 @@ _BY_KIND: dict[type, Callable[[Evaluator, Any, str], Any]] = {
     InstanceRef: _instance,
     Builtin: _builtin,
     OneOf: _one_of,
+    SuperRef: _super,
 }
 
 

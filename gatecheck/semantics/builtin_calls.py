@@ -53,6 +53,7 @@ BUILTINS: dict[str, Any] = {
         "hasattr",
         "setattr",
         "object",
+        "super",
     )
 }
 

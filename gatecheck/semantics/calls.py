@@ -25,6 +25,7 @@ from gatecheck.semantics.values import (
     InstanceRef,
     OneOf,
     PartialRef,
+    SuperRef,
     contains_unknown,
     is_constant,
     plain,
@@ -38,12 +39,31 @@ _CACHE_DECORATORS = {"lru_cache", "cache", "cached", "wraps", "cached_property"}
 _FUNCTOOLS_PARTIAL = {"functools.partial", "partial"}
 
 
+def _super(ev: Evaluator, node: nodes.Call, env: Env | None) -> Any:
+    """`super()` in a method: its class and its first parameter (the instance, or the
+    class in a classmethod: one of a few classes, values.OneOf, is each one's)."""
+    frame = node.frame()
+    if not (isinstance(frame, nodes.FunctionDef) and isinstance(frame.parent, nodes.ClassDef)):
+        return UNKNOWN
+    params = list(frame.args.posonlyargs or []) + list(frame.args.args or [])
+    if not params:
+        return UNKNOWN
+    first = params[0]
+    held = env is not None and first.name in env
+    receiver = env[first.name] if env is not None and held else ev.binding_value(first)
+    options = receiver.options if isinstance(receiver, OneOf) else (receiver,)
+    refs = tuple(SuperRef(frame.parent, option) for option in options)
+    return refs[0] if len(refs) == 1 else OneOf(refs)
+
+
 def call_node(ev: Evaluator, node: nodes.Call, env: Env | None, optional: bool = False) -> Any:
     func = ev.eval(node.func, env)
     if func is UNKNOWN:
         # No body to call: the name alone decides (the arguments cannot).
         return _fallback(ev, node.func, func)
     keywords = node.keywords or ()
+    if isinstance(func, Builtin) and func.name == "super" and not node.args and not keywords:
+        return _super(ev, node, env)
     if any(isinstance(a, nodes.Starred) for a in node.args) or any(k.arg is None for k in keywords):
         return _fallback(ev, node.func, func)
     if isinstance(func, ExternalRef) and not _reads_arguments(ev, func):

@@ -90,6 +90,32 @@ def class_attribute(
     return UNKNOWN
 
 
+def attribute_after(ev: Evaluator, owner: nodes.ClassDef, name: str, receiver: Any) -> Any:
+    """`super().name` in a method of `owner`: the receiver's class order after `owner`
+    (an unknown receiver, or `owner` not in that order: unknown)."""
+    if isinstance(receiver, ClassRef):
+        cls = receiver.node
+    elif isinstance(receiver, InstanceRef):
+        cls = receiver.cls
+    else:
+        return UNKNOWN
+    order = list(mro(ev, cls))
+    after = next((i for i, k in enumerate(order) if k is owner), None)
+    if after is None:
+        return UNKNOWN
+    for klass in order[after + 1 :]:
+        bound = klass.locals.get(name)
+        if not bound:
+            continue
+        node = bound[-1]
+        if isinstance(node, nodes.FunctionDef):
+            return _method(ev, node, klass, cls, receiver)
+        if isinstance(receiver, InstanceRef):
+            return UNKNOWN  # a class-level default read through an instance
+        return ev.binding_value(node)
+    return UNKNOWN
+
+
 def _method(
     ev: Evaluator,
     node: nodes.FunctionDef,

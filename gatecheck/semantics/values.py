@@ -250,6 +250,16 @@ class OneOf:
     options: tuple[Any, ...]
 
 
+@dataclass(frozen=True, eq=False)
+class SuperRef:
+    """`super()` in a method of `owner`: attributes are looked up in the receiver's class
+    order after `owner`, and methods bound to the receiver (a ClassRef in a
+    classmethod, an InstanceRef in a method)."""
+
+    owner: Any  # the ClassDef whose method calls super()
+    receiver: Any
+
+
 @dataclass(frozen=True)
 class EachDevice:
     """A sequence with an item per device of the machine, each read from the device

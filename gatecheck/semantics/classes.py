@@ -10,8 +10,8 @@ from astroid import nodes
 
 from gatecheck.loading.lazy import Spelling
 from gatecheck.loading.resolve import decorator_names
-from gatecheck.semantics import flow
-from gatecheck.semantics.logic import join_all
+from gatecheck.semantics import class_writes, flow
+from gatecheck.semantics.logic import either, join_all
 from gatecheck.semantics.values import (
     UNKNOWN,
     Builtin,
@@ -74,7 +74,14 @@ def class_attribute(
             return UNKNOWN
         if isinstance(node, nodes.FunctionDef):
             return _method(ev, node, klass, cls, receiver)
-        return ev.binding_value(node)
+        value = ev.binding_value(node)
+        if isinstance(node, nodes.ClassDef):
+            return value
+        outside = class_writes.writes(ev, klass, name)
+        if not outside:
+            return value
+        # Given another value from outside the body (`Utils.is_installed = True`).
+        return either([value, *(ev.binding_value(w) for w in outside)])
     if isinstance(receiver, InstanceRef):
         assigned = cls.instance_attrs.get(name)
         on_self = (set_on_self(ev, cls) or {}).get(name, ())

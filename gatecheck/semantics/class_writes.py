@@ -3,7 +3,8 @@
 that finds the package (`FlashAttentionUtils.is_installed = True`, or through an alias
 of the class). Read from the body alone, `use_fa3 and FlashAttentionUtils.v3_is_installed
 and cap == (9, 0)` is false on every generation and the gate is lost; the attribute is
-one of the values it is given (logic.either).
+one of the values it is given (logic.either). Only for a flag (True, False or None in the
+body: is_flag).
 
 Found by text first: the files that spell the class's name and assign the attribute on
 something (`.name =`), each file's assigned names read once; then, in those files, the
@@ -18,12 +19,20 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
+from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.semantics.values import ClassRef, OneOf
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
 
 _ASSIGNED = re.compile(r"\.(\w+)[ \t]*=(?!=)")
+
+
+def is_flag(value: object) -> bool:
+    """The class-level values looked for elsewhere: True, False or None, a flag or a
+    slot filled later (a name, a number or a string is a declaration: searching every
+    file for each would cost a second on vLLM 0.33.0, for none found)."""
+    return value is None or isinstance(value, bool)
 
 
 def writes(ev: Evaluator, cls: nodes.ClassDef, name: str) -> tuple[nodes.AssignAttr, ...]:
@@ -43,7 +52,8 @@ def _writes(ev: Evaluator, cls: nodes.ClassDef, name: str) -> list[nodes.AssignA
         module = ev.project.module_at(path)
         if module is None:
             continue
-        for node in module.nodes_of_class(nodes.AssignAttr):
+        # Only the statements spelling the name are visited (nor their bodies built).
+        for node in spelled_nodes(module, (nodes.AssignAttr,), {name}):
             if node.attrname == name and _is_the_class(ev.eval(node.expr, None), cls):
                 out.append(node)
     return out

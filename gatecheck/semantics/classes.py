@@ -77,6 +77,8 @@ def class_attribute(
         value = ev.binding_value(node)
         if isinstance(node, nodes.ClassDef):
             return value
+        if not class_writes.is_flag(value):
+            return value
         outside = class_writes.writes(ev, klass, name)
         if not outside:
             return value

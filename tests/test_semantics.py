@@ -267,6 +267,22 @@ CASES = [
     # loop as any number of iterations, so the answer stays open.
     pytest.param("loop_with_break()", set(ALL), id="loop-with-break-not-unrolled"),
     pytest.param("loop_over_unknown()", set(ALL), id="loop-over-unknown-items-not-unrolled"),
+    pytest.param(
+        "older_device_found()",
+        _sets("sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "gfx90a", "gfx942", "gfx950"),
+        id="search-loop-iterations-alike",
+    ),
+    # where no device is older no iteration counts: 0 stays 0; elsewhere unknown
+    pytest.param(
+        "older_devices_counted() > 0",
+        _sets("sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "gfx90a", "gfx942", "gfx950"),
+        id="counting-loop-alike-where-nothing-counts",
+    ),
+    pytest.param(
+        "devices_counted() > 1 and torch.cuda.get_device_capability()[0] >= 10",
+        set(NV[7:]),
+        id="every-iteration-changes-the-count-unknown",
+    ),
 ]
 
 GATE_BODY = """
@@ -315,6 +331,27 @@ def loop_with_break():
             found = True
             break
     return found
+
+def older_device_found():
+    found = False
+    for index in range(torch.cuda.device_count()):
+        if torch.cuda.get_device_capability(index)[0] < 10:
+            found = True
+            break
+    return found
+
+def older_devices_counted():
+    count = 0
+    for index in range(torch.cuda.device_count()):
+        if torch.cuda.get_device_capability(index)[0] < 10:
+            count = count + 1
+    return count
+
+def devices_counted():
+    count = 0
+    for index in range(torch.cuda.device_count()):
+        count = count + 1
+    return count
 
 def loop_over_unknown():
     for arch in os.environ.get("ARCHS", "").split(","):

@@ -53,6 +53,9 @@ class Evaluator:
     # Bindings and calls being evaluated (a cycle reads as UNKNOWN), and the call depth.
     active: set[int] = field(default_factory=set)
     depth: int = 0
+    # The loops being run (statements._loop): the environments their `break` and
+    # `continue` statements leave, innermost last.
+    loop_exits: list[list[tuple[str, Env]]] = field(default_factory=list)
     # Facts about classes that no generation changes, shared by every generation's
     # evaluator (Semantics gives them one dict): runtime platform dispatch per (declared
     # class, vendor), attributes set on the instance per class.

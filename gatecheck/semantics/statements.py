@@ -4,12 +4,12 @@ control can go on to the next statement."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from gatecheck.semantics import resolve
+from gatecheck.semantics import replay, resolve
 from gatecheck.semantics.env import (
     Env,
     bind_target,
@@ -163,6 +163,8 @@ def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[
             r, falls = exec_block(ev, stmt.orelse, env)
             returns += r
             return falls
+    if _iterations_alike(ev, stmt, env, returns):
+        return True
     # Any number of iterations: what the body assigns is unknown after it.
     forget_assigned(stmt, env)
     r, _ = exec_block(ev, stmt.body, dict(env))
@@ -170,6 +172,79 @@ def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[
     r, _ = exec_block(ev, stmt.orelse, dict(env))
     returns += r
     return True
+
+
+def _iterations_alike(
+    ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[Any]
+) -> bool:
+    """A loop over items not known whose iterations all start alike: the body run once
+    (the item unknown) leaves every name it assigns as it found it, on each path that
+    goes on to a next iteration. Then every iteration does what the first did, and the
+    loop ends where it started (no iteration, or none that breaks; the `else` then
+    runs) or at one of the first iteration's `break`s: `found = False; for i in
+    range(n): if cap(i) < 100: found = True; break` leaves found True where the device
+    is older, False elsewhere. False (nothing done) when an iteration changes what the
+    next one starts from."""
+    start = dict(env)
+    first = dict(env)
+    if isinstance(stmt, nodes.For):
+        bind_target(stmt.target, UNKNOWN, first)
+    ev.loop_exits.append([])
+    try:
+        body_returns, falls = exec_block(ev, stmt.body, first)
+    finally:
+        exits = ev.loop_exits.pop()
+    # The item is bound anew by each iteration: not what it starts from.
+    item = (
+        {n.name for n in stmt.target.nodes_of_class(nodes.AssignName)}
+        if isinstance(stmt, nodes.For)
+        else set()
+    )
+    assigned = {n.name for n in _own_assigned(stmt)} - item
+    again = [first] if falls else []
+    again += [e for kind, e in exits if kind == "continue"]
+    if any(not _alike(e, start, assigned) for e in again):
+        return False
+    returns += body_returns
+    done = dict(start)
+    else_returns, else_falls = exec_block(ev, stmt.orelse, done)
+    returns += else_returns
+    ends = ([done] if else_falls else []) + [e for kind, e in exits if kind == "break"]
+    if not ends:
+        return False  # every path returns or raises
+    if isinstance(stmt, nodes.For):
+        for end in ends:
+            bind_target(stmt.target, UNKNOWN, end)
+    merge_into(env, ends)
+    return True
+
+
+def _own_assigned(stmt: nodes.For | nodes.While) -> Iterator[nodes.AssignName]:
+    """The names the loop's body binds, not in nested scopes."""
+    pending: list[nodes.NodeNG] = list(stmt.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, nodes.AssignName):
+            yield node
+        if not isinstance(node, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
+            pending.extend(node.get_children())
+
+
+def _alike(env: Env, start: Env, names: set[str]) -> bool:
+    missing = object()
+    return all(replay.same(env.get(name, missing), start.get(name, missing)) for name in names)
+
+
+def _break(ev: Evaluator, stmt: nodes.Break, env: Env, returns: list[Any]) -> bool:
+    if ev.loop_exits:
+        ev.loop_exits[-1].append(("break", dict(env)))
+    return False
+
+
+def _continue(ev: Evaluator, stmt: nodes.Continue, env: Env, returns: list[Any]) -> bool:
+    if ev.loop_exits:
+        ev.loop_exits[-1].append(("continue", dict(env)))
+    return False
 
 
 def _jumps(body: Sequence[nodes.NodeNG]) -> bool:
@@ -241,6 +316,8 @@ def _global(ev: Evaluator, stmt: nodes.Global, env: Env, returns: list[Any]) -> 
 
 HANDLERS: dict[type, Handler] = {
     nodes.Global: _global,
+    nodes.Break: _break,
+    nodes.Continue: _continue,
     nodes.Return: _return,
     nodes.Raise: _raise,
     nodes.Assign: _assign,

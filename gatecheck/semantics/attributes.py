@@ -54,7 +54,8 @@ def _external(ev: Evaluator, receiver: ExternalRef, name: str) -> Any:
         ev.trace.append((replay.INTRINSIC_ATTRIBUTE, dotted, intrinsic))
     if intrinsic is NOT_MINE:
         return ExternalRef(dotted)
-    ev.reads.device = True
+    if ev.idioms.reads_device(dotted):
+        ev.reads.device = True
     return intrinsic
 
 

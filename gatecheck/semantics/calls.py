@@ -164,7 +164,8 @@ def _call_external(
     if ev.trace is not None:
         ev.trace.append((replay.INTRINSIC_CALL, func.dotted, args, intrinsic))
     if intrinsic is not NOT_MINE:
-        ev.reads.device = True
+        if ev.idioms.reads_device(func.dotted):
+            ev.reads.device = True
         return intrinsic
     if _is_partial(func):
         if not args:

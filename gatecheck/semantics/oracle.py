@@ -41,6 +41,12 @@ class IdiomRegistry:
         intrinsic = self._call(dotted)
         return intrinsic is not None and intrinsic.reads_arguments
 
+    def reads_device(self, dotted: str) -> bool:
+        """Whether the external name's value is the device's (most intrinsics'), not a
+        library constant or an identity (Intrinsic.reads_device)."""
+        intrinsic = self._call(dotted) or self._first_attribute.first(dotted)
+        return intrinsic is None or intrinsic.reads_device
+
     def call(self, dotted: str, generation: Generation, args: Sequence[Value]) -> Value:
         """The value of calling an external function, or NOT_MINE."""
         intrinsic = self._call(dotted)

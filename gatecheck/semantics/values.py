@@ -182,6 +182,51 @@ class TritonTarget:
     arch: int | str
 
 
+@dataclass(frozen=True)
+class CuteArch:
+    """A member of the CuTe DSL's `cutlass.Arch` enum (idioms/cute_dsl_arch.py): equal
+    as members are (major, minor and suffix), ordered by (major, minor) alone."""
+
+    major: int
+    minor: int
+    suffix: str
+
+    def _key(self, other: object) -> tuple[int, int]:
+        if not isinstance(other, CuteArch):
+            raise TypeError(other)
+        return (other.major, other.minor)
+
+    def __lt__(self, other: object) -> bool:
+        return (self.major, self.minor) < self._key(other)
+
+    def __le__(self, other: object) -> bool:
+        return (self.major, self.minor) <= self._key(other)
+
+    def __gt__(self, other: object) -> bool:
+        return (self.major, self.minor) > self._key(other)
+
+    def __ge__(self, other: object) -> bool:
+        return (self.major, self.minor) >= self._key(other)
+
+    def is_family_of(self, other: object) -> bool:
+        """The arch is `other`'s or later in its family, with family features (a/f):
+        sm_101a/f (Thor's old name) is of sm_110f's family."""
+        key = self._key(other)
+        if (self.major, self.minor) == (10, 1) and self.suffix in ("a", "f"):
+            return key == (11, 0)
+        return self.major == key[0] and self.minor >= key[1] and self.suffix in ("a", "f")
+
+
+@dataclass(frozen=True)
+class CuteDsl:
+    """`BaseDSL._get_dsl()`: the DSL, whose get_arch_enum() is the compile target."""
+
+    arch: Any
+
+    def get_arch_enum(self) -> Any:
+        return self.arch
+
+
 def truth(value: Any) -> Tri:
     """Python truthiness, three-valued. A OneOf of constants is true (false) where every
     option is; a OneOf of references' truth is not read (its attributes and calls are)."""

@@ -32,6 +32,9 @@ class Intrinsic:
     # matches `cuda.x` imported on its own); "tail": it ends with `name` at all.
     match: str = "suffix"
     reads_arguments: bool = False
+    # False: a name whose value the device does not decide (a constant of a library's,
+    # an identity such as `cutlass.const_expr`): its use marks no device read.
+    reads_device: bool = True
 
     def matches(self, dotted: str) -> bool:
         if self.match == "tail":

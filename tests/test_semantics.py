@@ -278,6 +278,12 @@ CASES = [
         _sets("sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "gfx90a", "gfx942", "gfx950"),
         id="counting-loop-alike-where-nothing-counts",
     ),
+    # the loop never goes on: the body returns True, or the else False
+    pytest.param(
+        "hopper_somewhere_or_false()",
+        _sets("sm90", "gfx90a", "gfx942", "gfx950"),
+        id="loop-and-else-both-return",
+    ),
     pytest.param(
         "devices_counted() > 1 and torch.cuda.get_device_capability()[0] >= 10",
         set(NV[7:]),
@@ -346,6 +352,13 @@ def older_devices_counted():
         if torch.cuda.get_device_capability(index)[0] < 10:
             count = count + 1
     return count
+
+def hopper_somewhere_or_false():
+    for index in range(torch.cuda.device_count()):
+        if torch.cuda.get_device_capability(index)[0] == 9:
+            return True
+    else:
+        return False
 
 def devices_counted():
     count = 0

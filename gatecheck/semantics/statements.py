@@ -163,8 +163,9 @@ def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[
             r, falls = exec_block(ev, stmt.orelse, env)
             returns += r
             return falls
-    if _iterations_alike(ev, stmt, env, returns):
-        return True
+    alike = _iterations_alike(ev, stmt, env, returns)
+    if alike is not None:
+        return alike
     # Any number of iterations: what the body assigns is unknown after it.
     forget_assigned(stmt, env)
     r, _ = exec_block(ev, stmt.body, dict(env))
@@ -176,15 +177,15 @@ def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[
 
 def _iterations_alike(
     ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[Any]
-) -> bool:
+) -> bool | None:
     """A loop over items not known whose iterations all start alike: the body run once
     (the item unknown) leaves every name it assigns as it found it, on each path that
     goes on to a next iteration. Then every iteration does what the first did, and the
     loop ends where it started (no iteration, or none that breaks; the `else` then
     runs) or at one of the first iteration's `break`s: `found = False; for i in
     range(n): if cap(i) < 100: found = True; break` leaves found True where the device
-    is older, False elsewhere. False (nothing done) when an iteration changes what the
-    next one starts from."""
+    is older, False elsewhere. Whether control goes on after the loop; None (nothing
+    done) when an iteration changes what the next one starts from."""
     start = dict(env)
     first = dict(env)
     if isinstance(stmt, nodes.For):
@@ -204,7 +205,7 @@ def _iterations_alike(
     again = [first] if falls else []
     again += [e for kind, e in exits if kind == "continue"]
     if any(not _alike(e, start, assigned) for e in again):
-        return False
+        return None
     returns += body_returns
     done = dict(start)
     else_returns, else_falls = exec_block(ev, stmt.orelse, done)

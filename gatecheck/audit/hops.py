@@ -15,10 +15,8 @@ from gatecheck.audit.prefilter import is_predicate_name
 from gatecheck.gates.model import qualname_of
 from gatecheck.loading.project import Project, lookup
 from gatecheck.semantics.admitted import Semantics
-from gatecheck.semantics.resolve import follow_imports, module_definitions
+from gatecheck.semantics.resolve import MAX_IMPORT_HOPS, follow_imports, module_definitions
 from gatecheck.semantics.values import FunctionRef, ModuleRef, PartialRef
-
-_MAX_IMPORT_HOPS = 8
 
 
 class HopSources:
@@ -163,10 +161,10 @@ class HopSources:
         return []
 
     def _module_bindings(self, module_name: str, name: str) -> list[nodes.NodeNG]:
-        return module_definitions(self.project, module_name, name, _MAX_IMPORT_HOPS)
+        return module_definitions(self.project, module_name, name, MAX_IMPORT_HOPS)
 
     def _follow_imports(self, found: list[nodes.NodeNG], name: str) -> list[nodes.NodeNG]:
-        return follow_imports(self.project, found, name, _MAX_IMPORT_HOPS)
+        return follow_imports(self.project, found, name, MAX_IMPORT_HOPS)
 
 
 def _term_name(term: nodes.Name | nodes.Attribute) -> str:

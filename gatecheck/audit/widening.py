@@ -33,6 +33,7 @@ from gatecheck.audit.prefilter import mentions_arch
 from gatecheck.containment import Containment
 from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.semantics.admitted import Semantics
+from gatecheck.semantics.class_writes import ASSIGNED_ATTRIBUTE
 from gatecheck.textsearch import Words
 
 # Rounds of "files spelling a name -> their names": a chain of definitions this deep
@@ -43,7 +44,7 @@ MAX_ROUNDS = 6
 # cannot tell apart by the name, so the name brings in no file.
 MAX_DEFINITIONS = 4
 # `def NAME` (a function or method) and `.NAME =` (an attribute set on an object).
-_DEFINES = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)|\.(\w+)[ \t]*=(?!=)", re.MULTILINE)
+_DEFINES = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)|" + ASSIGNED_ATTRIBUTE, re.MULTILINE)
 
 
 class Widening:

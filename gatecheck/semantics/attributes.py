@@ -76,7 +76,14 @@ def _builtin(ev: Evaluator, receiver: Builtin, name: str) -> Any:
 
 
 def _super(ev: Evaluator, receiver: SuperRef, name: str) -> Any:
-    return classes.attribute_after(ev, receiver.owner, name, receiver.receiver)
+    bound = receiver.receiver
+    if isinstance(bound, ClassRef):
+        cls = bound.node
+    elif isinstance(bound, InstanceRef):
+        cls = bound.cls
+    else:
+        return UNKNOWN
+    return classes.class_attribute(ev, cls, name, bound, fallback=False, after=receiver.owner)
 
 
 def _one_of(ev: Evaluator, receiver: OneOf, name: str) -> Any:

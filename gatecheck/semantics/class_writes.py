@@ -25,7 +25,9 @@ from gatecheck.semantics.values import ClassRef, OneOf
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
 
-_ASSIGNED = re.compile(r"\.(\w+)[ \t]*=(?!=)")
+# `.name =` (not `==`): an attribute assigned on something, its name the group.
+ASSIGNED_ATTRIBUTE = r"\.(\w+)[ \t]*=(?!=)"
+_ASSIGNED = re.compile(ASSIGNED_ATTRIBUTE)
 
 
 def is_flag(value: object) -> bool:

@@ -3,7 +3,7 @@ enum members, NamedTuple fields and the `__getattr__` fallback."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
@@ -50,11 +50,24 @@ def mro(
 
 
 def class_attribute(
-    ev: Evaluator, cls: nodes.ClassDef, name: str, receiver: Any, fallback: bool = True
+    ev: Evaluator,
+    cls: nodes.ClassDef,
+    name: str,
+    receiver: Any,
+    fallback: bool = True,
+    after: nodes.ClassDef | None = None,
 ) -> Any:
     """`fallback`: ask `__getattr__` when the lookup fails (not for
-    `object.__getattribute__`)."""
-    for klass in mro(ev, cls):
+    `object.__getattribute__`). `after`: look in the classes that come after it in the
+    order only, and not on the instance (`super().name` in a method of `after`)."""
+    order: Iterable[nodes.ClassDef] = mro(ev, cls)
+    if after is not None:
+        classes = list(order)
+        start = next((i for i, k in enumerate(classes) if k is after), None)
+        if start is None:
+            return UNKNOWN
+        order = classes[start + 1 :]
+    for klass in order:
         bound = klass.locals.get(name)
         if not bound:
             continue
@@ -84,7 +97,7 @@ def class_attribute(
             return value
         # Given another value from outside the body (`Utils.is_installed = True`).
         return either([value, *(ev.binding_value(w) for w in outside)])
-    if isinstance(receiver, InstanceRef):
+    if after is None and isinstance(receiver, InstanceRef):
         assigned = cls.instance_attrs.get(name)
         on_self = (set_on_self(ev, cls) or {}).get(name, ())
         flowed = None if on_self else flow.value_after(ev, assigned or ())
@@ -96,32 +109,6 @@ def class_attribute(
             return join_all(values)
         if fallback:
             return _getattr_hook(ev, cls, name, receiver)
-    return UNKNOWN
-
-
-def attribute_after(ev: Evaluator, owner: nodes.ClassDef, name: str, receiver: Any) -> Any:
-    """`super().name` in a method of `owner`: the receiver's class order after `owner`
-    (an unknown receiver, or `owner` not in that order: unknown)."""
-    if isinstance(receiver, ClassRef):
-        cls = receiver.node
-    elif isinstance(receiver, InstanceRef):
-        cls = receiver.cls
-    else:
-        return UNKNOWN
-    order = list(mro(ev, cls))
-    after = next((i for i, k in enumerate(order) if k is owner), None)
-    if after is None:
-        return UNKNOWN
-    for klass in order[after + 1 :]:
-        bound = klass.locals.get(name)
-        if not bound:
-            continue
-        node = bound[-1]
-        if isinstance(node, nodes.FunctionDef):
-            return _method(ev, node, klass, cls, receiver)
-        if isinstance(receiver, InstanceRef):
-            return UNKNOWN  # a class-level default read through an instance
-        return ev.binding_value(node)
     return UNKNOWN
 
 

@@ -66,14 +66,13 @@ def narrowed(test: nodes.NodeNG, env: Env) -> tuple[Env, Env] | None:
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
         test, negate = test.operand, True
     by_truth = True
-    if isinstance(test, nodes.Compare) and len(test.ops) == 1:
-        op, right = test.ops[0]
-        if op not in ("is", "is not") or not (
-            isinstance(right, nodes.Const) and right.value is None
-        ):
+    if isinstance(test, nodes.Compare):
+        compared = none_compared(test)
+        if compared is None:
             return None
-        negate ^= op == "is"
-        test, by_truth = test.left, False
+        test, true_when_none = compared
+        negate ^= true_when_none
+        by_truth = False
     held = env.get(test.name) if isinstance(test, nodes.Name) else None
     value = _without_none(held)
     if value is _NOT_OPTIONAL:
@@ -83,6 +82,16 @@ def narrowed(test: nodes.NodeNG, env: Env) -> tuple[Env, Env] | None:
     present, absent = dict(env), dict(env)
     present[test.name], absent[test.name] = value, None
     return (absent, present) if negate else (present, absent)
+
+
+def none_compared(test: nodes.Compare) -> tuple[nodes.NodeNG, bool] | None:
+    """`x is None` / `x is not None`: x, and whether the test is true when x is None."""
+    if len(test.ops) != 1:
+        return None
+    op, right = test.ops[0]
+    if op not in ("is", "is not") or not (isinstance(right, nodes.Const) and right.value is None):
+        return None
+    return test.left, op == "is"
 
 
 _NOT_OPTIONAL = object()
@@ -103,26 +112,27 @@ def _without_none(held: Any) -> Any:
 def _narrowed_by_all(test: nodes.BoolOp, env: Env) -> tuple[Env, Env] | None:
     """The branch an `and` takes when it is true (each operand narrows the next), or an
     `or` when it is false; the other branch is the environment as it was."""
-    held = test.op == "and"
-    scope, narrowed_any = env, False
-    for operand in test.values:
-        split = narrowed(operand, scope)
-        if split is not None:
-            scope, narrowed_any = split[0] if held else split[1], True
-    if not narrowed_any:
+    *_, last = scopes = _scopes(test, env)
+    if all(scope is env for scope in scopes):
         return None
-    return (scope, dict(env)) if held else (dict(env), scope)
+    return (last, dict(env)) if test.op == "and" else (dict(env), last)
 
 
 def operand_scopes(test: nodes.BoolOp, env: Env | None) -> list[Env | None]:
     """The environment each operand of `a and b` / `a or b` is evaluated in: an operand
     runs only where those before it did not decide, so `x is not None and x < 8` reads
     x as its value (the None option ended the `and` before)."""
-    scopes: list[Env | None] = []
-    scope = env
+    if env is None:
+        return [None] * len(test.values)
+    return list[Env | None](_scopes(test, env)[:-1])
+
+
+def _scopes(test: nodes.BoolOp, env: Env) -> list[Env]:
+    """The environment before each operand, then the one after the last: each operand
+    that tests a local for None narrows the ones after it (where `and` goes on, its
+    true branch; where `or` goes on, its false one)."""
+    scopes = [env]
     for operand in test.values:
-        scopes.append(scope)
-        split = None if scope is None else narrowed(operand, scope)
-        if split is not None:
-            scope = split[0] if test.op == "and" else split[1]
+        split = narrowed(operand, scopes[-1])
+        scopes.append(scopes[-1] if split is None else split[0 if test.op == "and" else 1])
     return scopes

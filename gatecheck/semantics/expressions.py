@@ -11,7 +11,8 @@ from astroid import nodes
 
 from gatecheck.semantics import bounds, classes
 from gatecheck.semantics.bounds import safe
-from gatecheck.semantics.env import Env, bind_target, operand_scopes
+from gatecheck.semantics.env import Env, bind_target, none_compared, operand_scopes
+from gatecheck.semantics.free_atoms import single_binding
 from gatecheck.semantics.logic import bool_op, either, kleene_not
 from gatecheck.semantics.values import (
     UNKNOWN,
@@ -111,26 +112,16 @@ def _optional_locals(ev: Evaluator, node: nodes.BoolOp) -> Env | None:
 def _none_tested(test: nodes.NodeNG) -> nodes.Name | None:
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
         test = test.operand
-    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1):
-        return None
-    op, right = test.ops[0]
-    if op not in ("is", "is not") or not (isinstance(right, nodes.Const) and right.value is None):
-        return None
-    return test.left if isinstance(test.left, nodes.Name) else None
+    compared = none_compared(test) if isinstance(test, nodes.Compare) else None
+    return compared[0] if compared and isinstance(compared[0], nodes.Name) else None
 
 
 def _sole_call_assigned(name: nodes.Name) -> nodes.Call | None:
     """The call a function's local is assigned from, when that is its only binding."""
-    scope = name.scope()
-    if not isinstance(scope, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
+    if not isinstance(name.scope(), (nodes.FunctionDef, nodes.AsyncFunctionDef)):
         return None
-    bound = scope.locals.get(name.name, ())
-    if len(bound) != 1 or not isinstance(bound[0], nodes.AssignName):
-        return None
-    statement = bound[0].parent
-    if not (isinstance(statement, nodes.Assign) and len(statement.targets) == 1):
-        return None
-    return statement.value if isinstance(statement.value, nodes.Call) else None
+    value = single_binding(name)
+    return value if isinstance(value, nodes.Call) else None
 
 
 def _unary_op(ev: Evaluator, node: nodes.UnaryOp, env: Env | None) -> Any:

@@ -44,7 +44,7 @@ class _TooLarge(Exception):
     pass
 
 
-def _single_binding(name: nodes.Name) -> nodes.NodeNG | None:
+def single_binding(name: nodes.Name) -> nodes.NodeNG | None:
     """The value of the one plain assignment `name = <expr>` in its own scope, if that
     is the only binding of the name there."""
     try:
@@ -80,7 +80,7 @@ def _split(
     if isinstance(node, nodes.UnaryOp) and node.op == "not":
         return _Not(_split(node.operand, atoms, depth, follow))
     if isinstance(node, nodes.Name) and depth < MAX_NAME_DEPTH:
-        bound = _single_binding(node)
+        bound = single_binding(node)
         if bound is None and follow is not None:
             bound = follow(node)
         if bound is not None and _is_structure(bound):

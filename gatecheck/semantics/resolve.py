@@ -82,7 +82,7 @@ def global_expression(project: Project, name: nodes.Name) -> nodes.NodeNG | None
         _, found = lookup(name, name.name)
     except Exception:  # astroid's lookup fails on odd scopes: no binding then
         return None
-    bindings = follow_imports(project, found, name.name, _MAX_IMPORT_HOPS)
+    bindings = follow_imports(project, found, name.name, MAX_IMPORT_HOPS)
     if len(bindings) != 1 or not isinstance(bindings[0], nodes.AssignName):
         return None
     assign = bindings[0].parent
@@ -91,7 +91,8 @@ def global_expression(project: Project, name: nodes.Name) -> nodes.NodeNG | None
     return assign.value if isinstance(assign.scope(), nodes.Module) else None
 
 
-_MAX_IMPORT_HOPS = 8
+# How many `from x import y` a name is followed through to its binding.
+MAX_IMPORT_HOPS = 8
 
 
 def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from gatecheck import forking
 from gatecheck.audit import run_audit, workers
 from gatecheck.cli import cli
 from gatecheck.config.model import RuleSet
@@ -17,7 +18,7 @@ from gatecheck.loading.project import Project
 from gatecheck.reporting.audit_json import render_audit_json
 from tests.conftest import write_tree
 
-pytestmark = pytest.mark.skipif(not workers.can_fork(), reason="no os.fork on this system")
+pytestmark = pytest.mark.skipif(not forking.can_fork(), reason="no os.fork on this system")
 
 
 @pytest.mark.parametrize(
@@ -52,7 +53,7 @@ def test_claims_from_both_ends_take_each_item_once(count: int) -> None:
     """The main process from the front, a forked worker from the back: every item taken
     once, the front's a prefix, the back's the rest, however the two interleave."""
     claims = workers.Claims(count)
-    worker = workers.start(lambda: list(iter(claims.back, None)))
+    worker = forking.start(lambda: list(iter(claims.back, None)))
     front = list(iter(claims.front, None))
     assert worker is not None
     back = worker.result()
@@ -64,7 +65,7 @@ def test_claims_from_both_ends_take_each_item_once(count: int) -> None:
 
 
 def test_forked_task_value() -> None:
-    worker = workers.start(lambda: {"answer": [1, 2, 3]})
+    worker = forking.start(lambda: {"answer": [1, 2, 3]})
     assert worker is not None
     assert worker.result() == {"answer": [1, 2, 3]}
 
@@ -80,7 +81,7 @@ def _speaks() -> str:
 
 def test_worker_writes_nothing(capfd: pytest.CaptureFixture[str]) -> None:
     """A forked child never writes to the terminal (a parent's thread may hold its lock)."""
-    worker = workers.start(_speaks)
+    worker = forking.start(_speaks)
     assert worker is not None
     assert worker.result() == "done"
     out, err = capfd.readouterr()
@@ -98,7 +99,7 @@ def _dies() -> int:
 @pytest.mark.parametrize("task", [_raises, _dies], ids=["exception", "exit"])
 def test_failed_worker_gives_no_answer(task: object) -> None:
     """A worker that fails sends nothing: the main process then evaluates its share."""
-    worker = workers.start(task)  # type: ignore[arg-type]
+    worker = forking.start(task)  # type: ignore[arg-type]
     assert worker is not None
     assert worker.result() is None
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from astroid import nodes
 
-from gatecheck import progress
+from gatecheck import forking, progress
 from gatecheck.audit import workers
 from gatecheck.audit.classify import Classifier
 from gatecheck.audit.conditions import (
@@ -71,7 +71,7 @@ def discover(
     # Evaluated here before any fork; then taken from both ends by this process and the
     # workers (workers.Claims).
     warm, rest, processes = modules, list[nodes.Module](), 1
-    if jobs > 1 and workers.can_fork():
+    if jobs > 1 and forking.can_fork():
         weights = [len(project.text_of(Path(m.file)) or "") if m.file else 0 for m in modules]
         head, processes = workers.plan(weights, jobs, min_share)
         if processes > 1:
@@ -88,7 +88,7 @@ def discover(
     if processes > 1:
         claims = workers.Claims(len(rest))
         task = partial(_share_outcome, project, semantics, rest, claims, vendor_gens, contain)
-        forked = [workers.start(task) for _ in range(processes - 1)]
+        forked = [forking.start(task) for _ in range(processes - 1)]
         while (index := claims.front()) is not None:
             here(rest[index])
         outcomes: dict[Path, ModuleOutcome] = {}

@@ -14,7 +14,8 @@ diagnostics: the report is the single-process one (tests/test_audit_workers.py;
 scripts/compare_answers.py on real corpora).
 
 A worker that fails (killed, out of memory, an exception) costs only time: the modules it
-took are evaluated in the main process. No fork (not POSIX), no worker.
+took are evaluated in the main process. No fork (not POSIX), no worker. The workers are
+forked by gatecheck/forking.py.
 """
 
 from __future__ import annotations
@@ -22,19 +23,13 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
-import pickle
 import struct
-import sys
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
 
 from gatecheck.audit.conditions import FoundCondition
 from gatecheck.loading.project import FileDiagnostic
-
-T = TypeVar("T")
 
 # A share smaller than this much source text is not worth a process (a fork, a second
 # warm-up of the memo and the callers index): small projects run in one.
@@ -80,10 +75,6 @@ def default_jobs() -> int:
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
     return max(1, min(cores, MAX_JOBS))
-
-
-def can_fork() -> bool:
-    return hasattr(os, "fork")
 
 
 def plan(
@@ -146,58 +137,3 @@ class Claims:
         with self._lock:
             front, _ = self._LAYOUT.unpack_from(self._shared, 0)
             return int(front)
-
-
-class Forked(Generic[T]):
-    """`task()` run in a forked child; `result()` its value, or None if it failed."""
-
-    def __init__(self, task: Callable[[], T]) -> None:
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: run, send, and leave without the parent's teardown
-            code = 1
-            try:
-                os.close(read)
-                _quiet_child()
-                payload = pickle.dumps(task(), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write, "wb") as sink:
-                    sink.write(payload)
-                code = 0
-            except BaseException:  # any failure: the parent does the share
-                pass
-            finally:
-                os._exit(code)
-        os.close(write)
-        self._pid = pid
-        self._read = read
-
-    def result(self) -> T | None:
-        with os.fdopen(self._read, "rb") as source:
-            payload = source.read()
-        _, status = os.waitpid(self._pid, 0)
-        if status != 0 or not payload:
-            return None
-        try:
-            value: T = pickle.loads(payload)
-        except Exception:  # a truncated answer: the parent does the share
-            return None
-        return value
-
-
-def _quiet_child() -> None:
-    """A forked child writes nothing: a thread of the parent (rich's progress refresh)
-    may have held the lock of stderr at the fork, and the child would wait for it
-    forever. Warnings (a SyntaxWarning of analysed code) are not the report's."""
-    warnings.simplefilter("ignore")
-    sink = open(os.devnull, "w")  # noqa: SIM115 - left open for the child's life
-    sys.stdout = sys.stderr = sink
-
-
-def start(task: Callable[[], T]) -> Forked[T] | None:
-    """A worker for `task`, or None when this system cannot fork or the fork fails."""
-    if not can_fork():
-        return None
-    try:
-        return Forked(task)
-    except OSError:
-        return None

@@ -351,12 +351,15 @@ class RunCache:
         note: Callable[[str], bool] = _nothing,
         text_of: Callable[[Path], str | None] | None = None,
         names: Sequence[str] | None = None,
+        noted: Mapping[Path, bool] | None = None,
     ) -> frozenset[Path] | None:
         """Record the run (best effort: a cache that cannot be written is no error).
         `text_of` may supply the texts the run has read already; `names`: `str(f)` of
-        each file, when the caller has them (Discovery.file_names). Returns the files
-        `note` held for (or that could not be read), as `Hit.noted` would list them;
-        None when the files could not all be looked at."""
+        each file, when the caller has them (Discovery.file_names); `noted`: what `note`
+        answers for files a scan at the run's start read (loading/prescan.py), which are
+        not read again unless the run read them too. Returns the files `note` held for
+        (or that could not be read), as `Hit.noted` would list them; None when the files
+        could not all be looked at."""
         # Stamped with the run's start: the stats below are taken now, but the texts were
         # read when the run began, so a file written since (a long audit, an editor saving
         # meanwhile) has a stamp inside the racy window and is read again before trusted.
@@ -371,6 +374,15 @@ class RunCache:
             for path, name in zip(files, names, strict=True):
                 info = os.stat(name)
                 text = None if text_of is None else text_of(path)
+                racy = info.st_mtime_ns >= racy_since or info.st_ctime_ns >= racy_since
+                if text is None and noted is not None and path in noted and name not in read:
+                    # Not read by the run, the scan's answer taken: no digest, which only
+                    # the text the scan read could give (one read now may differ from it).
+                    # A racy file is then read again by the next run, as below.
+                    rows.append([name, *_stat_row(info), _UNHASHED, noted[path]])
+                    if noted[path]:
+                        noted_files.add(path)
+                    continue
                 raw = None
                 if text is None:
                     raw = safe_io.read_regular(path, safe_io.SOURCE_BYTES)
@@ -383,11 +395,10 @@ class RunCache:
                 # fresh checkout): its stamp is racy, and the next run tells it unchanged
                 # by its digest; without one, by the prefilter, which a file the run did
                 # not read may pass (an audit of a few files), and the entry was dropped.
-                racy = info.st_mtime_ns >= racy_since or info.st_ctime_ns >= racy_since
                 digest = _digest(text, raw) if name in read or racy else _UNHASHED
-                noted = True if text is None else note(text)  # unreadable: say so, reread
-                rows.append([name, *_stat_row(info), digest, noted])
-                if noted:
+                holds = True if text is None else note(text)  # unreadable: say so, reread
+                rows.append([name, *_stat_row(info), digest, holds])
+                if holds:
                     noted_files.add(path)
         except OSError:
             return None

@@ -27,6 +27,7 @@ from gatecheck.kernels.checks import (
     with_kernel_block,
 )
 from gatecheck.kernels.support import KernelSupport
+from gatecheck.loading.prescan import PendingScan, TextScan
 from gatecheck.loading.project import Project, bulk_allocation
 from gatecheck.semantics.admitted import Admission, Semantics
 from gatecheck.semantics.culprit import behind, culprit
@@ -60,12 +61,23 @@ def analyse(
     kernel_sources: Sequence[Path] = (),
     debug: bool = False,
     found: Discovery | None = None,
+    scan: PendingScan | None = None,
 ) -> Analysis:
     """`debug` re-raises an unexpected exception in one condition instead of diagnosing it.
-    `found`: discover(paths, excludes), when the caller has it."""
+    `found`: discover(paths, excludes), when the caller has it; `scan`: a scan of its
+    files (loading/prescan.py) the caller started, for the feature needles and more."""
     with bulk_allocation():
         return _analyse(
-            paths, ruleset, features, generations, excludes, overrides, kernel_sources, debug, found
+            paths,
+            ruleset,
+            features,
+            generations,
+            excludes,
+            overrides,
+            kernel_sources,
+            debug,
+            found,
+            scan,
         )
 
 
@@ -79,6 +91,7 @@ def _analyse(
     kernel_sources: Sequence[Path],
     debug: bool,
     walked: Discovery | None,
+    scan: PendingScan | None,
 ) -> Analysis:
     project, found = open_project(paths, excludes, overrides, walked)
     project.freeze_built = True  # inside bulk_allocation (analyse)
@@ -87,7 +100,7 @@ def _analyse(
     base = Analysis(project, semantics, found)
     wanted = set(features) if features is not None else None
     selected = [f for f in ruleset.features if wanted is None or f.id in wanted]
-    texts = _prefilter_texts(project, selected)
+    texts = _prefilter_texts(project, selected, None if scan is None else scan.result())
     catalog = KernelCatalog(ruleset.registry, kernel_sources, project.roots)
     gate_results: list[GateResult] = []
     kernels: dict[str, list[KernelSupport]] = {}
@@ -193,19 +206,39 @@ def _findings(
     return out
 
 
-def _prefilter_texts(project: Project, features: Sequence[Feature]) -> dict[Path, str]:
+def _prefilter_texts(
+    project: Project, features: Sequence[Feature], scan: TextScan | None = None
+) -> dict[Path, str]:
+    """The texts of the files mentioning a feature. `scan`: this run's scan of every file,
+    which answered for the feature needles (and more, offered to later searches): only
+    the files it found are read here."""
+    needles = feature_needles(features)
+    if scan is not None and scan.files != project.files:
+        scan = None  # made of other files: not this project's
+    holding = None if scan is None else scan.files_holding(needles)
     texts: dict[Path, str] = {}
-    mentioned = mentions_any(features)
-    for path in project.files:
-        text = project.text_of(path)
-        if text is None:
-            project.module_at(path)  # records the diagnostic
-            continue
-        if mentioned(text):
+    if scan is None or holding is None:
+        mentioned = mentions_any(features)
+        for path in project.files:
+            text = project.text_of(path)
+            if text is None:
+                project.module_at(path)  # records the diagnostic
+                continue
+            if mentioned(text):
+                texts[path] = text
+    else:
+        project.offer(scan)
+        for path in scan.unreadable_files():
+            project.module_at(path)
+        for path in holding:
+            text = project.text_of(path)
+            if text is None:  # unreadable since the scan
+                project.module_at(path)
+                continue
             texts[path] = text
     # A later search for a name holding one of these (a gate function's callers) reads
     # only these files.
-    project.remember_mentioning(feature_needles(features), texts)
+    project.remember_mentioning(needles, texts)
     return texts
 
 

@@ -15,6 +15,11 @@ import ahocorasick
 MIN_CORE = 6
 
 
+def needle_key(needles: Iterable[str]) -> tuple[str, ...]:
+    """A group of needles as searches remember it: sorted, once each, no ''."""
+    return tuple(sorted({n for n in needles if n}))
+
+
 def holds_any(needles: Iterable[str]) -> Callable[[str], bool]:
     """`lambda text: any(n in text for n in needles)`, the same answer for every text."""
     return _holds_any(tuple(sorted(set(needles))))

@@ -705,3 +705,43 @@ def test_files_written_just_before_the_run_keep_its_entry(tmp_path: Path) -> Non
     assert hit is not None and hit.payload == {"answer": 1}
     other.write_text("needle = 3\n", encoding="utf-8")  # a real change is still seen
     assert cache.load([gate, other], lambda text: "needle" in text) is None
+
+
+def test_noted_by_a_scan_are_not_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check's forked scan (loading/prescan.py) answered the marker for every file it
+    read: those the run did not read are stored from its answer, unread and unhashed; a
+    file the run read is hashed, and one the scan did not answer is read as before."""
+    read, marked, plain, unscanned = (tmp_path / f"{n}.py" for n in ("read", "m", "p", "u"))
+    read.write_text("needle = 1\n", encoding="utf-8")
+    marked.write_text("x = 1  # MARK\n", encoding="utf-8")
+    plain.write_text("y = 2\n", encoding="utf-8")
+    unscanned.write_text("z = 3  # MARK\n", encoding="utf-8")
+    files = [read, marked, plain, unscanned]
+    opened: list[str] = []
+    real_read = gatecheck.cache.safe_io.read_regular
+
+    def counted(path: Path, limit: int) -> bytes:
+        opened.append(path.name)
+        return real_read(path, limit)
+
+    monkeypatch.setattr(gatecheck.cache.safe_io, "read_regular", counted)
+    cache = RunCache(tmp_path, "check", "c" * 64)
+    noted = cache.store(
+        files,
+        [read],
+        {"answer": 7},
+        lambda text: "MARK" in text,
+        text_of=lambda _path: None,
+        noted={read: False, marked: True, plain: False},
+    )
+    monkeypatch.undo()
+    assert opened == ["read.py", "u.py"]
+    assert noted == frozenset({marked, unscanned})
+    rows = {Path(r[0]).name: r for r in json.loads(cache.path.read_text("utf-8"))["files"]}
+    assert [rows[n][5][:1] for n in ("read.py", "m.py", "p.py")] == ["t", "", ""]
+    assert [rows[n][6] for n in ("read.py", "m.py", "p.py", "u.py")] == [False, True, False, True]
+    hit = cache.load(files, lambda text: "needle" in text, lambda text: "MARK" in text)
+    assert hit is not None and hit.payload == {"answer": 7}
+    assert hit.noted == frozenset({marked, unscanned})

@@ -11,11 +11,12 @@ import pytest
 from astroid import nodes
 
 from gatecheck.config.model import Feature
+from gatecheck.gates.mentions import dashed
 from gatecheck.gates.model import qualname_of
 from gatecheck.loading.lazy import is_waiting
 from gatecheck.loading.trees import ProjectBuilder
 from gatecheck.semantics.callers import calls_by_name
-from gatecheck.tracing.cli_options import cli_options, dashed
+from gatecheck.tracing.cli_options import cli_options
 from tests.conftest import FIXTURES
 
 EVERY = frozenset({"sm90", "sm120"})

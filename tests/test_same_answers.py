@@ -1,13 +1,17 @@
 """Performance shortcuts never change an answer: the findings of `check` and the audit JSON
 are the same with and without the cache, with and without the evaluator's shortcuts
 (one shared evaluation of what no generation decides; the early exit when the device was
-never read), and with and without the audit's worker processes -- on the fixtures and on
-sglang 0.5.9 (tests/test_audit_workers.py: a project large enough for workers)."""
+never read), with and without the audit's worker processes, and with and without the
+check's forked scan of every file (loading/prescan.py) -- on the fixtures and on sglang
+0.5.9 (tests/test_audit_workers.py: a project large enough for workers)."""
 
 from __future__ import annotations
 
 import functools
+import json
+import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -18,6 +22,8 @@ from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import RuleSet
 from gatecheck.findings import Finding
+from gatecheck.forking import can_fork
+from gatecheck.loading import prescan
 from gatecheck.reporting.audit_json import render_audit_json
 from gatecheck.semantics.admitted import Semantics
 from tests.conftest import FIXTURES, corpus_package
@@ -71,6 +77,43 @@ def test_cli_reports_with_and_without_cache(
     assert len(set(_cli_outputs(root, audit, tmp_path, monkeypatch))) == 1
 
 
+def _check_with_scan(
+    tree: Path, forked: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], list[list[Any]]]:
+    """Cold, warm and uncached check outputs of a copy of `tree`, and the cold run's cache
+    rows (name, size, whether the file holds the suppression marker, digest)."""
+    monkeypatch.setattr(prescan, "MIN_FORKED_FILES", 1 if forked else 10**9)
+    root = tmp_path / ("forked" if forked else "here")
+    shutil.copytree(tree, root)
+    monkeypatch.chdir(root)
+    runner = CliRunner()
+    cold = runner.invoke(cli, ["check", "--format", "json"])
+    (entry,) = (root / ".gatecheck_cache").glob("check-*.json")
+    rows = [
+        [str(Path(r[0]).relative_to(root)), r[2], r[6], r[5]]
+        for r in json.loads(entry.read_text())["files"]
+    ]
+    warm = runner.invoke(cli, ["check", "--format", "json"])
+    uncached = runner.invoke(cli, ["check", "--format", "json", "--no-cache"])
+    monkeypatch.undo()
+    return [cold.output, warm.output, uncached.output], rows
+
+
+@pytest.mark.skipif(not can_fork(), reason="no os.fork on this system")
+@pytest.mark.parametrize("tree", FIXTURE_TREES)
+def test_check_with_and_without_the_forked_scan(
+    tree: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outputs, rows = _check_with_scan(FIXTURES / tree, True, tmp_path, monkeypatch)
+    expected, expected_rows = _check_with_scan(FIXTURES / tree, False, tmp_path, monkeypatch)
+    assert outputs == [expected[0]] * 3
+    # The same entry, but for digests: a file the run did not read is not read again
+    # to hash it (racy here: the copy was just made), and is read by the next run.
+    assert [r[:3] for r in rows] == [r[:3] for r in expected_rows]
+    for row, other in zip(rows, expected_rows, strict=True):
+        assert row[3] in ("", other[3])
+
+
 @pytest.mark.corpus
 def test_sglang_same_answers_everywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = corpus_package("sglang==0.5.9")
@@ -79,6 +122,10 @@ def test_sglang_same_answers_everywhere(tmp_path: Path, monkeypatch: pytest.Monk
     assert len(findings) == 2
     check = _cli_outputs(root, ["check", "--format", "json"], tmp_path, monkeypatch)
     assert check[0] == check[1] == check[2]
+    # 1,404 files: the check's scan is forked; read in this process, the same report.
+    monkeypatch.setattr(prescan, "MIN_FORKED_FILES", 10**9)
+    assert _cli_outputs(root, ["check", "--format", "json"], tmp_path, monkeypatch) == check
+    monkeypatch.undo()
     audit_command = ["audit", "--generation", "sm120", "--format", "json"]
     audit = _cli_outputs(root, audit_command, tmp_path, monkeypatch)
     assert audit[0] == audit[1] == audit[2]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,10 +23,11 @@ from gatecheck.cache import (
 from gatecheck.config.model import RuleSet
 from gatecheck.discovery import Discovery, discover
 from gatecheck.findings import Finding, Hop
-from gatecheck.gates.mentions import mentions_any
+from gatecheck.gates.mentions import feature_needles, mentions_any, option_needles
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.locate import KNOWN_KERNEL_LIBRARIES, locate
 from gatecheck.loading.outline import names_function
+from gatecheck.loading.prescan import PendingScan, TextScan, start_scan
 from gatecheck.loading.project import FileDiagnostic, Project
 from gatecheck.loading.readlog import FileReads
 from gatecheck.semantics.admitted import Semantics
@@ -48,11 +49,18 @@ def check_analysis(
     use_cache: bool,
     debug: bool = False,
 ) -> Analysis:
-    def fresh(found: Discovery | None = None) -> Analysis:
+    selected = [f for f in ruleset.features if not features or f.id in features]
+
+    def fresh(found: Discovery, cached: bool) -> tuple[Analysis, PendingScan | None]:
+        # Every file is read for the text prefilters while this process imports the
+        # analysis machinery (loading/prescan.py): the feature needles, the activation
+        # paths' options, and (for the cache) the suppression marker.
+        groups = [feature_needles(selected), *(option_needles(f) for f in selected)]
+        scan = start_scan(found.files, [*groups, [MARKER]] if cached else groups)
         # Imported here: a run answered from the cache loads no analysis machinery.
         from gatecheck.engine import analyse
 
-        return analyse(
+        analysis = analyse(
             list(targets),
             ruleset,
             features=features or None,
@@ -61,12 +69,13 @@ def check_analysis(
             kernel_sources=kernel_sources,
             debug=debug,
             found=found,
+            scan=scan,
         )
+        return analysis, scan
 
     if not use_cache or not _usable(root):
-        return fresh()
+        return fresh(discover(targets, excludes), cached=False)[0]
     found = discover(targets, excludes)
-    selected = [f for f in ruleset.features if not features or f.id in features]
     key = cache_key(
         "check",
         targets=[str(p.resolve()) for p in targets],
@@ -97,10 +106,15 @@ def check_analysis(
             return _restored_analysis(hit.payload, ruleset, found, hit.noted)
         except (TypeError, ValueError, KeyError, OverflowError, RecursionError):
             pass  # an entry this version cannot read: analyse afresh
-    analysis = fresh(found)
+    analysis, scan = fresh(found, cached=True)
     named, outlined = _named_functions(ruleset, analysis.project)
     analysis = dataclasses.replace(analysis, named_functions=named)
     parsed, diagnostics = analysis.parsed_paths() | outlined, analysis.diagnostics
+    text_of, noted = analysis.project.text_of, None
+    if scan is not None:
+        # The scan looked at every file for the marker: only texts the run holds are
+        # taken (no file is read again for the entry).
+        text_of, noted = analysis.project.text_held, _scan_notes(scan.result())
     marked = _store(
         cache,
         found,
@@ -108,7 +122,8 @@ def check_analysis(
         diagnostics,
         lambda: _payload(analysis),
         may_suppress,
-        analysis.project.text_of,
+        text_of,
+        noted,
     )
     if marked is not None:
         # Storing looked at every file for the suppression marker: the suppression scan
@@ -151,6 +166,13 @@ def _needles_into(needles: list[str]) -> Callable[[Any], None]:
 def may_suppress(text: str) -> bool:
     # What suppressions.scan_files reads a file for: a cached check rescans only these.
     return MARKER in text
+
+
+def _scan_notes(scan: TextScan) -> dict[Path, bool]:
+    """may_suppress of every file the scan read, from its answer for the marker."""
+    holding = frozenset(scan.files_holding([MARKER]) or ())
+    unreadable = frozenset(scan.unreadable_files())
+    return {path: path in holding for path in scan.files if path not in unreadable}
 
 
 def audit_report_cached(
@@ -240,6 +262,7 @@ def _store(
     payload: Callable[[], Any],
     note: Callable[[str], bool] | None = None,
     text_of: Callable[[Path], str | None] | None = None,
+    noted: Mapping[Path, bool] | None = None,
 ) -> frozenset[Path] | None:
     """The files `note` held for (RunCache.store); None when nothing was stored."""
     # A file with a diagnostic was read too: it must be read again if it changes.
@@ -250,7 +273,9 @@ def _store(
         return None  # something not representable as JSON: this run is not cached
     if note is None:
         return cache.store(found.files, read, data, text_of=text_of, names=found.file_names())
-    return cache.store(found.files, read, data, note, text_of, names=found.file_names())
+    return cache.store(
+        found.files, read, data, note, text_of, names=found.file_names(), noted=noted
+    )
 
 
 def _shared_material(

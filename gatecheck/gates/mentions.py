@@ -25,5 +25,15 @@ def feature_needles(features: Iterable[Feature]) -> list[str]:
     return [n for feature in features for n in _needles(feature)]
 
 
+def option_needles(feature: Feature) -> list[str]:
+    """What a feature's activation path is searched by: its flags, as settings fields and
+    as dashed CLI options (tracing/paths.py)."""
+    return [*feature.flags, *(dashed(f) for f in feature.flags)]
+
+
+def dashed(flag: str) -> str:
+    return "--" + flag.replace("_", "-")
+
+
 def _needles(feature: Feature) -> list[str]:
     return [*feature.flags, *(name.rsplit(".", 1)[-1] for name in feature.gate_functions)]

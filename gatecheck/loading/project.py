@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 from gatecheck import progress
 from gatecheck.loading.readlog import DIR, TEXT, ReadLog
 from gatecheck.safe_io import SOURCE_BYTES, read_regular
-from gatecheck.textsearch import holds_any
+from gatecheck.textsearch import holds_any, needle_key
 
 if TYPE_CHECKING:
     from astroid import nodes
     from astroid.exceptions import AstroidSyntaxError
 
+    from gatecheck.loading.prescan import TextScan
     from gatecheck.loading.trees import ProjectBuilder
 
 # A file's astroid tree costs hundreds of bytes per token (a 5 MB one-line list literal:
@@ -240,6 +241,7 @@ class Project:
         self._sources: dict[Path, SourceFile] = {}
         self._texts: dict[Path, str | None] = {}
         self._mentioning: dict[tuple[str, ...], tuple[Path, ...]] = {}
+        self._offered: TextScan | None = None
         self.diagnostics: list[FileDiagnostic] = []
         # Files a worker process built (for this run's `parsed`), and those it could not.
         self._built_elsewhere: set[Path] = set()
@@ -378,12 +380,16 @@ class Project:
     def files_mentioning(self, needles: Iterable[str]) -> tuple[Path, ...]:
         """Files whose text holds any of the needles (a cheap prefilter), remembered: a
         search repeated for every gate would make a large project quadratic."""
-        key = tuple(sorted({n for n in needles if n}))
+        key = needle_key(needles)
         log = self.read_log
         if log is not None:
             for needle in key:
                 log.note(f"{TEXT}{needle}")
         found = self._mentioning.get(key)
+        if found is None and self._offered is not None:
+            found = self._offered.files_holding(key)
+            if found is not None:
+                self._mentioning[key] = found
         if found is None:
             with self.scanning():
                 found = self._search(key)
@@ -417,8 +423,18 @@ class Project:
         """What a scan made elsewhere found (the files holding any of the needles), as
         files_mentioning would: a later search for needles that each contain one of these
         scans only those files."""
-        key = tuple(sorted({n for n in needles if n}))
-        self._mentioning.setdefault(key, tuple(found))
+        self._mentioning.setdefault(needle_key(needles), tuple(found))
+
+    def offer(self, scan: TextScan) -> None:
+        """A scan of every file made for this run (loading/prescan.py): a search for one
+        of its groups takes its answer instead of reading the files. Offered, not yet
+        searched: only a group asked for counts among searched_needles."""
+        self._offered = scan
+
+    def text_held(self, path: Path) -> str | None:
+        """The text of `path` if this project has read it, without reading it now."""
+        source = self._sources.get(path)
+        return source.text if source is not None else self._texts.get(path)
 
     def _within(self, key: tuple[str, ...]) -> tuple[Sequence[Path], tuple[str, ...]]:
         """An earlier search's files and the needles of `key` only those files can hold: a

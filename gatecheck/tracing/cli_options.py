@@ -20,6 +20,7 @@ from astroid import nodes
 
 from gatecheck.config.model import Feature
 from gatecheck.findings import Hop, HopKind
+from gatecheck.gates.mentions import dashed
 from gatecheck.gates.model import qualname_of
 from gatecheck.loading.lazy import spelled_nodes, waiting_definition
 from gatecheck.semantics.callers import callee_name
@@ -36,10 +37,6 @@ _NESTED_SCOPES = (
     ast.DictComp,
     ast.GeneratorExp,
 )
-
-
-def dashed(flag: str) -> str:
-    return "--" + flag.replace("_", "-")
 
 
 def option_name(

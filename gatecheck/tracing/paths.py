@@ -15,6 +15,7 @@ from astroid import nodes
 
 from gatecheck.config.model import Feature
 from gatecheck.findings import Hop, HopKind
+from gatecheck.gates.mentions import option_needles
 from gatecheck.gates.model import GateKind, Polarity, qualname_of
 from gatecheck.gates.results import Analysis, GateResult, flag_assumptions
 from gatecheck.kernels.support import KernelSupport
@@ -22,7 +23,7 @@ from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.semantics.callers import calls_named
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.values import FunctionRef
-from gatecheck.tracing.cli_options import cli_options, dashed
+from gatecheck.tracing.cli_options import cli_options
 
 MAX_CALLER_DEPTH = 3
 ENABLING_KINDS = (GateKind.AUTO_ENABLE, GateKind.FLAG_VALUE, GateKind.AUTO_DISABLE)
@@ -105,7 +106,7 @@ def build_path(
     every = analysis.semantics.registry.all_names()
     path = ActivationPath(feature, kernels=list(analysis.kernels.get(feature.id, [])))
     results = [r for r in analysis.gate_results if r.feature.id == feature.id]
-    modules = _modules_mentioning(analysis, [*feature.flags, *(dashed(f) for f in feature.flags)])
+    modules = _modules_mentioning(analysis, option_needles(feature))
     for module in modules:
         path.options.extend(cli_options(module, feature, every))
         path.fields.extend(_settings_fields(module, feature, every))

@@ -114,6 +114,26 @@ def test_check_with_and_without_the_forked_scan(
         assert row[3] in ("", other[3])
 
 
+@pytest.mark.skipif(not can_fork(), reason="no os.fork on this system")
+def test_suppressions_with_and_without_the_forked_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suppression scan reads the files the forked scan found holding the marker: one
+    suppressed finding, one comment that suppresses nothing (GC102)."""
+    tree = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "seed_alias", tree)
+    comm = tree / "sglang" / "srt" / "layers" / "communicator.py"
+    lines = comm.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[20] = lines[20].rstrip("\n") + "  # gatecheck: ignore[GC001] not for this device\n"
+    comm.write_text("".join(lines), encoding="utf-8")
+    (tree / "sglang" / "other.py").write_text("x = 1  # gatecheck: ignore[GC001] stale\n")
+    outputs, _ = _check_with_scan(tree, True, tmp_path, monkeypatch)
+    expected, _ = _check_with_scan(tree, False, tmp_path, monkeypatch)
+    assert outputs == [expected[0]] * 3
+    found = [(f["rule"], Path(f["path"]).name) for f in json.loads(expected[0])["findings"]]
+    assert sorted(found) == [("GC001", "server_args.py"), ("GC102", "other.py")]
+
+
 @pytest.mark.corpus
 def test_sglang_same_answers_everywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = corpus_package("sglang==0.5.9")

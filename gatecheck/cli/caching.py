@@ -51,12 +51,13 @@ def check_analysis(
 ) -> Analysis:
     selected = [f for f in ruleset.features if not features or f.id in features]
 
-    def fresh(found: Discovery, cached: bool) -> tuple[Analysis, PendingScan | None]:
+    def fresh(found: Discovery) -> tuple[Analysis, PendingScan | None]:
         # Every file is read for the text prefilters while this process imports the
         # analysis machinery (loading/prescan.py): the feature needles, the activation
-        # paths' options, and (for the cache) the suppression marker.
-        groups = [feature_needles(selected), *(option_needles(f) for f in selected)]
-        scan = start_scan(found.files, [*groups, [MARKER]] if cached else groups)
+        # paths' options, and the suppression marker (which files the suppression scan
+        # and the cache entry read).
+        groups = [feature_needles(selected), *(option_needles(f) for f in selected), [MARKER]]
+        scan = start_scan(found.files, groups)
         # Imported here: a run answered from the cache loads no analysis machinery.
         from gatecheck.engine import analyse
 
@@ -71,10 +72,12 @@ def check_analysis(
             found=found,
             scan=scan,
         )
+        if scan is not None:
+            analysis = dataclasses.replace(analysis, marked=_scan_marked(scan.result()))
         return analysis, scan
 
     if not use_cache or not _usable(root):
-        return fresh(discover(targets, excludes), cached=False)[0]
+        return fresh(discover(targets, excludes))[0]
     found = discover(targets, excludes)
     key = cache_key(
         "check",
@@ -106,7 +109,7 @@ def check_analysis(
             return _restored_analysis(hit.payload, ruleset, found, hit.noted)
         except (TypeError, ValueError, KeyError, OverflowError, RecursionError):
             pass  # an entry this version cannot read: analyse afresh
-    analysis, scan = fresh(found, cached=True)
+    analysis, scan = fresh(found)
     named, outlined = _named_functions(ruleset, analysis.project)
     analysis = dataclasses.replace(analysis, named_functions=named)
     parsed, diagnostics = analysis.parsed_paths() | outlined, analysis.diagnostics
@@ -166,6 +169,12 @@ def _needles_into(needles: list[str]) -> Callable[[Any], None]:
 def may_suppress(text: str) -> bool:
     # What suppressions.scan_files reads a file for: a cached check rescans only these.
     return MARKER in text
+
+
+def _scan_marked(scan: TextScan) -> frozenset[Path]:
+    """The files the suppression scan reads: those holding the marker, and those that
+    could not be read (it skips them, as it would reading every file)."""
+    return frozenset((*(scan.files_holding([MARKER]) or ()), *scan.unreadable_files()))
 
 
 def _scan_notes(scan: TextScan) -> dict[Path, bool]:

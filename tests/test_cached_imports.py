@@ -38,6 +38,9 @@ import json
 print(json.dumps(sorted(sys.modules)))
 """
 HEAVY = ("astroid", "gatecheck.semantics.evaluator", "gatecheck.engine", "gatecheck.audit")
+# Nor the forked scan of every file a cold run starts (loading/prescan.py), and pickle
+# with it.
+SCAN = ("gatecheck.loading.prescan", "gatecheck.forking", "pickle")
 # Nor what only reading rules afresh or laying out findings needs (the report of this
 # clean file is one summary line, written without rich: tests/test_plain_summary.py).
 READING = ("yaml", "jsonschema", "rich", "gatecheck.config.loader")
@@ -54,3 +57,4 @@ def test_cached_check_imports_no_analysis(make_tree: Callable[[Mapping[str, str]
     loaded = set(json.loads(second.stdout.splitlines()[-1]))
     assert not [m for m in HEAVY if m in loaded]
     assert not [m for m in READING if m in loaded]
+    assert not [m for m in SCAN if m in loaded]

@@ -27,7 +27,6 @@ from gatecheck.gates.mentions import feature_needles, mentions_any, option_needl
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.locate import KNOWN_KERNEL_LIBRARIES, locate
 from gatecheck.loading.outline import names_function
-from gatecheck.loading.prescan import PendingScan, TextScan, start_scan
 from gatecheck.loading.project import FileDiagnostic, Project
 from gatecheck.loading.readlog import FileReads
 from gatecheck.semantics.admitted import Semantics
@@ -35,6 +34,7 @@ from gatecheck.suppressions import MARKER
 
 if TYPE_CHECKING:
     from gatecheck.audit import AuditReport
+    from gatecheck.loading.prescan import PendingScan, TextScan
 
 
 def check_analysis(
@@ -56,6 +56,8 @@ def check_analysis(
         # analysis machinery (loading/prescan.py): the feature needles, the activation
         # paths' options, and the suppression marker (which files the suppression scan
         # and the cache entry read).
+        from gatecheck.loading.prescan import start_scan  # (and pickle): not on a cached run
+
         groups = [feature_needles(selected), *(option_needles(f) for f in selected), [MARKER]]
         scan = start_scan(found.files, groups)
         # Imported here: a run answered from the cache loads no analysis machinery.

@@ -354,7 +354,12 @@ def _run_audit(
     registry = ruleset.registry
     vendor = registry.get(generation).vendor
     semantics = Semantics(
-        project, registry, ruleset.vocabulary, shortcuts=shortcuts, follow_callers=True
+        project,
+        registry,
+        ruleset.vocabulary,
+        shortcuts=shortcuts,
+        follow_callers=True,
+        assume_unset_environment=True,
     )
     if on_open is not None:
         on_open(project, semantics)

@@ -41,6 +41,9 @@ class Admission:
     # are taken as free variables: for each assignment of them under which the outcome
     # differs between generations, the generations where it is true (see free_atoms.py).
     free_true_sets: tuple[frozenset[str], ...] = ()
+    # Read with no environment variable set, the only reading that told generations
+    # apart (environment.py; the audit only): `assumed` names the variables.
+    unset_environment: bool = False
 
     @property
     def admitted(self) -> frozenset[str]:
@@ -68,6 +71,7 @@ class Semantics:
         idioms: IdiomRegistry | None = None,
         follow_callers: bool = False,
         follow_flow: bool | None = None,
+        assume_unset_environment: bool = False,
     ) -> None:
         self.project = project
         self.registry = registry
@@ -87,11 +91,17 @@ class Semantics:
         # A flag re-bound under `if`s keeps its device dependence (flow.py): audit only,
         # so by default wherever callers are followed (the audit's Semantics).
         self.follow_flow = follow_callers if follow_flow is None else follow_flow
-        self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...]], Evaluator] = {}
+        # A condition unknown on every generation of a vendor only because an
+        # environment variable may override the device reads as with no variable set,
+        # assumed (environment.py): the audit asks for it; `check` keeps its answers.
+        self.assume_unset_environment = assume_unset_environment
+        self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...], bool], Evaluator] = {}
         # Facts about classes, the same for every generation (see dispatch.py).
         self._facts: dict[Any, Any] = {}
         # What every generation's evaluator reads alike (see Memo), per flag assumptions.
-        self._shared: dict[tuple[tuple[str, Any], ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
+        self._shared: dict[
+            tuple[tuple[tuple[str, Any], ...], bool], tuple[dict[Any, Any], dict[Any, Any]]
+        ] = {}
 
     def searched_call_names(self) -> frozenset[str]:
         """The names whose callers were searched so far (see `callers.searched_names`)."""
@@ -108,12 +118,12 @@ class Semantics:
     def adopt(self, other: Semantics, keep: Callable[[int], bool]) -> None:
         """`other`'s memo entries (over the same trees) whose reads `keep` holds, as if
         evaluated here (impact/overlay.py: what reads no change answers the same)."""
-        for flags, stores in other._shared.items():
-            mine = self._shared.setdefault(flags, ({}, {}))
+        for world, stores in other._shared.items():
+            mine = self._shared.setdefault(world, ({}, {}))
             for theirs, ours in zip(stores, mine, strict=True):
                 ours.update({k: v for k, v in theirs.items() if keep(v[1].files)})
-        for (generation, flags), evaluator in other._evaluators.items():
-            here = self.evaluator(generation, dict(flags))
+        for (generation, flag_items, unset), evaluator in other._evaluators.items():
+            here = self.evaluator(generation, dict(flag_items), unset_environment=unset)
             pairs = (
                 (here.binding_memo, evaluator.binding_memo),
                 (here.call_memo, evaluator.call_memo),
@@ -142,17 +152,27 @@ class Semantics:
             self._idioms = default_idioms()
         return self._idioms
 
-    def evaluator(self, generation: str, flags: Mapping[str, Any] | None = None) -> Evaluator:
+    def evaluator(
+        self,
+        generation: str,
+        flags: Mapping[str, Any] | None = None,
+        *,
+        unset_environment: bool = False,
+    ) -> Evaluator:
+        """`unset_environment`: an evaluator (and memos) of the world where no
+        environment variable is set (Evaluator.unset_environment)."""
         # Asked for every generation of every condition evaluated: no flags (nearly
         # every call) is answered without sorting.
         flag_items = tuple(sorted(flags.items(), key=lambda kv: kv[0])) if flags else ()
-        key = (generation, flag_items)
+        key = (generation, flag_items, unset_environment)
         found = self._evaluators.get(key)
         if found is None:
             from gatecheck.semantics.evaluator import Evaluator
 
             bindings, calls = (
-                ({}, {}) if not self.shortcuts else self._shared.setdefault(flag_items, ({}, {}))
+                ({}, {})
+                if not self.shortcuts
+                else self._shared.setdefault((flag_items, unset_environment), ({}, {}))
             )
             found = Evaluator(
                 self.project,
@@ -167,6 +187,7 @@ class Semantics:
                 facts=self._facts,
                 follow_callers=self.follow_callers,
                 follow_flow=self.follow_flow,
+                unset_environment=unset_environment,
             )
             self._evaluators[key] = found
         return found
@@ -177,6 +198,7 @@ class Semantics:
         flags: Mapping[str, Any] | None,
         generations: Collection[str] | None,
         shortcut: bool,
+        unset_environment: bool = False,
     ) -> Iterator[tuple[str, T, Reads]]:
         from gatecheck.semantics.replay import OPAQUE, retraced
 
@@ -185,7 +207,7 @@ class Semantics:
         # with their answers and reads.
         retraceable: list[tuple[list[tuple[Any, ...]], T, Reads]] = []
         for index, gen in enumerate(names):
-            evaluator = self.evaluator(gen, flags)
+            evaluator = self.evaluator(gen, flags, unset_environment=unset_environment)
             if shortcut:
                 found = next((r for r in retraceable if retraced(r[0], evaluator)), None)
                 if found is not None:
@@ -226,22 +248,53 @@ class Semantics:
         env_for: Mapping[str, Env] | None = None,
     ) -> Admission:
         from gatecheck.semantics import free_atoms
-        from gatecheck.semantics.values import UNKNOWN
 
         seen = Reads()
         truths = self._truths(node, flags, env_for, seen)
+        unset = False
+        if (
+            self.assume_unset_environment
+            and seen.environment
+            and seen.device
+            and self._undecided(truths)
+        ):
+            # An environment variable may stand in for the device (environment.py): the
+            # answer with none set, if it tells generations apart, assumed.
+            unset_seen = Reads()
+            found = self._truths(node, flags, env_for, unset_seen, unset_environment=True)
+            if any(self._tells_apart(found, gens) for gens in self._undecided_vendors(truths)):
+                truths, seen, unset = found, unset_seen, True
         can_true = frozenset(g for g, t in truths.items() if t is not False)
         can_false = frozenset(g for g, t in truths.items() if t is not True)
         free: tuple[frozenset[str], ...] = ()
-        # Unknown on every generation of a vendor (the others may answer: `is_nvidia and
-        # cap >= 9` is false on AMD once `is_nvidia` is read, and unknown on NVIDIA).
-        if any(all(truths[g] is UNKNOWN for g in gens if g in truths) for gens in self._vendors):
+        if self._undecided(truths):
             # A global's binding is read where it is made: only without a body's locals.
             follow = None if env_for is not None else self._global_expression
             free = free_atoms.free_true_sets(
-                node, lambda leaf: self._truths(leaf, flags, env_for, seen), follow
+                node,
+                lambda leaf: self._truths(leaf, flags, env_for, seen, unset_environment=unset),
+                follow,
             )
-        return Admission(can_true, can_false, frozenset(seen.assumed), frozenset(seen.bounds), free)
+        return Admission(
+            can_true, can_false, frozenset(seen.assumed), frozenset(seen.bounds), free, unset
+        )
+
+    def _undecided(self, truths: Mapping[str, Tri]) -> bool:
+        """Unknown on every generation of a vendor (the others may answer: `is_nvidia and
+        cap >= 9` is false on AMD once `is_nvidia` is read, and unknown on NVIDIA)."""
+        return bool(self._undecided_vendors(truths))
+
+    def _undecided_vendors(self, truths: Mapping[str, Tri]) -> list[frozenset[str]]:
+        from gatecheck.semantics.values import UNKNOWN
+
+        return [
+            gens for gens in self._vendors if all(truths[g] is UNKNOWN for g in gens if g in truths)
+        ]
+
+    @staticmethod
+    def _tells_apart(truths: Mapping[str, Tri], generations: frozenset[str]) -> bool:
+        """Whether some of these generations answer differently (three-valued)."""
+        return len({(truths[g] is not False, truths[g] is not True) for g in generations}) > 1
 
     def _global_expression(self, name: nodes.Name) -> nodes.NodeNG | None:
         from gatecheck.semantics.resolve import global_expression
@@ -254,6 +307,7 @@ class Semantics:
         flags: Mapping[str, Any] | None,
         env_for: Mapping[str, Env] | None,
         seen: Reads,
+        unset_environment: bool = False,
     ) -> dict[str, Tri]:
         from gatecheck.semantics.values import truth as truth_of
 
@@ -263,7 +317,7 @@ class Semantics:
 
         found: dict[str, Tri] = {}
         shortcut = self.shortcuts and env_for is None
-        for gen, t, reads in self._each(truth, flags, None, shortcut):
+        for gen, t, reads in self._each(truth, flags, None, shortcut, unset_environment):
             seen.absorb(reads)
             found[gen] = t
         return found
@@ -312,10 +366,12 @@ def admission_of(
     idioms: IdiomRegistry | None = None,
     flags: Mapping[str, Any] | None = None,
     follow_flow: bool = False,
+    assume_unset_environment: bool = False,
 ) -> Admission:
     """The Admission of `expr` evaluated at the end of module `source` (named 'gate';
     `modules` adds other modules it may import, by dotted name; `follow_flow` reads
-    re-bound names as the audit does)."""
+    re-bound names as the audit does, `assume_unset_environment` an environment override
+    of the device as it does)."""
     if registry is None:
         from gatecheck.config.loader import load_ruleset
 
@@ -330,7 +386,14 @@ def admission_of(
 
     assign = module.locals[_RESULT][-1].parent
     assert isinstance(assign, nodes.Assign)
-    semantics = Semantics(project, registry, vocabulary, idioms=idioms, follow_flow=follow_flow)
+    semantics = Semantics(
+        project,
+        registry,
+        vocabulary,
+        idioms=idioms,
+        follow_flow=follow_flow,
+        assume_unset_environment=assume_unset_environment,
+    )
     return semantics.admission(assign.value, flags)
 
 

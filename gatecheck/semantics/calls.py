@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import is_abstract_body
-from gatecheck.semantics import bounds, builtin_calls, classes, conventions, replay
+from gatecheck.semantics import bounds, builtin_calls, classes, conventions, environment, replay
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.logic import either
@@ -160,6 +160,9 @@ def _lookup_of_unknown_key(func: Any, args: Sequence[Any], kwargs: Mapping[str, 
 def _call_external(
     ev: Evaluator, func: ExternalRef, args: Sequence[Any], kwargs: Mapping[str, Any]
 ) -> Any:
+    value = environment.read(ev, func.dotted, args, kwargs)
+    if value is not NOT_MINE:
+        return value
     intrinsic = ev.idioms.call(func.dotted, ev.generation, args)
     if ev.trace is not None:
         ev.trace.append((replay.INTRINSIC_CALL, func.dotted, args, intrinsic))
@@ -263,9 +266,16 @@ def _is_cache_decorator(func: ExternalRef) -> bool:
 
 
 def _reads_arguments(ev: Evaluator, func: ExternalRef) -> bool:
-    """Whether _call_external looks at the arguments: to wrap a function, or for an
-    intrinsic that reads them (most are decided by their dotted name alone)."""
-    return _is_partial(func) or _is_cache_decorator(func) or ev.idioms.reads_arguments(func.dotted)
+    """Whether _call_external looks at the arguments: to wrap a function, for an
+    intrinsic that reads them (most are decided by their dotted name alone), or for an
+    environment read's default (its value where no variable is set, which may be read
+    from the device)."""
+    return (
+        _is_partial(func)
+        or _is_cache_decorator(func)
+        or ev.idioms.reads_arguments(func.dotted)
+        or func.dotted in environment.READS
+    )
 
 
 def _syntactic_name(node: nodes.NodeNG) -> str | None:

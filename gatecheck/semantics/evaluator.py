@@ -63,6 +63,9 @@ class Evaluator:
     # A parameter read where no call bound it takes the value every caller passes
     # (callers.py); off, only the naming conventions are asked.
     follow_callers: bool = False
+    # Every environment variable read is unset (os.environ.get answers its default):
+    # one assignment of those unknowns, the same on every device (Semantics.admission).
+    unset_environment: bool = False
     # Where the generation entered the condition being evaluated, and the memos it
     # consulted, while Semantics asks for them (see replay.py); None: not kept.
     trace: list[tuple[Any, ...]] | None = None

@@ -23,6 +23,9 @@ class Recorded:
     # The modules and searches it read, when the project keeps a read log (readlog.py:
     # its bits).
     files: int = 0
+    # Whether it read an environment variable (os.environ.get, os.getenv): the answer may
+    # then change once the environment is fixed (Semantics.admission).
+    environment: bool = False
 
 
 NOTHING = Recorded()
@@ -47,6 +50,8 @@ class Reads:
     # The modules and searches read (only when the project keeps a read log), and the
     # log: what is absorbed (a memo hit) is read where the log's innermost frame is.
     files: int = 0
+    # Whether an environment variable was read (see Recorded.environment).
+    environment: bool = False
     log: ReadLog | None = field(default=None, repr=False, compare=False)
 
     def absorb(self, other: Reads | Recorded) -> None:
@@ -56,19 +61,22 @@ class Reads:
             self.device = True
         if other.bounds:
             self.bounds |= other.bounds
+        if other.environment:
+            self.environment = True
         if other.files:
             self.files |= other.files
             if self.log is not None:
                 self.log.replay(other.files)
 
     def frozen(self) -> Recorded:
-        if not (self.assumed or self.bounds or self.files):
+        if not (self.assumed or self.bounds or self.files or self.environment):
             return DEVICE if self.device else NOTHING
         return Recorded(
             frozenset(self.assumed) if self.assumed else _NONE,
             self.device,
             frozenset(self.bounds) if self.bounds else _NONE,
             self.files,
+            self.environment,
         )
 
 

@@ -129,3 +129,25 @@ def test_the_audit_row_says_what_it_assumed(tmp_path: Path) -> None:
     assert set(rows[6].admits) == SM90
     assert all(g.found.admission.assumed == {UNSET} for g in rows.values())
 
+
+def test_a_likely_gap_read_with_no_variable_set_ranks_after_the_certain_ones(
+    tmp_path: Path,
+) -> None:
+    """Its class rests on the assumption: a maintainer reads the certain ones first."""
+    gate = 'def pick(device):\n    if {cap}[0] in (9, 10):\n        return "fast"\n'
+
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "pkg/__init__.py": "",
+            "pkg/arch.py": OVERRIDES,
+            # First by path, were it not for the assumption.
+            "pkg/a_assumed.py": "from pkg.arch import capacity\n\n"
+            + gate.format(cap="capacity(device)"),
+            "pkg/b_certain.py": "import torch\n\n"
+            + gate.format(cap="torch.cuda.get_device_capability(device)"),
+        },
+    )
+    report = run_audit([root], load_ruleset([]), "sm120")
+    gaps = [g.path.name for g in report.gates if g.gate_class.value == "likely-gap"]
+    assert gaps == ["b_certain.py", "a_assumed.py"]

@@ -251,10 +251,16 @@ def in_tests(gate: AuditedGate) -> bool:
 def order_gates(gates: Sequence[AuditedGate]) -> list[AuditedGate]:
     """Likely gaps first, the best supported first; a feature's gates stay together,
     placed by its strongest gate. After the decisions of the product come, each on its
-    own, gates that only pass on their callers' decision and gates in tests."""
+    own, the product's decisions read only with no environment variable set (their class
+    rests on that assumption), gates in tests, and gates that only pass on their
+    callers' decision."""
 
     def tier(g: AuditedGate) -> int:
-        return 2 if passes_on(g) else 1 if in_tests(g) else 0
+        if passes_on(g):
+            return 3
+        if in_tests(g):
+            return 2
+        return 1 if g.found.admission.unset_environment else 0
 
     def key(g: AuditedGate) -> tuple[int, int, int, str, int]:
         return (g.gate_class.rank, tier(g), -evidence_weight(g), str(g.path), g.start.line)

@@ -174,6 +174,8 @@ class Semantics:
                 if not self.shortcuts
                 else self._shared.setdefault((flag_items, unset_environment), ({}, {}))
             )
+            # With no variable set, what read none is taken from the other world.
+            base = self.evaluator(generation, flags) if unset_environment else None
             found = Evaluator(
                 self.project,
                 self.registry,
@@ -182,8 +184,8 @@ class Semantics:
                 dict(flag_items),
                 idioms=self.idioms,
                 reads=Reads(log=self.project.read_log),  # see loading/readlog.py
-                binding_memo=Memo(bindings),
-                call_memo=Memo(calls),
+                binding_memo=Memo(bindings, None if base is None else base.binding_memo),
+                call_memo=Memo(calls, None if base is None else base.call_memo),
                 facts=self._facts,
                 follow_callers=self.follow_callers,
                 follow_flow=self.follow_flow,
@@ -260,10 +262,17 @@ class Semantics:
         ):
             # An environment variable may stand in for the device (environment.py): the
             # answer with none set, if it tells generations apart, assumed.
+            # The undecided vendors' generations first: most such conditions (a vendor's
+            # test beside an environment flag) tell none of them apart either way.
+            undecided = self._undecided_vendors(truths)
+            asked = frozenset().union(*undecided)
             unset_seen = Reads()
-            found = self._truths(node, flags, env_for, unset_seen, unset_environment=True)
-            if any(self._tells_apart(found, gens) for gens in self._undecided_vendors(truths)):
-                truths, seen, unset = found, unset_seen, True
+            found = self._truths(node, flags, env_for, unset_seen, True, asked)
+            if any(self._tells_apart(found, gens) for gens in undecided):
+                rest = self._truths(node, flags, env_for, unset_seen, True, truths.keys() - asked)
+                found.update(rest)
+                truths = {g: found[g] for g in truths}
+                seen, unset = unset_seen, True
         can_true = frozenset(g for g, t in truths.items() if t is not False)
         can_false = frozenset(g for g, t in truths.items() if t is not True)
         free: tuple[frozenset[str], ...] = ()
@@ -308,6 +317,7 @@ class Semantics:
         env_for: Mapping[str, Env] | None,
         seen: Reads,
         unset_environment: bool = False,
+        generations: Collection[str] | None = None,
     ) -> dict[str, Tri]:
         from gatecheck.semantics.values import truth as truth_of
 
@@ -317,7 +327,9 @@ class Semantics:
 
         found: dict[str, Tri] = {}
         shortcut = self.shortcuts and env_for is None
-        for gen, t, reads in self._each(truth, flags, None, shortcut, unset_environment):
+        if generations is not None and not generations:
+            return found
+        for gen, t, reads in self._each(truth, flags, generations, shortcut, unset_environment):
             seen.absorb(reads)
             found[gen] = t
         return found

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gatecheck.config.model import Generation
-from gatecheck.semantics.reads import Recorded
+from gatecheck.semantics.reads import Memo, Recorded
 from gatecheck.semantics.values import AssumedCapability, Capability
 
 if TYPE_CHECKING:
@@ -117,11 +117,11 @@ def convention_value(convention: Convention, generation: Generation) -> Any:
 
 
 def _memo_agrees(
-    own: dict[Any, Any], pending: dict[Any, Any], key: Any, found: tuple[Any, Any] | None
+    own: Memo, pending: dict[Any, Any], key: Any, found: tuple[Any, Any] | None
 ) -> bool:
     mine = pending.get(key)
     if mine is None:
-        mine = own.get(key)
+        mine = own.own_entry(key)
     if found is None or not found[1].device:
         # Not found, or found in (or added to) the shared memo: none of its own shadows it.
         return mine is None
@@ -132,22 +132,21 @@ def retraced(trace: Sequence[tuple[Any, ...]], ev: Evaluator) -> bool:
     """Whether `ev`, evaluating now what left `trace`, would walk the same path; if so,
     its memos are left as that walk would leave them (what it would add to its own)."""
     generation = ev.generation
-    own = {BINDING: ev.binding_memo.own, CALL: ev.call_memo.own}
-    shared = {BINDING: ev.binding_memo.shared, CALL: ev.call_memo.shared}
+    memos = {BINDING: ev.binding_memo, CALL: ev.call_memo}
     # What the walk would have added to its own memos by this point, per memo.
     pending: dict[int, dict[Any, Any]] = {BINDING: {}, CALL: {}}
     additions: list[tuple[int, Any, tuple[Any, Recorded]]] = []
     for entry in trace:
         kind = entry[0]
         if kind in (BINDING, CALL):
-            if not _memo_agrees(own[kind], pending[kind], entry[1], entry[2]):
+            if not _memo_agrees(memos[kind], pending[kind], entry[1], entry[2]):
                 return False
         elif kind in (BINDING_ADDED, CALL_ADDED):
             memo = BINDING if kind == BINDING_ADDED else CALL
             # Computed there, so found in neither memo: nor here, then (another
             # generation may have added it to the shared memo since).
-            if entry[1] in shared[memo] or not _memo_agrees(
-                own[memo], pending[memo], entry[1], None
+            if memos[memo].in_shared(entry[1]) or not _memo_agrees(
+                memos[memo], pending[memo], entry[1], None
             ):
                 return False
             pending[memo][entry[1]] = entry[2]

@@ -374,11 +374,10 @@ class RunCache:
             for path, name in zip(files, names, strict=True):
                 info = os.stat(name)
                 text = None if text_of is None else text_of(path)
-                racy = info.st_mtime_ns >= racy_since or info.st_ctime_ns >= racy_since
                 if text is None and noted is not None and path in noted and name not in read:
                     # Not read by the run, the scan's answer taken: no digest, which only
                     # the text the scan read could give (one read now may differ from it).
-                    # A racy file is then read again by the next run, as below.
+                    # A racy file is then read again by the next run, as below (unhashed).
                     rows.append([name, *_stat_row(info), _UNHASHED, noted[path]])
                     if noted[path]:
                         noted_files.add(path)
@@ -395,6 +394,7 @@ class RunCache:
                 # fresh checkout): its stamp is racy, and the next run tells it unchanged
                 # by its digest; without one, by the prefilter, which a file the run did
                 # not read may pass (an audit of a few files), and the entry was dropped.
+                racy = info.st_mtime_ns >= racy_since or info.st_ctime_ns >= racy_since
                 digest = _digest(text, raw) if name in read or racy else _UNHASHED
                 holds = True if text is None else note(text)  # unreadable: say so, reread
                 rows.append([name, *_stat_row(info), digest, holds])

@@ -253,30 +253,17 @@ class Semantics:
 
         seen = Reads()
         truths = self._truths(node, flags, env_for, seen)
+        undecided = self._undecided_vendors(truths)
         unset = False
-        if (
-            self.assume_unset_environment
-            and seen.environment
-            and seen.device
-            and self._undecided(truths)
-        ):
-            # An environment variable may stand in for the device (environment.py): the
-            # answer with none set, if it tells generations apart, assumed.
-            # The undecided vendors' generations first: most such conditions (a vendor's
-            # test beside an environment flag) tell none of them apart either way.
-            undecided = self._undecided_vendors(truths)
-            asked = frozenset().union(*undecided)
-            unset_seen = Reads()
-            found = self._truths(node, flags, env_for, unset_seen, True, asked)
-            if any(self._tells_apart(found, gens) for gens in undecided):
-                rest = self._truths(node, flags, env_for, unset_seen, True, truths.keys() - asked)
-                found.update(rest)
-                truths = {g: found[g] for g in truths}
-                seen, unset = unset_seen, True
+        if self.assume_unset_environment and seen.environment and seen.device and undecided:
+            found = self._unset_reading(node, flags, env_for, truths, undecided)
+            if found is not None:
+                (truths, seen), unset = found, True
+                undecided = self._undecided_vendors(truths)
         can_true = frozenset(g for g, t in truths.items() if t is not False)
         can_false = frozenset(g for g, t in truths.items() if t is not True)
         free: tuple[frozenset[str], ...] = ()
-        if self._undecided(truths):
+        if undecided:
             # A global's binding is read where it is made: only without a body's locals.
             follow = None if env_for is not None else self._global_expression
             free = free_atoms.free_true_sets(
@@ -288,12 +275,29 @@ class Semantics:
             can_true, can_false, frozenset(seen.assumed), frozenset(seen.bounds), free, unset
         )
 
-    def _undecided(self, truths: Mapping[str, Tri]) -> bool:
-        """Unknown on every generation of a vendor (the others may answer: `is_nvidia and
-        cap >= 9` is false on AMD once `is_nvidia` is read, and unknown on NVIDIA)."""
-        return bool(self._undecided_vendors(truths))
+    def _unset_reading(
+        self,
+        node: nodes.NodeNG,
+        flags: Mapping[str, Any] | None,
+        env_for: Mapping[str, Env] | None,
+        truths: Mapping[str, Tri],
+        undecided: Sequence[frozenset[str]],
+    ) -> tuple[dict[str, Tri], Reads] | None:
+        """The truths (and reads) with no environment variable set, when they tell apart
+        generations of a vendor undecided with them unknown (environment.py); else None.
+        Those vendors' generations are asked first: most such conditions (a vendor's test
+        beside an environment flag) tell none of them apart either way."""
+        asked = frozenset().union(*undecided)
+        seen = Reads()
+        found = self._truths(node, flags, env_for, seen, True, asked)
+        if not any(self._tells_apart(found, gens) for gens in undecided):
+            return None
+        found.update(self._truths(node, flags, env_for, seen, True, truths.keys() - asked))
+        return {g: found[g] for g in truths}, seen
 
     def _undecided_vendors(self, truths: Mapping[str, Tri]) -> list[frozenset[str]]:
+        """The vendors Unknown on every generation (the others may answer: `is_nvidia and
+        cap >= 9` is false on AMD once `is_nvidia` is read, and unknown on NVIDIA)."""
         from gatecheck.semantics.values import UNKNOWN
 
         return [

@@ -112,9 +112,7 @@ class Memo:
         if found is None:
             found = self.shared.get(key)
         if found is None and self.base is not None:
-            found = self.base.get(key)
-            if found is not None and found[1].environment:
-                return None
+            return _same_here(self.base.get(key))
         return found
 
     def own_entry(self, key: Any) -> tuple[Any, Recorded] | None:
@@ -122,19 +120,14 @@ class Memo:
         included (replay.py retraces through it)."""
         found = self.own.get(key)
         if found is None and self.base is not None:
-            found = self.base.own.get(key)
-            if found is not None and found[1].environment:
-                return None
+            return _same_here(self.base.own.get(key))
         return found
 
     def in_shared(self, key: Any) -> bool:
         """Whether the store every generation shares holds `key` (the base's included)."""
         if key in self.shared:
             return True
-        if self.base is None:
-            return False
-        found = self.base.shared.get(key)
-        return found is not None and not found[1].environment
+        return self.base is not None and _same_here(self.base.shared.get(key)) is not None
 
     def put(self, key: Any, value: Any, recorded: Recorded) -> None:
         if recorded is not NOTHING and recorded is not DEVICE:
@@ -145,6 +138,12 @@ class Memo:
             entry = self._entries.setdefault((id(value), id(recorded)), entry)
         store = self.own if recorded.device else self.shared
         store[key] = entry
+
+
+def _same_here(entry: tuple[Any, Recorded] | None) -> tuple[Any, Recorded] | None:
+    """A base memo's entry, unless it read an environment variable (its answer may differ
+    where none is set)."""
+    return None if entry is None or entry[1].environment else entry
 
 
 T = TypeVar("T")

@@ -117,11 +117,11 @@ def convention_value(convention: Convention, generation: Generation) -> Any:
 
 
 def _memo_agrees(
-    own: Memo, pending: dict[Any, Any], key: Any, found: tuple[Any, Any] | None
+    memo: Memo, pending: dict[Any, Any], key: Any, found: tuple[Any, Any] | None
 ) -> bool:
     mine = pending.get(key)
     if mine is None:
-        mine = own.own_entry(key)
+        mine = memo.own_entry(key)
     if found is None or not found[1].device:
         # Not found, or found in (or added to) the shared memo: none of its own shadows it.
         return mine is None

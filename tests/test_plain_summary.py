@@ -1,6 +1,7 @@
-"""A text report with nothing to lay out is written without rich (cli/check.py): only
-where rich itself would write no style (reporting/plain.takes_styles), and then byte for
-byte what rich's console writes."""
+"""A text report is written without rich (cli/check.py, reporting/styled.py) only where
+rich itself would write no style (reporting/plain.takes_styles), and then byte for byte
+what rich's console writes: here a clean tree's (the summary line alone); reports with
+findings in tests/test_styled.py."""
 
 from __future__ import annotations
 

@@ -345,17 +345,17 @@ def _write_console(checked: Refined, output: Path | None) -> None:
     run, base = checked.run, Path.cwd()
     with report_stream(output) as handle:
         stream, color = handle or sys.stdout, color_choice()
-        if not (checked.findings or run.analysis.diagnostics or takes_styles(stream, color)):
-            # Nothing to lay out and no styles to write: the summary line alone (concise
-            # has none), byte for byte what the console would print, without importing
-            # rich (a fifth of a pre-commit run on a clean file).
-            if run.options.output_format != "concise":
-                stream.write(summary_line(checked) + "\n")
-            return
-        # Imported here, with rich: a JSON, SARIF or GitHub report never loads it.
+        # Imported here: a JSON, SARIF or GitHub report never loads it. A stream that
+        # takes no styles (a pipe, a file: pre-commit, CI) is written plain, without rich
+        # (reporting/styled.py).
+        from gatecheck.reporting.styled import PlainPrinter, Printer, RichPrinter
         from gatecheck.reporting.text import render_concise, render_diagnostics, render_finding
 
-        console = plain_console(handle, color=color)
+        console: Printer = (
+            RichPrinter(plain_console(handle, color=color))
+            if takes_styles(stream, color)
+            else PlainPrinter(stream)
+        )
         lines = SourceLines()  # each reported file read once
         if run.options.output_format == "concise":
             render_concise(console, list(checked.findings), base)

@@ -1,12 +1,10 @@
-"""Terminal output (rich): findings with a code frame, then a summary line."""
+"""Terminal output: findings with a code frame, then a summary line, as styled lines
+(reporting/styled.py: through rich on a terminal, written plain to a pipe or a file)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-
-from rich.console import Console
-from rich.text import Text
 
 from gatecheck.config.model import Registry
 from gatecheck.findings import Finding
@@ -15,6 +13,7 @@ from gatecheck.reporting.columns import SourceLines, code_point_column
 from gatecheck.reporting.grammar import gate_description
 from gatecheck.reporting.paths import display_path
 from gatecheck.reporting.plain import printable
+from gatecheck.reporting.styled import Printer, Styled
 
 CONTEXT_LINES = 1
 # A frame shows this many characters of the line before the marked span, of the span and
@@ -40,8 +39,8 @@ def _middle(text: str, keep: int) -> str:
     return text[:half] + ELLIPSIS + text[-(keep - half) :]
 
 
-def _frame(lines: list[str], finding: Finding) -> Text:
-    out = Text()
+def _frame(lines: list[str], finding: Finding) -> Styled:
+    out = Styled()
     first = max(finding.start.line - CONTEXT_LINES, 1)
     last = min(finding.end.line + CONTEXT_LINES, len(lines))
     width = len(str(last))
@@ -86,7 +85,7 @@ def _frame(lines: list[str], finding: Finding) -> Text:
 
 
 def render_finding(
-    console: Console,
+    console: Printer,
     finding: Finding,
     registry: Registry,
     base: Path | None,
@@ -94,7 +93,7 @@ def render_finding(
 ) -> None:
     column = (lines or SourceLines()).column(finding.path, finding.start.line, finding.start.column)
     where = f"{display_path(finding.path, base)}:{finding.start.line}:{column}"
-    header = Text()
+    header = Styled()
     header.append(where, style="bold")
     header.append(": ")
     header.append(finding.rule.id, style="bold red")
@@ -105,7 +104,7 @@ def render_finding(
     admitted = ", ".join(registry.ordered(finding.admitted)) or "none"
     missing = ", ".join(registry.ordered(finding.missing))
     console.print(
-        Text.assemble(
+        Styled(
             ("  required: ", "dim"),
             required,
             ("   admitted: ", "dim"),
@@ -115,34 +114,35 @@ def render_finding(
         )
     )
     console.print(
-        Text(f"  in {printable(finding.qualname)} ({gate_description(finding)})", style="dim")
+        Styled(f"  in {printable(finding.qualname)} ({gate_description(finding)})", base="dim")
     )
     for assumption in finding.assumed:
-        console.print(Text.assemble(("  assumed: ", "bold yellow"), printable(assumption)))
+        console.print(Styled(("  assumed: ", "bold yellow"), printable(assumption)))
     try:
         text = finding.path.read_text(encoding="utf-8", errors="replace").splitlines()
         console.print(_frame(text, finding), end="")
     except OSError:
         pass
     for note in finding.notes:
-        console.print(Text.assemble(("  note: ", "bold yellow"), printable(note)))
+        console.print(Styled(("  note: ", "bold yellow"), printable(note)))
     if finding.fix_note:
-        console.print(Text.assemble(("  fix: ", "bold green"), printable(finding.fix_note)))
+        console.print(Styled(("  fix: ", "bold green"), printable(finding.fix_note)))
     console.print()
 
 
 def render_diagnostics(
-    console: Console, diagnostics: Sequence[FileDiagnostic], base: Path | None
+    console: Printer, diagnostics: Sequence[FileDiagnostic], base: Path | None
 ) -> None:
     for diag in diagnostics:
         where = f"{display_path(diag.path, base)}:{diag.line}:{diag.column + 1}"
         message = printable(diag.message)
-        console.print(Text.assemble((where, "bold"), ": ", (diag.code, "yellow"), f" {message}"))
+        console.print(Styled((where, "bold"), ": ", (diag.code, "yellow"), f" {message}"))
 
 
-def render_concise(console: Console, findings: Sequence[Finding], base: Path | None) -> None:
+def render_concise(console: Printer, findings: Sequence[Finding], base: Path | None) -> None:
     lines = SourceLines()
     for f in findings:
         column = lines.column(f.path, f.start.line, f.start.column)
         where = f"{display_path(f.path, base)}:{f.start.line}:{column}"
-        console.print(Text(f"{where}: {f.rule.id} [{printable(f.feature)}] {printable(f.message)}"))
+        line = f"{where}: {f.rule.id} [{printable(f.feature)}] {printable(f.message)}"
+        console.print(Styled(line))

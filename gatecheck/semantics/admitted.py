@@ -58,6 +58,22 @@ class Admission:
         return bool(self.free_true_sets)
 
 
+def _union(admissions: Sequence[Admission]) -> Admission:
+    """Can be true (false) wherever one of them can: the answers of one condition for
+    each class a classmethod may run for."""
+    free: list[frozenset[str]] = []
+    for each in admissions:
+        free.extend(s for s in each.free_true_sets if s not in free)
+    return Admission(
+        frozenset().union(*(a.can_be_true for a in admissions)),
+        frozenset().union(*(a.can_be_false for a in admissions)),
+        frozenset().union(*(a.assumed for a in admissions)),
+        frozenset().union(*(a.bounds for a in admissions)),
+        tuple(free),
+        any(a.unset_environment for a in admissions),
+    )
+
+
 class Semantics:
     """Evaluators for every registry generation over one project, memoized."""
 
@@ -248,6 +264,37 @@ class Semantics:
         node: nodes.NodeNG,
         flags: Mapping[str, Any] | None = None,
         env_for: Mapping[str, Env] | None = None,
+    ) -> Admission:
+        """In a classmethod whose subclasses define anew what it reads through `cls`,
+        the union of its answers for each class it may run for that tells anything
+        (subclasses.py)."""
+        from gatecheck.semantics import subclasses
+
+        if flags is None or subclasses.RECEIVER not in flags:
+            method = node.frame()
+            options = self.evaluator(self.registry.names[0]).receivers(node)
+            if options:
+                receiver = subclasses.RECEIVER
+                each = [
+                    self.admission(node, {**(flags or {}), receiver: (method, k)}, env_for)
+                    for k in options
+                ]
+                # A class whose answer is unknown on every generation (an override
+                # whose body cannot be read: NVML) says nothing of the generation.
+                everything = self.registry.all_names()
+                told = [
+                    a
+                    for a in each
+                    if a.free_true_sets or not a.can_be_true == a.can_be_false == everything
+                ]
+                return _union(told or each)
+        return self._admission(node, flags, env_for)
+
+    def _admission(
+        self,
+        node: nodes.NodeNG,
+        flags: Mapping[str, Any] | None,
+        env_for: Mapping[str, Env] | None,
     ) -> Admission:
         from gatecheck.semantics import free_atoms
 

@@ -11,6 +11,7 @@ from gatecheck.loading.resolve import decorator_names, destructure_path
 from gatecheck.semantics import conventions, dispatch, replay
 from gatecheck.semantics.env import index_path
 from gatecheck.semantics.reads import NOTHING
+from gatecheck.semantics.subclasses import RECEIVER
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
 
 if TYPE_CHECKING:
@@ -98,6 +99,10 @@ def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -
         if "staticmethod" in decorators:
             return UNKNOWN
         if "classmethod" in decorators:
+            # The class it runs for, when the question names one (subclasses.py).
+            chosen = ev.flag_values.get(RECEIVER)
+            if chosen is not None and chosen[0] is func:
+                return ClassRef(chosen[1])
             return ClassRef(func.parent)
         return InstanceRef(func.parent)
     return conventions.parameter_by_convention(ev, node, args)

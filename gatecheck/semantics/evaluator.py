@@ -25,6 +25,7 @@ from gatecheck.semantics import (
     expressions,
     resolve,
     statements,
+    subclasses,
 )
 from gatecheck.semantics.env import Env
 from gatecheck.semantics.oracle import IdiomRegistry, default_idioms
@@ -136,6 +137,12 @@ class Evaluator:
         with self._entry():
             return calls.call(self, func, args, kwargs)
         return UNKNOWN
+
+    def receivers(self, node: nodes.NodeNG) -> tuple[nodes.ClassDef, ...]:
+        """The classes the classmethod around `node` may run for (subclasses.py)."""
+        with self._entry():
+            return subclasses.receivers(self, node)
+        return ()
 
     def tracking(self) -> _Tracking:
         """Collect what the evaluation inside reads besides the code (see Reads): `with

@@ -1,0 +1,117 @@
+"""The project's subclasses of a class, and what they override: the implicit `cls` of a
+classmethod is the class it is called on, the class that defines it or any subclass.
+
+xFormers' `AttentionOpBase.not_supported_reasons(cls, d)` tests `device_capability <
+cls.CUDA_MINIMUM_COMPUTE_CAPABILITY`, and each operator class sets its own bound
+(`(8, 0)`, `(9, 0)`, `(10, 0)`): read as the base's value only, the test compared the
+device with a bound no operator has (`(5, 0)`) and was true on no generation the audit
+knows. Read through the classmethod's own parameter, an attribute is the defining
+class's or any override's, one of them (logic.either: a comparison is each option's,
+known where they agree), so the test can be true where some operator's bound lets it.
+
+Subclasses are looked for where dispatch.py looks for platform classes: the top-level
+classes of the files below the defining module's folder, found by the names they spell
+(a file that does not spell the class's name, or a subclass's, defines no subclass
+there), at most MAX_CLASSES of them. A method called on an instance (`self.x`) is not
+widened: the instance's class is whatever made it, followed where it is made.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from astroid import nodes
+
+from gatecheck.loading.resolve import decorator_names
+from gatecheck.semantics import classes
+from gatecheck.semantics.reads import remembered
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+# Past this many subclasses the search stops (a registry of hundreds of classes):
+# the attribute is then the defining class's own, as if it had no subclass.
+MAX_CLASSES = 64
+# The flag (Semantics.admission's `flags`) naming the class a classmethod runs for:
+# (the method, the class). No name or attribute can be spelled so.
+RECEIVER = "<cls>"
+
+
+def receivers(ev: Evaluator, node: nodes.NodeNG) -> tuple[nodes.ClassDef, ...]:
+    """The classes the classmethod around `node` may run for, where it matters: its own
+    class, then each subclass that defines anew an attribute the method reads through
+    its `cls`; () when no subclass does (or `node` is not in a classmethod)."""
+    frame = node.frame()
+    if not (isinstance(frame, nodes.FunctionDef) and isinstance(frame.parent, nodes.ClassDef)):
+        return ()
+    key = ("receivers", id(frame))
+    found: tuple[nodes.ClassDef, ...] = remembered(ev, key, lambda: _receivers(ev, frame), ())
+    return found
+
+
+def _receivers(ev: Evaluator, method: nodes.FunctionDef) -> tuple[nodes.ClassDef, ...]:
+    if "classmethod" not in decorator_names(method):
+        return ()
+    params = list(method.args.posonlyargs or []) + list(method.args.args or [])
+    if not params:
+        return ()
+    first = params[0].name
+    read = {
+        a.attrname
+        for a in method.nodes_of_class(nodes.Attribute)
+        if isinstance(a.expr, nodes.Name) and a.expr.name == first
+    }
+    if not read:
+        return ()
+    cls = method.parent
+    assert isinstance(cls, nodes.ClassDef)
+    below = tuple(k for k in subclasses(ev, cls) if not read.isdisjoint(k.locals))
+    return (cls, *below) if below else ()
+
+
+def subclasses(ev: Evaluator, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, ...]:
+    """The top-level classes below the folder of `cls`'s module whose order holds `cls`
+    (itself excluded), nearest first; () past MAX_CLASSES."""
+    key = ("subclasses-below", id(cls))
+    found: tuple[nodes.ClassDef, ...] = remembered(ev, key, lambda: _search(ev, cls), ())
+    return found
+
+
+def _search(ev: Evaluator, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, ...]:
+    module = cls.root()
+    if not isinstance(module, nodes.Module) or not module.file:
+        return ()
+    prefix = os.path.join(os.path.dirname(str(module.file)), "")
+    paths = ev.project.files_below(prefix)
+    texts: dict[str, str] = {}
+    with ev.project.scanning():  # read as the folder's (files_below), not per file
+        for path in paths:
+            texts[str(path)] = ev.project.text_of(path) or ""
+    found: list[nodes.ClassDef] = []
+    seen: set[int] = {id(cls)}
+    looked: set[str] = set()
+    pending = [str(cls.name)]
+    while pending:
+        name = pending.pop(0)
+        for path in paths:
+            key = str(path)
+            if key in looked or name not in texts[key]:
+                continue
+            candidate = ev.project.module_at(path)
+            if candidate is None:
+                looked.add(key)
+                continue
+            for statement in candidate.body:
+                if (
+                    isinstance(statement, nodes.ClassDef)
+                    and id(statement) not in seen
+                    and statement.bases
+                    and any(k is cls for k in classes.mro(ev, statement))
+                ):
+                    seen.add(id(statement))
+                    found.append(statement)
+                    pending.append(str(statement.name))
+                    if len(found) > MAX_CLASSES:
+                        return ()
+    return tuple(found)

@@ -34,6 +34,25 @@ class OpBase:
     def on_instance(self, device):
         return torch.cuda.get_device_capability(device) < self.MIN_CAPABILITY
 """
+# The shape of xFormers' not_supported_reasons: each test appends a reason (disabling).
+REASONS = """
+import torch
+
+
+class OpBase:
+    MIN_CAPABILITY = (5, 0)
+    MAX_CAPABILITY = None
+
+    @classmethod
+    def not_supported_reasons(cls, device):
+        reasons = []
+        capability = torch.cuda.get_device_capability(device)
+        if capability < cls.MIN_CAPABILITY:
+            reasons.append("too old")
+        if cls.MAX_CAPABILITY is not None and capability > cls.MAX_CAPABILITY:
+            reasons.append("too new")
+        return reasons
+"""
 OPS = """
 from pkg.ops.common import OpBase
 
@@ -182,11 +201,19 @@ def test_audit_lists_the_base_class_gates(tmp_path: Path, ruleset: RuleSet) -> N
         {
             "pkg/__init__.py": "",
             "pkg/ops/__init__.py": "",
-            "pkg/ops/common.py": BASE,
+            "pkg/ops/common.py": REASONS,
             "pkg/ops/flash.py": OPS,
             "pkg/ops/blackwell.py": BLACKWELL,
         },
     )
     report = run_audit([root], ruleset, "sm120")
     lines = sorted((g.path.name, g.start.line) for g in report.gates)
-    assert lines == [("common.py", 12), ("common.py", 13)]
+    assert lines == [("common.py", 13), ("common.py", 15)]
+    # Which operator shuts sm120 out, though another admits it (the row admits).
+    too_new = next(g for g in report.gates if g.start.line == 15)
+    assert too_new.reasons[-1] == (
+        "read for each of the 4 classes its classmethod may run for: "
+        "shuts sm120 out for 1 of them (Flash3Op)"
+    )
+    too_old = next(g for g in report.gates if g.start.line == 13)
+    assert not any("shuts" in r for r in too_old.reasons)

@@ -83,6 +83,8 @@ class Classifier:
                 *reasons,
                 f"only reads its parameter '{passed}': the callers' condition is the decision",
             )
+        if (shut := _shut_out_for(found, gen)) is not None:
+            reasons = (*reasons, shut)
         anchor = self._anchor(found, gate_class)
         if gate_class is not GateClass.ADMITS and (listed := allowlist_of(anchor)) is not None:
             reasons = (*reasons, listed)
@@ -724,3 +726,26 @@ def _numbers_set_before(chain: list[list[nodes.NodeNG]]) -> bool:
             return True
         previous = previous.previous_sibling()
     return False
+
+
+# Classes named in a reason; the rest are counted.
+SHOWN_CLASSES = 6
+
+
+def _shut_out_for(found: ArchCondition, gen: str) -> str | None:
+    """For a condition read once per class its classmethod may run for (subclasses.py),
+    the classes for which it shuts `gen` out (the feature's side: true where it enables,
+    false where it disables), when some do and some do not (all of them: the row says
+    so itself)."""
+    receivers = found.admission.receivers
+    side = 1 if found.polarity is Polarity.ENABLES else 2
+    shut = [r[0] for r in receivers if gen not in r[side]]
+    if not shut or len(shut) == len(receivers):
+        return None
+    names = ", ".join(shut[:SHOWN_CLASSES])
+    if len(shut) > SHOWN_CLASSES:
+        names += f" and {len(shut) - SHOWN_CLASSES} more"
+    return (
+        f"read for each of the {len(receivers)} classes its classmethod may run for: "
+        f"shuts {gen} out for {len(shut)} of them ({names})"
+    )

@@ -44,6 +44,9 @@ class Admission:
     # Read with no environment variable set, the only reading that told generations
     # apart (environment.py; the audit only): `assumed` names the variables.
     unset_environment: bool = False
+    # Read once for each class a classmethod may run for (subclasses.py): per class,
+    # its name and where it can be true and false.
+    receivers: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
 
     @property
     def admitted(self) -> frozenset[str]:
@@ -58,9 +61,12 @@ class Admission:
         return bool(self.free_true_sets)
 
 
-def _union(admissions: Sequence[Admission]) -> Admission:
+def _union(
+    admissions: Sequence[Admission],
+    receivers: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
+) -> Admission:
     """Can be true (false) wherever one of them can: the answers of one condition for
-    each class a classmethod may run for."""
+    each class a classmethod may run for (`receivers`: each class's, kept)."""
     free: list[frozenset[str]] = []
     for each in admissions:
         free.extend(s for s in each.free_true_sets if s not in free)
@@ -71,6 +77,7 @@ def _union(admissions: Sequence[Admission]) -> Admission:
         frozenset().union(*(a.bounds for a in admissions)),
         tuple(free),
         any(a.unset_environment for a in admissions),
+        receivers,
     )
 
 
@@ -287,7 +294,11 @@ class Semantics:
                     for a in each
                     if a.free_true_sets or not a.can_be_true == a.can_be_false == everything
                 ]
-                return _union(told or each)
+                kept = tuple(
+                    (str(k.name), a.can_be_true, a.can_be_false)
+                    for k, a in zip(options, each, strict=True)
+                )
+                return _union(told or each, kept)
         return self._admission(node, flags, env_for)
 
     def _admission(

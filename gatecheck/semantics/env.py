@@ -7,16 +7,21 @@ from typing import Any
 
 from astroid import nodes
 
-from gatecheck.semantics.logic import join_optional
+from gatecheck.semantics.logic import item_of_options, join_optional
 from gatecheck.semantics.values import UNKNOWN, NoneOr, OneOf, truth
 
 Env = dict[str, Any]
 
 
 def index_path(value: Any, path: Sequence[int]) -> Any:
+    """The item at `path` (`a, (b, c) = value`); of one of a few constants, each one's
+    (`ok, reason = probe()`, where probe returns `(False, "...")` or `(True, "")`)."""
     for index in path:
         if value is UNKNOWN:
             return UNKNOWN
+        if isinstance(value, OneOf):
+            value = item_of_options(value, index)
+            continue
         try:
             value = value[index]
         except Exception:

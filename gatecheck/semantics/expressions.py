@@ -13,7 +13,7 @@ from gatecheck.semantics import bounds, classes
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.env import Env, bind_target, none_compared, operand_scopes
 from gatecheck.semantics.free_atoms import single_binding
-from gatecheck.semantics.logic import bool_op, either, kleene_not
+from gatecheck.semantics.logic import bool_op, either, item_of_options, kleene_not
 from gatecheck.semantics.values import (
     UNKNOWN,
     EachDevice,
@@ -263,7 +263,7 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     if contains_unknown(index):
         return UNKNOWN
     if isinstance(container, OneOf):
-        return _item_of_options(container, index)
+        return item_of_options(container, index)
     if isinstance(container, EachDevice):
         return container.item if isinstance(index, int) else UNKNOWN
     if isinstance(container, dict):
@@ -274,22 +274,6 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     if isinstance(container, (tuple, list, str)):
         return safe(lambda: container[index])
     return UNKNOWN
-
-
-def _item_of_options(container: OneOf, index: Any) -> Any:
-    """`x[i]` where x is one of a few constants: each option's item. An option that has
-    no such item raises there (None, the module global a function fills on first use,
-    `_cap = None` ... `_cap[0] < 9`), and a raise is no value: the others' items, met."""
-    options = constant_options(container)
-    if options is None:
-        return UNKNOWN  # references: what their items are is not read
-    items = []
-    for option in options:
-        try:
-            items.append(option[index])
-        except (TypeError, IndexError, KeyError):
-            continue
-    return either(items) if items else UNKNOWN
 
 
 def _if_exp(ev: Evaluator, node: nodes.IfExp, env: Env | None) -> Any:

@@ -58,7 +58,11 @@ def any_all(name: str, items: Sequence[Any]) -> Tri:
 
 
 def join(a: Any, b: Any) -> Any:
-    """The value of 'a or b, we cannot tell which' (two paths meeting)."""
+    """The value of 'a or b, we cannot tell which' (two paths meeting). Two lists (or
+    plain tuples, not both of constants: join_returns keeps those as one of them) of one
+    length meet item by item: whichever path ran, the value has that length, so its truth
+    and `len` stay known (`return [MultipleOf(64)]` on one path and `return [block_size]`
+    on another is never empty)."""
     if a is b:
         return a
     if a is UNKNOWN or b is UNKNOWN:
@@ -68,6 +72,13 @@ def join(a: Any, b: Any) -> Any:
             return a
     except Exception:
         return UNKNOWN
+    if (
+        type(a) is type(b)
+        and type(a) in (list, tuple)
+        and len(a) == len(b)
+        and not (is_constant(a) and is_constant(b))  # either() keeps those whole
+    ):
+        return type(a)(join(x, y) for x, y in zip(a, b, strict=True))
     return UNKNOWN
 
 
@@ -153,3 +164,19 @@ def join_optional(a: Any, b: Any) -> Any:
     if value is UNKNOWN:
         return UNKNOWN
     return NoneOr(value) if a_none or b_none else value
+
+
+def item_of_options(container: OneOf, index: Any) -> Any:
+    """`x[i]` where x is one of a few constants: each option's item. An option that has
+    no such item raises there (None, the module global a function fills on first use,
+    `_cap = None` ... `_cap[0] < 9`), and a raise is no value: the others' items, met."""
+    options = constant_options(container)
+    if options is None:
+        return UNKNOWN  # references: what their items are is not read
+    items = []
+    for option in options:
+        try:
+            items.append(option[index])
+        except (TypeError, IndexError, KeyError):
+            continue
+    return either(items) if items else UNKNOWN

@@ -213,7 +213,7 @@ def test_audit_lists_the_base_class_gates(tmp_path: Path, ruleset: RuleSet) -> N
     too_new = next(g for g in report.gates if g.start.line == 15)
     assert too_new.reasons[-1] == (
         "read for each of the 4 classes its classmethod may run for: "
-        "shuts sm120 out for 1 of them (Flash3Op)"
+        "shuts sm120 out for 1 of them (flash.Flash3Op)"
     )
     too_old = next(g for g in report.gates if g.start.line == 13)
     assert not any("shuts" in r for r in too_old.reasons)

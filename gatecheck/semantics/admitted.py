@@ -45,7 +45,7 @@ class Admission:
     # apart (environment.py; the audit only): `assumed` names the variables.
     unset_environment: bool = False
     # Read once for each class a classmethod may run for (subclasses.py): per class,
-    # its name and where it can be true and false.
+    # its name (`module.Class`, the module's last name) and where it can be true and false.
     receivers: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
 
     @property
@@ -59,6 +59,13 @@ class Admission:
     @property
     def depends_on_generation(self) -> bool:
         return bool(self.free_true_sets)
+
+
+def _class_label(cls: nodes.ClassDef) -> str:
+    """`cutlass.FwOp`: the class by its module's last name (operators of one family often
+    share a class name, each in its own module)."""
+    module = str(cls.root().name)
+    return f"{module.rsplit('.', 1)[-1]}.{cls.name}"
 
 
 def _union(
@@ -295,7 +302,7 @@ class Semantics:
                     if a.free_true_sets or not a.can_be_true == a.can_be_false == everything
                 ]
                 kept = tuple(
-                    (str(k.name), a.can_be_true, a.can_be_false)
+                    (_class_label(k), a.can_be_true, a.can_be_false)
                     for k, a in zip(options, each, strict=True)
                 )
                 return _union(told or each, kept)

@@ -1,24 +1,28 @@
-"""The project's subclasses of a class, and what they override: the implicit `cls` of a
-classmethod is the class it is called on, the class that defines it or any subclass.
+"""The classes a classmethod may run for: the implicit `cls` is the class it is called
+on, the class that defines it or any subclass.
 
 xFormers' `AttentionOpBase.not_supported_reasons(cls, d)` tests `device_capability <
 cls.CUDA_MINIMUM_COMPUTE_CAPABILITY`, and each operator class sets its own bound
-(`(8, 0)`, `(9, 0)`, `(10, 0)`): read as the base's value only, the test compared the
+(`(8, 0)`, `(9, 0)`, `(10, 0)`): read with the base's value only, the test compared the
 device with a bound no operator has (`(5, 0)`) and was true on no generation the audit
-knows. Read through the classmethod's own parameter, an attribute is the defining
-class's or any override's, one of them (logic.either: a comparison is each option's,
-known where they agree), so the test can be true where some operator's bound lets it.
+knows. A condition in a classmethod that reads through `cls` something a subclass
+defines anew is therefore read once for each such class (`receivers`; Semantics.admission
+names the class by the RECEIVER flag, which the first parameter's binding answers), each
+reading whole (`cls.MAX is not None and cap > cls.MAX` holds together for one class),
+and can be true (false) where one reading can.
 
 Subclasses are looked for where dispatch.py looks for platform classes: the top-level
 classes of the files below the defining module's folder, found by the names they spell
 (a file that does not spell the class's name, or a subclass's, defines no subclass
-there), at most MAX_CLASSES of them. A method called on an instance (`self.x`) is not
-widened: the instance's class is whatever made it, followed where it is made.
+there), at most MAX_CLASSES of them. A method called on a class (`FlashOp.check(d)`)
+reads that class; one called on an instance (`self.x`) is not widened: the instance's
+class is whatever made it, followed where it is made.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 
 from astroid import nodes
@@ -94,9 +98,10 @@ def _search(ev: Evaluator, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, ...]:
     pending = [str(cls.name)]
     while pending:
         name = pending.pop(0)
+        spelled = re.compile(rf"\b{re.escape(name)}\b")  # `Op`, not `Operator`
         for path in paths:
             key = str(path)
-            if key in looked or name not in texts[key]:
+            if key in looked or name not in texts[key] or not spelled.search(texts[key]):
                 continue
             candidate = ev.project.module_at(path)
             if candidate is None:

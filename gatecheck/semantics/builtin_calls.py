@@ -18,9 +18,11 @@ from gatecheck.semantics.values import (
     ExternalRef,
     FunctionRef,
     InstanceRef,
+    Iterating,
     ModuleRef,
     PartialRef,
     contains_unknown,
+    one_value_set,
     truth,
 )
 
@@ -52,6 +54,8 @@ BUILTINS: dict[str, Any] = {
         "getattr",
         "hasattr",
         "setattr",
+        "iter",
+        "next",
         "object",
         "super",
     )
@@ -113,6 +117,14 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
         return dict(kwargs)
     if name == "isinstance" and len(args) == 2:
         return _isinstance(ev, args[0], args[1])
+    if name == "iter" and len(args) == 1 and not kwargs:
+        return _iterating(args[0])
+    if name == "next" and len(args) in (1, 2) and not kwargs:
+        if not isinstance(args[0], Iterating):
+            return UNKNOWN
+        if args[0].items:
+            return args[0].items[0]
+        return args[1] if len(args) == 2 else UNKNOWN  # StopIteration
     if len(args) == 1 and isinstance(args[0], EachDevice) and not kwargs:
         return _of_each_device(name, args[0])
     if contains_unknown(list(args)) or kwargs:
@@ -127,13 +139,29 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
 
 def _of_each_device(name: str, devices: EachDevice) -> Any:
     """min/max of a sequence whose items are all one value is that value; any/all its
-    truth (it has an item); sorted, tuple, list or set of it the same sequence."""
+    truth (it has an item); set of it that one value; sorted, tuple or list of it the
+    same sequence."""
     if name in ("min", "max"):
         return devices.item
     if name in ("any", "all"):
         return truth(devices.item)
-    if name in ("sorted", "tuple", "list", "set", "frozenset"):
+    if name in ("set", "frozenset"):
+        one = one_value_set(devices)
+        return frozenset(one) if name == "frozenset" and isinstance(one, set) else one
+    if name in ("sorted", "tuple", "list"):
         return devices
+    return UNKNOWN
+
+
+def _iterating(value: Any) -> Any:
+    """`iter(x)`: of known items in a known order (a tuple, list or string, a set of at
+    most one item, a machine's per-device values), else unknown."""
+    if isinstance(value, EachDevice):
+        return Iterating((value.item,))
+    if isinstance(value, (set, frozenset)) and len(value) > 1:
+        return UNKNOWN  # which item comes first is the hash order's
+    if isinstance(value, (tuple, list, str, set, frozenset)) and not contains_unknown(value):
+        return Iterating(tuple(value))
     return UNKNOWN
 
 

@@ -22,6 +22,7 @@ from gatecheck.semantics.values import (
     OneOf,
     constant_options,
     contains_unknown,
+    one_value_set,
     plain,
     truth,
 )
@@ -312,7 +313,10 @@ def _comprehension(
             return _over_devices(ev, node, loop, items, env)
         return UNKNOWN
     if not isinstance(items, (tuple, list, str)) or contains_unknown(items):
-        return _over_devices(ev, node, loop, items, env)
+        found = _over_devices(ev, node, loop, items, env)
+        if isinstance(node, nodes.SetComp) and isinstance(found, EachDevice):
+            return one_value_set(found)  # a machine's devices give one value
+        return found
     if len(items) > _MAX_COMPREHENSION:
         return UNKNOWN
     values: list[Any] = []

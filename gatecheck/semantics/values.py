@@ -316,6 +316,15 @@ class EachDevice:
     item: Any
 
 
+@dataclass(frozen=True)
+class Iterating:
+    """`iter(x)` of known items, not yet advanced: `next()` gives the first (its default
+    when there is none). A value, never advanced in place: each `next(iter(x))` reads
+    the first item (`major = next(iter(majors))`, majors a set of one)."""
+
+    items: tuple[Any, ...]
+
+
 def plain(value: Any) -> Any:
     """A value as expressions see it: NoneOr is unknown outside the locals that hold it."""
     return UNKNOWN if isinstance(value, NoneOr) else value
@@ -332,3 +341,15 @@ def contains_unknown(value: Any) -> bool:
     if isinstance(value, (tuple, list, frozenset, set)):
         return any(contains_unknown(v) for v in value)
     return False
+
+
+def one_value_set(devices: EachDevice) -> Any:
+    """The set of a machine's per-device values: every device gives the one item, and
+    there is one, so `{item}` (`len(...) == 1`, `== {10}` are known); EachDevice itself
+    when the item is not known or cannot be held in a set."""
+    if contains_unknown(devices.item):
+        return devices
+    try:
+        return {devices.item}
+    except TypeError:  # unhashable
+        return devices

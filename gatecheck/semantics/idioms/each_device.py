@@ -5,8 +5,10 @@
 condition is evaluated for: every item is that generation's capability, and there is at
 least one. The comprehension's item must use the loop's name and be read from the device
 (a per-device query whose answer the index does not change); the value is
-values.EachDevice. The semantics is in expressions (_over_devices, an item, `in`) and
-builtin_calls (min, max, any, all, sorted, tuple); this module carries its examples."""
+values.EachDevice, and a set of it is that one item (`{major for ...}`: `len(...) == 1`,
+`next(iter(majors))`, unsloth's FlashAttention choice). The semantics is in expressions
+(_over_devices, an item, `in`, a set comprehension) and builtin_calls (min, max, any,
+all, sorted, tuple, set, iter and next); this module carries its examples."""
 
 from __future__ import annotations
 
@@ -38,6 +40,9 @@ def index_filtered(wanted):
 
 def names_only():
     return [str(i) for i in range(device_count())]
+
+def majors():
+    return {torch.cuda.get_device_capability(i)[0] for i in range(device_count())}
 """
 
 _NVIDIA_FROM_SM90 = ("sm90", "sm100", "sm103", "sm110", "sm120", "sm121")
@@ -76,6 +81,24 @@ IDIOM = Idiom(
             generations("sm120"),
             _HELPERS,
         ),
+        Example(
+            "set-of-the-devices-majors",
+            "len(majors()) == 1 and majors() == {12}",
+            generations("sm120", "sm121"),
+            _HELPERS,
+        ),
+        Example(
+            "the-one-major",
+            "next(iter(majors())) == 10",
+            generations("sm100", "sm103"),
+            _HELPERS,
+        ),
+        Example(
+            "set-of-the-capabilities",
+            "(9, 0) in set(all_capabilities())",
+            generations("sm90", "gfx90a"),
+            _HELPERS,
+        ),
     ),
     noops=(
         Noop(
@@ -95,6 +118,12 @@ IDIOM = Idiom(
             "len(all_capabilities()) > 1",
             "the number of devices is not the generation's",
             _HELPERS,
+        ),
+        Noop(
+            "first-of-two",
+            "next(iter({MAJOR, MAJOR + 1})) == MAJOR",
+            "which item of a set of two comes first is its hash order's, not the generation's",
+            _HELPERS + "MAJOR = torch.cuda.get_device_capability()[0]\n",
         ),
     ),
 )

@@ -258,6 +258,9 @@ CASES = [
     pytest.param("sm_checked_if_and() == 100", _sets("sm100"), id="none-or-if-and-branch"),
     pytest.param("sm_via_nvml() == 90", set(ALL), id="none-or-not-a-value"),
     pytest.param("sm_or_none_merged() == 90", _sets("sm90", "gfx90a"), id="none-or-merged"),
+    # ... passed to a project function: its parameter is narrowed as the local would be
+    pytest.param("sm_passed_on()", set(NV[7:]), id="none-or-passed-as-an-argument"),
+    pytest.param("sm_passed_to_unchecked()", set(ALL), id="none-or-passed-unchecked"),
     pytest.param("any(m == MAJOR for m in (9,) if FLAG)", set(ALL), id="comp-unknown-if"),
     pytest.param("mi300_by_loop()", _sets("gfx942"), id="loop-over-a-known-list-unrolled"),
     pytest.param(
@@ -432,6 +435,28 @@ def sm_or_none_merged():
         major, minor = torch.cuda.get_device_capability()
         sm = major * 10 + minor
     return sm
+
+def sm_when_initialized():
+    if torch.cuda.is_initialized():
+        major, minor = torch.cuda.get_device_capability()
+        return major * 10 + minor
+    return None
+
+def at_least_100(sm):
+    if sm is None:
+        return False
+    return sm >= 100
+
+def sm_passed_on():
+    sm = sm_when_initialized()
+    return at_least_100(sm)
+
+def sm_passed_unchecked(sm):
+    return sm >= 100
+
+def sm_passed_to_unchecked():
+    sm = sm_when_initialized()
+    return sm_passed_unchecked(sm)
 """
 
 

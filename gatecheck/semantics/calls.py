@@ -23,6 +23,7 @@ from gatecheck.semantics.values import (
     FunctionRef,
     Identity,
     InstanceRef,
+    NoneOr,
     OneOf,
     PartialRef,
     SuperRef,
@@ -81,9 +82,26 @@ def call_node(ev: Evaluator, node: nodes.Call, env: Env | None, optional: bool =
         if subject is UNKNOWN:
             return UNKNOWN
         return call(ev, func, [subject, ev.eval(node.args[1], env)], {}, node.func)
-    args = [ev.eval(arg, env) for arg in node.args]
-    kwargs = {str(k.arg): ev.eval(k.value, env) for k in keywords}
+    local = isinstance(func, FunctionRef) and env is not None
+    args = [_argument(ev, arg, env, local) for arg in node.args]
+    kwargs = {str(k.arg): _argument(ev, k.value, env, local) for k in keywords}
     return call(ev, func, args, kwargs, syntax=node.func, optional=optional)
+
+
+def _argument(ev: Evaluator, arg: nodes.NodeNG, env: Env | None, local: bool) -> Any:
+    """An argument's value. `local` (a project function called from a body): a local
+    that may be None (NoneOr) is passed as it is, so that the callee's parameter is
+    narrowed by its None or truth test as the caller's local would be (`majors =
+    probe(); pick(majors)` with `if not majors: return []` in pick)."""
+    if (
+        local
+        and env is not None
+        and isinstance(arg, nodes.Name)
+        and arg.name not in ev.flag_values
+        and isinstance(env.get(arg.name), NoneOr)
+    ):
+        return env[arg.name]
+    return ev.eval(arg, env)
 
 
 def _fallback(ev: Evaluator, func_node: nodes.NodeNG, func: Any) -> Any:
@@ -307,6 +325,8 @@ def _call_key(
 
 
 def _freeze(value: Any) -> Any:
+    if isinstance(value, NoneOr):
+        return ("none-or", _freeze(value.value))
     if isinstance(value, list):
         return ("list", tuple(_freeze(v) for v in value))
     if isinstance(value, dict):

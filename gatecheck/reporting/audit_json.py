@@ -101,7 +101,12 @@ def render_audit_json(report: AuditReport, base: Path | None = None) -> str:
         "gates": [gate_to_dict(g, report, base, lines) for g in report.gates],
         "hops": [site_to_dict(s, base) for s in report.hops],
         "diagnostics": [
-            {"path": display_path(d.path, base), "line": d.line, "message": d.message}
+            {
+                "path": display_path(d.path, base),
+                "line": d.line,
+                "code": d.code,
+                "message": d.message,
+            }
             for d in report.diagnostics
         ],
     }

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gatecheck.audit import AuditedGate, AuditReport, GateClass
+from gatecheck.containment import BOUND_HIT
 from gatecheck.reporting.columns import SourceLines
 from gatecheck.reporting.grammar import count
 from gatecheck.reporting.paths import display_path
@@ -200,14 +201,42 @@ def render_audit_text(
             if not is_declaration(gate):
                 console.print(gate_line(gate, report, base, lines), soft_wrap=True)
     render_declarations(console, report, base, lines)
+    render_diagnostics(console, report, base)
+    console.print(Text(summary_line(report), style="bold"), soft_wrap=True)
+
+
+# Conditions not evaluated to the end (GC901) listed in the text report; the others are
+# counted (a web application's deep call chains gave unsloth 1,706 of them, each "may be
+# a gate": a wall of lines hiding the report). JSON, Markdown and HTML list every one.
+LISTED_BOUND_HITS = 20
+
+
+def render_diagnostics(console: Console, report: AuditReport, base: Path | None) -> None:
+    """Each diagnostic with its code (GC900 a file not analysed, GC901 a condition not
+    evaluated to the end), the GC901s past LISTED_BOUND_HITS counted in one line."""
+    listed, left = 0, []
     for diag in report.diagnostics:
+        if diag.code == BOUND_HIT:
+            if listed >= LISTED_BOUND_HITS:
+                left.append(diag)
+                continue
+            listed += 1
         console.print(
             Text.assemble(
                 (f"{display_path(diag.path, base)}:{diag.line}", "bold"),
                 ": ",
-                ("GC900", "yellow"),
+                (diag.code, "yellow"),
                 f" {printable(diag.message)}",
             ),
             soft_wrap=True,
         )
-    console.print(Text(summary_line(report), style="bold"), soft_wrap=True)
+    if left:
+        files = len({d.path for d in left})
+        console.print(
+            Text(
+                f"... and {count(len(left), 'more condition')} not evaluated to the end "
+                f"({BOUND_HIT}) in {count(files, 'file')}: --format json lists every one",
+                style="yellow",
+            ),
+            soft_wrap=True,
+        )

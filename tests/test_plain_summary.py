@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import re
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -115,32 +114,3 @@ def test_clean_report_without_rich(
         assert plain.stdout.count("\n") == 1
     else:
         assert plain.stdout == ""
-
-
-def test_clean_report_imports_no_rich(tmp_path: Path) -> None:
-    """In a fresh interpreter: a clean text report loads no rich module."""
-    import subprocess
-
-    for rel, text in TREE.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
-    rules = tmp_path / "rules.yaml"
-    rules.write_text(RULE, encoding="utf-8")
-    probe = (
-        "import sys\n"
-        "from gatecheck.cli import cli\n"
-        "try:\n"
-        "    cli.main(args=sys.argv[1:], standalone_mode=False)\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'rich'}))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, "check", "pkg", "--rules", str(rules), "--no-cache"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={k: v for k, v in __import__("os").environ.items() if k != "FORCE_COLOR"},
-    )
-    assert done.stdout.splitlines()[-1] == "[]", done.stdout + done.stderr
-    assert done.stdout.startswith("All checks passed!")

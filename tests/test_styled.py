@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from gatecheck.cli import cli
 from gatecheck.reporting.plain import plain_console
 from gatecheck.reporting.styled import PlainPrinter, RichPrinter, Styled, expand_tabs
+from tests.test_plain_summary import RULE  # the same one-feature rule
 
 LINES: list[tuple[Styled | str, str]] = [
     ("", ""),
@@ -104,14 +105,6 @@ TREE = {
     ),
     "pkg/broken.py": "enable_fusion = 1\ndef f(:\n",
 }
-RULE = """\
-features:
-  - id: fusion
-    description: the fusion
-    flags: [enable_fusion]
-    gate_functions: [pkg.comm.apply_fusion]
-    require: [sm90, sm100, sm120]
-"""
 
 
 def _tree(root: Path, *, wide: bool = True) -> Path:
@@ -148,9 +141,17 @@ def test_report_with_findings_plain_and_through_rich(
         assert frame and "\t" not in frame[0]  # expanded, as rich expands it
 
 
-def test_report_with_findings_imports_no_rich(tmp_path: Path) -> None:
-    """In a fresh interpreter: a text report with findings, to a pipe, loads no rich."""
+@pytest.mark.parametrize("findings", [True, False], ids=["findings", "clean"])
+def test_text_report_to_a_pipe_imports_no_rich(tmp_path: Path, findings: bool) -> None:
+    """In a fresh interpreter: a text report to a pipe loads no rich, with findings (a
+    finding and a diagnostic) or without (the summary line alone)."""
     rules = _tree(tmp_path, wide=False)
+    if not findings:
+        (tmp_path / "pkg" / "broken.py").unlink()
+        (tmp_path / "pkg" / "comm.py").write_text(
+            TREE["pkg/comm.py"].replace("(9, 10)", "(9, 10, 12)").replace("  # \u4e2d\u6587", ""),
+            encoding="utf-8",
+        )
     probe = (
         "import sys\n"
         "from gatecheck.cli import cli\n"
@@ -168,5 +169,8 @@ def test_report_with_findings_imports_no_rich(tmp_path: Path) -> None:
         text=True,
         env=env,
     )
-    assert "GC001 [fusion]" in done.stdout, done.stdout + done.stderr
+    if findings:
+        assert "GC001 [fusion]" in done.stdout, done.stdout + done.stderr
+    else:
+        assert done.stdout.startswith("All checks passed!"), done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == "[]", done.stdout + done.stderr

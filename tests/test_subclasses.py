@@ -16,14 +16,17 @@ from gatecheck.config.model import RuleSet
 from gatecheck.semantics.admitted import Semantics, in_memory_project
 from tests.conftest import write_tree
 
-BASE = """
+_CLASS = """
 import torch
 
 
 class OpBase:
     MIN_CAPABILITY = (5, 0)
     MAX_CAPABILITY = None
-
+"""
+BASE = (
+    _CLASS
+    + """
     @classmethod
     def not_supported(cls, device):
         capability = torch.cuda.get_device_capability(device)
@@ -34,15 +37,11 @@ class OpBase:
     def on_instance(self, device):
         return torch.cuda.get_device_capability(device) < self.MIN_CAPABILITY
 """
+)
 # The shape of xFormers' not_supported_reasons: each test appends a reason (disabling).
-REASONS = """
-import torch
-
-
-class OpBase:
-    MIN_CAPABILITY = (5, 0)
-    MAX_CAPABILITY = None
-
+REASONS = (
+    _CLASS
+    + """
     @classmethod
     def not_supported_reasons(cls, device):
         reasons = []
@@ -53,6 +52,7 @@ class OpBase:
             reasons.append("too new")
         return reasons
 """
+)
 OPS = """
 from pkg.ops.common import OpBase
 

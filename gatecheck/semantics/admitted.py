@@ -285,10 +285,9 @@ class Semantics:
         from gatecheck.semantics import subclasses
 
         if flags is None or subclasses.RECEIVER not in flags:
-            method = node.frame()
             options = self.evaluator(self.registry.names[0]).receivers(node)
             if options:
-                receiver = subclasses.RECEIVER
+                method, receiver = node.frame(), subclasses.RECEIVER
                 each = [
                     self.admission(node, {**(flags or {}), receiver: (method, k)}, env_for)
                     for k in options

@@ -82,10 +82,19 @@ def call_node(ev: Evaluator, node: nodes.Call, env: Env | None, optional: bool =
         if subject is UNKNOWN:
             return UNKNOWN
         return call(ev, func, [subject, ev.eval(node.args[1], env)], {}, node.func)
+    if isinstance(func, Builtin) and func.name == "next" and not _made_in_place(node):
+        # `it = iter(xs); next(it); next(it)`: an iterator held in a name may have been
+        # advanced (values are never changed in place): only `next(iter(xs))` is read.
+        return UNKNOWN
     local = isinstance(func, FunctionRef) and env is not None
     args = [_argument(ev, arg, env, local) for arg in node.args]
     kwargs = {str(k.arg): _argument(ev, k.value, env, local) for k in keywords}
     return call(ev, func, args, kwargs, syntax=node.func, optional=optional)
+
+
+def _made_in_place(node: nodes.Call) -> bool:
+    """`next(iter(...))`: the iterator is made in the call, so next() gives its first."""
+    return bool(node.args) and isinstance(node.args[0], nodes.Call)
 
 
 def _argument(ev: Evaluator, arg: nodes.NodeNG, env: Env | None, local: bool) -> Any:

@@ -94,18 +94,14 @@ def _search(ev: Evaluator, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, ...]:
             texts[str(path)] = ev.project.text_of(path) or ""
     found: list[nodes.ClassDef] = []
     seen: set[int] = {id(cls)}
-    looked: set[str] = set()
     pending = [str(cls.name)]
     while pending:
-        name = pending.pop(0)
-        spelled = re.compile(rf"\b{re.escape(name)}\b")  # `Op`, not `Operator`
+        spelled = re.compile(rf"\b{re.escape(pending.pop(0))}\b")  # `Op`, not `Operator`
         for path in paths:
-            key = str(path)
-            if key in looked or name not in texts[key] or not spelled.search(texts[key]):
+            if not spelled.search(texts[str(path)]):
                 continue
-            candidate = ev.project.module_at(path)
+            candidate = ev.project.module_at(path)  # built once (None: failed, said once)
             if candidate is None:
-                looked.add(key)
                 continue
             for statement in candidate.body:
                 if (

@@ -319,8 +319,9 @@ class EachDevice:
 @dataclass(frozen=True)
 class Iterating:
     """`iter(x)` of known items, not yet advanced: `next()` gives the first (its default
-    when there is none). A value, never advanced in place: each `next(iter(x))` reads
-    the first item (`major = next(iter(majors))`, majors a set of one)."""
+    when there is none). Values are never changed in place, so only an iterator made in
+    the call is read (`major = next(iter(majors))`, majors a set of one); `next(it)` of
+    one held in a name, perhaps advanced already, is unknown (calls.call_node)."""
 
     items: tuple[Any, ...]
 

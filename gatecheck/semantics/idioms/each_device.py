@@ -120,6 +120,14 @@ IDIOM = Idiom(
             _HELPERS,
         ),
         Noop(
+            "iterator-advanced-before",
+            "second() == MAJOR",
+            "an iterator held in a name may have been advanced: only next(iter(x)) is read",
+            _HELPERS
+            + "MAJOR = torch.cuda.get_device_capability()[0]\n"
+            + "def second():\n    it = iter([MAJOR, 5])\n    next(it)\n    return next(it)\n",
+        ),
+        Noop(
             "first-of-two",
             "next(iter({MAJOR, MAJOR + 1})) == MAJOR",
             "which item of a set of two comes first is its hash order's, not the generation's",

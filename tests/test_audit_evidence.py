@@ -225,6 +225,31 @@ CASES = [
         "a gap with a TODO",
         id="needs-this-fix-is-a-todo",
     ),
+    # The branch the condition's truth takes is said to be for the family: sm120, a
+    # Blackwell, should take it too (vLLM widened `major == 10` to `>= 10` there).
+    pytest.param(
+        "def pick(version):\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        "    if cap[0] == 10 and version == 3:\n"
+        "        logger.warning('Cannot use FA version 3 on Blackwell platform')\n"
+        "        version = 2\n"
+        "    return version\n",
+        "sm120",
+        [(5, "likely-gap")],
+        "the branch its condition takes speaks of Blackwell, which sm120 is",
+        id="branch-said-to-be-for-the-family",
+    ),
+    pytest.param(
+        "def setup(tp):\n"
+        "    if tp != 8 or torch.cuda.get_device_capability()[0] != 10:\n"
+        "        logger.warning('fusion unavailable: requires Blackwell and TP8')\n"
+        "    else:\n"
+        "        enable_fusion()\n",
+        "sm120",
+        [(4, "likely-gap")],
+        "the branch its condition takes speaks of Blackwell, which sm120 is",
+        id="refusal-said-to-need-the-family",
+    ),
 ]
 
 
@@ -323,6 +348,18 @@ NOOPS = [
         "if is_sm100_supported():\n    raise ValueError('not supported on Blackwell')\n",
         [(3, "admits")],
         id="family-named-unsupported",
+    ),
+    # Said of the other branch, the family's name is a limitation, not the condition's.
+    pytest.param(
+        "def pick(version):\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        "    if cap[0] == 10 and version == 3:\n"
+        "        version = 3\n"
+        "    else:\n"
+        "        logger.warning('Cannot use FA version 3 on Blackwell platform')\n"
+        "    return version\n",
+        [(5, "probably-deliberate")],
+        id="family-said-unsupported-in-the-other-branch",
     ),
     # An else branch written for this generation's own major is not another's path.
     pytest.param(

@@ -438,6 +438,24 @@ def test_asks_for_its_family(text: str, expected: bool) -> None:
     assert (evidence.asks_for_its_family(words, SM120) is not None) is expected
 
 
+@pytest.mark.parametrize(
+    ("text", "taken_when_true", "expected"),
+    [
+        # In the branch the condition's truth takes: what the condition is for.
+        ("Cannot use FA version 3 on Blackwell platform", True, True),
+        ("FP8 KV cache is not supported on Blackwell yet", True, True),
+        # Elsewhere (the else branch, a function's other message), it is a limitation.
+        ("Cannot use FA version 3 on Blackwell platform", False, False),
+        # Part of the family, or the parts glossed, still do not ask for sm120.
+        ("Cannot use FA3 on Blackwell datacenter GPUs", True, False),
+        ("Cannot use FA3 on Blackwell (SM100, SM103, SM110)", True, False),
+    ],
+)
+def test_family_in_the_branch_taken(text: str, taken_when_true: bool, expected: bool) -> None:
+    words = evidence.Words(1, "message", text, taken_when_true=taken_when_true)
+    assert (evidence.asks_for_its_family(words, SM120) is not None) is expected
+
+
 def test_a_table_imported_from_another_module_is_read_there(make_tree: MakeTree) -> None:
     from gatecheck.audit import run_audit
 

@@ -7,6 +7,7 @@ asks for more than the gate admits ("requires SM90+")."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import tokenize
@@ -30,6 +31,10 @@ class Words:
     kind: str  # "comment", "message" or "docstring"
     text: str
     end: int = 0  # last line of a comment block
+    # A message in the branch an `if` takes when its condition holds: it speaks of the
+    # circumstance the condition tests ("Cannot use FA3 on Blackwell": the branch is
+    # for Blackwell).
+    taken_when_true: bool = False
 
     def quoted(self) -> str:
         text = " ".join(self.text.split())
@@ -99,7 +104,7 @@ def generation_mention(generation: Generation) -> re.Pattern[str]:
 def sentences(words: Words) -> Iterator[Words]:
     for part in re.split(r"(?<=[.;!?])\s+|\n\s*\n", words.text):
         if part.strip():
-            yield Words(words.line, words.kind, part)
+            yield dataclasses.replace(words, text=part)
 
 
 # Rules: (sentence, audited generation) -> a reason, or None.
@@ -202,17 +207,25 @@ _PART_OF_FAMILY = re.compile(
 def asks_for_its_family(words: Words, generation: Generation) -> str | None:
     """'only supported on Blackwell GPUs (SM100)' on a gate that leaves out sm120, a
     Blackwell: the message promises the family, the gate admits one part of it. Not when
-    the sentence says the family is unsupported or names only part of it."""
+    the sentence says the family is unsupported or names only part of it, unless the
+    sentence is in the branch the condition's truth takes: then it speaks of what the
+    condition tests ('Cannot use FA3 on Blackwell' under `major == 10`; 'unavailable:
+    requires Blackwell' under `major != 10`), which sm120, a Blackwell, is."""
     family = generation.family
     if words.kind != "message" or not family:
         return None
     if not re.search(rf"\b{re.escape(family)}\b", words.text, re.IGNORECASE):
         return None
-    if _NEGATIVE.search(words.text) or _PART_OF_FAMILY.search(words.text):
+    if _PART_OF_FAMILY.search(words.text) or _glosses_the_family(words.text, generation):
         return None
-    if _glosses_the_family(words.text, generation):
-        return None
-    return f"its words ask for {family}, which {generation.name} is: {words.quoted()}"
+    if not _NEGATIVE.search(words.text):
+        return f"its words ask for {family}, which {generation.name} is: {words.quoted()}"
+    if words.taken_when_true:
+        return (
+            f"the branch its condition takes speaks of {family}, which "
+            f"{generation.name} is: {words.quoted()}"
+        )
+    return None
 
 
 # "SM100 family": the family of one major, named by its number.
@@ -283,8 +296,10 @@ def texts_near(
 
 def branch_strings(statement: nodes.NodeNG) -> list[Words]:
     statements: list[nodes.NodeNG] = []
+    body: set[int] = set()
     if isinstance(statement, nodes.If):
         statements = list(statement.body)
+        body = {id(s) for s in statement.body}
         if not (len(statement.orelse) == 1 and isinstance(statement.orelse[0], nodes.If)):
             statements += list(statement.orelse)
     elif isinstance(statement, (nodes.Assert, nodes.Return)):
@@ -296,7 +311,8 @@ def branch_strings(statement: nodes.NodeNG) -> list[Words]:
         for const in stmt.nodes_of_class(nodes.Const):
             # Sentences only: 'tcgen05' or 'cutlass' picked as a value is a name, not a word.
             if isinstance(const.value, str) and " " in const.value.strip():
-                out.append(Words(int(const.lineno or stmt.lineno or 1), "message", const.value))
+                line = int(const.lineno or stmt.lineno or 1)
+                out.append(Words(line, "message", const.value, taken_when_true=id(stmt) in body))
     return out
 
 

@@ -43,12 +43,28 @@ FIRST = 3 + MAJOR_OR_NONE.count("\n")  # the snippet's first line in mod.py
             {2: ["sm70", "sm75"]},
             id="none-or-compared-negated",
         ),
+        # Ordering None raises: where `cap < 8` has a truth, cap is the major.
         pytest.param(
             "    def unchecked(self):\n"
             "        cap = self.capability_major()\n"
             "        return cap < 8\n",
+            {2: ["sm70", "sm75"]},
+            id="ordered-without-the-test-raises-on-none",
+        ),
+        # `==` and `in` do not raise on None: without the test, unknown.
+        pytest.param(
+            "    def unchecked(self):\n"
+            "        cap = self.capability_major()\n"
+            "        return cap == 7\n",
             {},
-            id="used-without-the-test-is-unknown",
+            id="equality-without-the-test-is-unknown",
+        ),
+        pytest.param(
+            "    def unchecked(self):\n"
+            "        cap = self.capability_major()\n"
+            "        return bool(cap) and cap in (7, 8)\n",
+            {},
+            id="membership-without-the-test-is-unknown",
         ),
         pytest.param(
             "    def two_bindings(self, given):\n"
@@ -67,6 +83,109 @@ def test_a_none_test_narrows_the_rest_of_the_condition(
     report = audit(make_tree, MAJOR_OR_NONE + snippet)
     found = {
         gate.found.line - FIRST: sorted(gate.found.admission.can_be_true)
+        for gate in report.gates
+        if gate.path.name == "mod.py"
+    }
+    assert found == rows
+
+
+PROBE = """\
+import torch
+
+
+def probe(device):
+    if device.type != "cuda":
+        return None
+    return torch.cuda.get_device_capability(device)
+
+
+class Props:
+    def __init__(self):
+        self.major = torch.cuda.get_device_properties(0).major
+
+
+def props(device):
+    if device.type != "cuda":
+        return None
+    return Props()
+
+"""
+PROBE_FIRST = 3 + PROBE.count("\n")
+
+
+@pytest.mark.parametrize(
+    ("snippet", "rows"),
+    [
+        # An item, an attribute or an unpacking of None raises: where the condition
+        # has a truth, the local is the probe's value.
+        pytest.param(
+            "def f(device):\n    cap = probe(device)\n    return cap[0] == 10\n",
+            {2: ["sm100", "sm103"]},
+            id="item-of-a-local",
+        ),
+        pytest.param(
+            "def f(device):\n    return probe(device)[0] == 10\n",
+            {1: ["sm100", "sm103"]},
+            id="item-of-the-call",
+        ),
+        pytest.param(
+            "def f(device):\n    p = props(device)\n    return p.major == 9\n",
+            {2: ["gfx90a", "gfx942", "gfx950", "sm90"]},
+            id="attribute-of-a-local",
+        ),
+        pytest.param(
+            "def f(device):\n    major, minor = probe(device)\n    return major == 9\n",
+            {2: ["gfx90a", "gfx942", "gfx950", "sm90"]},
+            id="unpacked-local",
+        ),
+        pytest.param(
+            "def f(device):\n"
+            "    cap = probe(device)\n"
+            "    assert cap is not None\n"
+            "    major, minor = cap\n"
+            "    return major == 12\n",
+            {4: ["sm120", "sm121"]},
+            id="unpacked-after-an-assert",
+        ),
+        # `map(int, ...)` of known items, read whole or unpacked.
+        pytest.param(
+            "def f():\n"
+            "    cap = tuple(map(int, torch.cuda.get_device_capability()))\n"
+            "    return cap >= (10, 0)\n",
+            {2: ["sm100", "sm103", "sm110", "sm120", "sm121"]},
+            id="tuple-of-map-int",
+        ),
+        pytest.param(
+            "def f():\n"
+            "    major, minor = map(int, torch.cuda.get_device_capability())\n"
+            "    return major == 8 and minor == 9\n",
+            {2: ["sm89"]},
+            id="map-int-unpacked",
+        ),
+        # A None test, or anything that does not raise on None, stays unknown.
+        pytest.param(
+            "def f(device):\n    cap = probe(device)\n    return cap == (9, 0)\n",
+            {},
+            id="equality-does-not-dereference",
+        ),
+        pytest.param(
+            "def f(device):\n    p = props(device)\n    return p.__class__ is Props\n",
+            {},
+            id="dunder-attributes-exist-on-none",
+        ),
+        pytest.param(
+            "def f(device):\n    return len(map(int, probe(device))) == 2\n",
+            {},
+            id="len-of-an-iterator-raises",
+        ),
+    ],
+)
+def test_a_value_that_raises_on_none(
+    make_tree: MakeTree, snippet: str, rows: dict[int, list[str]]
+) -> None:
+    report = audit(make_tree, PROBE + snippet)
+    found = {
+        gate.found.line - PROBE_FIRST: sorted(gate.found.admission.can_be_true)
         for gate in report.gates
         if gate.path.name == "mod.py"
     }

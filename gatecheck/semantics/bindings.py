@@ -10,6 +10,7 @@ from astroid import nodes
 from gatecheck.loading.resolve import decorator_names, destructure_path
 from gatecheck.semantics import conventions, dispatch, replay
 from gatecheck.semantics.env import index_path
+from gatecheck.semantics.expressions import dereferenced
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.subclasses import RECEIVER
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
@@ -67,12 +68,14 @@ def _assigned(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) -> Any:
         declared = None if annotation is None else ev.eval(annotation, None)
         return dispatch.declared(ev, declared.node) if isinstance(declared, ClassRef) else UNKNOWN
     if isinstance(parent, nodes.Assign):
-        rhs = ev.eval(parent.value, None)
-        for target in parent.targets:
-            path = destructure_path(target, node)
-            if path is not None:
-                return index_path(rhs, path)
-        return UNKNOWN
+        paths = [p for t in parent.targets if (p := destructure_path(t, node)) is not None]
+        if not paths:
+            return UNKNOWN
+        if paths[0] and _in_function(parent):
+            # `major, minor = probe()`: unpacking None raises, so where the function
+            # goes on the probe gave its value.
+            return index_path(dereferenced(ev, parent.value, None), paths[0])
+        return index_path(ev.eval(parent.value, None), paths[0])
     if isinstance(parent, nodes.AnnAssign):
         if parent.value is not None:
             return ev.eval(parent.value, None)
@@ -106,6 +109,10 @@ def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -
             return ClassRef(func.parent)
         return InstanceRef(func.parent)
     return conventions.parameter_by_convention(ev, node, args)
+
+
+def _in_function(node: nodes.NodeNG) -> bool:
+    return isinstance(node.scope(), (nodes.FunctionDef, nodes.AsyncFunctionDef))
 
 
 def _under_type_checking(ev: Evaluator, node: nodes.NodeNG) -> bool:

@@ -4,6 +4,7 @@ values, getattr/hasattr/isinstance answered by the value domain and the class mo
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gatecheck.semantics import classes
@@ -125,6 +126,10 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
         if args[0].items:
             return args[0].items[0]
         return args[1] if len(args) == 2 else UNKNOWN  # StopIteration
+    if name == "map" and len(args) == 2 and not kwargs:
+        return _mapped(args[0], args[1])
+    if len(args) == 1 and isinstance(args[0], Iterating) and name in _CONSUMERS:
+        args = [args[0].items]  # what tuple(), sorted(), min() ... read of it
     if len(args) == 1 and isinstance(args[0], EachDevice) and not kwargs:
         return _of_each_device(name, args[0])
     if contains_unknown(list(args)) or kwargs:
@@ -135,6 +140,29 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
     if impl is None:
         return UNKNOWN
     return safe(lambda: impl(*args))
+
+
+# Builtins that read an iterable through once, whole.
+_CONSUMERS = frozenset(("tuple", "list", "set", "frozenset", "sorted", "min", "max", "any", "all"))
+_CONVERSIONS = frozenset(("int", "float", "str", "bool", "abs", "round"))
+
+
+def _mapped(func: Any, items: Any) -> Any:
+    """`map(int, capability)` (`tuple(map(int, ...))`, `major, minor = map(int, ...)`):
+    a conversion builtin over known items, an iterator of the converted items; over a
+    machine's per-device values, each device's converted."""
+    if not (isinstance(func, Builtin) and func.name in _CONVERSIONS):
+        return UNKNOWN
+    impl = _BUILTIN_IMPLS[func.name]
+    if isinstance(items, EachDevice):
+        if contains_unknown(items.item):
+            return UNKNOWN
+        item = safe(partial(impl, items.item))
+        return UNKNOWN if item is UNKNOWN else EachDevice(item)
+    if not isinstance(items, (tuple, list)) or contains_unknown(items):
+        return UNKNOWN
+    converted = tuple(safe(partial(impl, v)) for v in items)
+    return UNKNOWN if UNKNOWN in converted else Iterating(converted)
 
 
 def _of_each_device(name: str, devices: EachDevice) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 from astroid import nodes
 
 from gatecheck.semantics.logic import item_of_options, join_optional
-from gatecheck.semantics.values import UNKNOWN, NoneOr, OneOf, truth
+from gatecheck.semantics.values import UNKNOWN, Iterating, NoneOr, OneOf, truth
 
 Env = dict[str, Any]
 
@@ -19,6 +19,10 @@ def index_path(value: Any, path: Sequence[int]) -> Any:
     for index in path:
         if value is UNKNOWN:
             return UNKNOWN
+        if isinstance(value, NoneOr):
+            value = value.value  # unpacking None raises: where it goes on, the value
+        if isinstance(value, Iterating):
+            value = value.items  # `major, minor = map(int, ...)`
         if isinstance(value, OneOf):
             value = item_of_options(value, index)
             continue

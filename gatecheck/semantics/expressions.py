@@ -77,7 +77,28 @@ def _name(ev: Evaluator, node: nodes.Name, env: Env | None) -> Any:
 def _attribute(ev: Evaluator, node: nodes.Attribute, env: Env | None) -> Any:
     if node.attrname in ev.flag_values:
         return ev.flag_values[node.attrname]
-    return ev.get_attribute(ev.eval(node.expr, env), node.attrname)
+    if node.attrname.startswith("__"):
+        return ev.get_attribute(ev.eval(node.expr, env), node.attrname)  # None has these
+    return ev.get_attribute(dereferenced(ev, node.expr, env), node.attrname)
+
+
+def dereferenced(ev: Evaluator, node: nodes.NodeNG, env: Env | None) -> Any:
+    """The value of `node` where the expression reading it raises on None (an item
+    `cap[0]`, an attribute `cap.major`, an unpacking): a local or a call that may give
+    None (values.NoneOr: `cap = probe()`, None when the probe fails) is its value there,
+    as on the path where it is None the expression raises and has no truth to give."""
+    value = ev.eval(node, env)
+    if value is not UNKNOWN:
+        return value
+    held: Any = UNKNOWN
+    if isinstance(node, nodes.Call):
+        held = ev.call_node(node, env, optional=True)
+    elif isinstance(node, nodes.Name) and node.name not in ev.flag_values:
+        if env is not None and node.name in env:
+            held = env[node.name]
+        elif (call := _sole_call_assigned(node)) is not None:
+            held = ev.call_node(call, None, optional=True)
+    return held.value if isinstance(held, NoneOr) else value
 
 
 def _bool_op(ev: Evaluator, node: nodes.BoolOp, env: Env | None) -> Any:
@@ -148,12 +169,18 @@ def _bin_op(ev: Evaluator, node: nodes.BinOp, env: Env | None) -> Any:
 
 
 def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
-    left = ev.eval(node.left, env)
+    # Ordering None raises: `cap >= (9, 0)` reads a `cap` that may be None as its value.
+    ordering = all(op in _ORDERING for op, _ in node.ops)
+
+    def read(operand: nodes.NodeNG) -> Any:
+        return dereferenced(ev, operand, env) if ordering else ev.eval(operand, env)
+
+    left = read(node.left)
     if left is UNKNOWN and len(node.ops) == 1:
         return UNKNOWN  # whatever the right side is (see _compare_one)
     outcome: Any = True
     for op, right_node in node.ops:
-        right = ev.eval(right_node, env)
+        right = read(right_node)
         step = _compare_one(ev, op, left, right)
         if step is False:
             return False
@@ -161,6 +188,9 @@ def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
             outcome = UNKNOWN
         left = right
     return outcome
+
+
+_ORDERING = frozenset(("<", "<=", ">", ">="))
 
 
 def _compare_options(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
@@ -249,7 +279,7 @@ def _dict(ev: Evaluator, node: nodes.Dict, env: Env | None) -> Any:
 
 
 def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
-    container = ev.eval(node.value, env)
+    container = dereferenced(ev, node.value, env)
     if container is UNKNOWN:
         return UNKNOWN
     if isinstance(node.slice, nodes.Slice):

@@ -67,8 +67,11 @@ def _raise(ev: Evaluator, stmt: nodes.Raise, env: Env, returns: list[Any]) -> bo
 
 
 def _assign(ev: Evaluator, stmt: nodes.Assign, env: Env, returns: list[Any]) -> bool:
-    one_name = len(stmt.targets) == 1 and isinstance(stmt.targets[0], nodes.AssignName)
-    if one_name and isinstance(stmt.value, nodes.Call):
+    # A local may hold NoneOr (`cap = probe()`), and so may a tuple unpacked from it.
+    one_target = len(stmt.targets) == 1 and isinstance(
+        stmt.targets[0], (nodes.AssignName, nodes.Tuple, nodes.List)
+    )
+    if one_target and isinstance(stmt.value, nodes.Call):
         value = ev.call_node(stmt.value, env, optional=True)
     else:
         value = ev.eval(stmt.value, env)

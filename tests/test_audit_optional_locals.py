@@ -111,6 +111,7 @@ def props(device):
 
 """
 PROBE_FIRST = 3 + PROBE.count("\n")
+NEWER_THAN_HOPPER = ["sm100", "sm103", "sm110", "sm120", "sm121", "sm90"]
 
 
 @pytest.mark.parametrize(
@@ -161,6 +162,21 @@ PROBE_FIRST = 3 + PROBE.count("\n")
             "    return major == 8 and minor == 9\n",
             {2: ["sm89"]},
             id="map-int-unpacked",
+        ),
+        # A local that may be None passed on: the callee's parameter is its value
+        # where the callee dereferences it, unknown where it is read whole.
+        pytest.param(
+            "def dtypes(capability):\n"
+            "    major, minor = capability\n"
+            "    return major >= 9\n"
+            "def whole(capability):\n"
+            "    return capability == (9, 0)\n"
+            "def for_device(device):\n"
+            "    cap = probe(device)\n"
+            "    assert cap is not None\n"
+            "    return dtypes(cap), whole(cap)\n",
+            {2: ["gfx90a", "gfx942", "gfx950", *NEWER_THAN_HOPPER]},
+            id="passed-on-then-unpacked",
         ),
         # A None test, or anything that does not raise on None, stays unknown.
         pytest.param(

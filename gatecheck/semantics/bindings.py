@@ -10,7 +10,7 @@ from astroid import nodes
 from gatecheck.loading.resolve import decorator_names, destructure_path
 from gatecheck.semantics import conventions, dispatch, replay
 from gatecheck.semantics.env import index_path
-from gatecheck.semantics.expressions import dereferenced
+from gatecheck.semantics.expressions import may_be_none
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.subclasses import RECEIVER
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
@@ -71,10 +71,11 @@ def _assigned(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) -> Any:
         paths = [p for t in parent.targets if (p := destructure_path(t, node)) is not None]
         if not paths:
             return UNKNOWN
-        if paths[0] and _in_function(parent):
-            # `major, minor = probe()`: unpacking None raises, so where the function
-            # goes on the probe gave its value.
-            return index_path(dereferenced(ev, parent.value, None), paths[0])
+        if isinstance(node, nodes.AssignName) and _in_function(parent):
+            # A local keeps a result that may be None (NoneOr: expressions read it as
+            # unknown, and as its value where None would raise); unpacking None raises,
+            # so `major, minor = probe()` are the probe's items (index_path).
+            return index_path(may_be_none(ev, parent.value), paths[0])
         return index_path(ev.eval(parent.value, None), paths[0])
     if isinstance(parent, nodes.AnnAssign):
         if parent.value is not None:

@@ -25,7 +25,7 @@ from gatecheck.loading.readlog import CALLS
 from gatecheck.semantics.call_names import MAX_CALLER_FILES, called_name_set
 from gatecheck.semantics.logic import join_all
 from gatecheck.semantics.reads import remembered
-from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, contains_unknown
+from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, NoneOr, contains_unknown
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -159,7 +159,7 @@ def _argument(ev: Evaluator, site: _Site, func: nodes.FunctionDef, node: nodes.N
         return _NOT_FOUND
     for keyword in call.keywords or ():
         if keyword.arg == name:
-            return ev.value(keyword.value)
+            return _passed(ev, keyword.value)
     positional = [*func.args.posonlyargs, *func.args.args]
     index = next((i for i, a in enumerate(positional) if a is node), None)
     if any(isinstance(a, nodes.Starred) for a in call.args):
@@ -169,12 +169,22 @@ def _argument(ev: Evaluator, site: _Site, func: nodes.FunctionDef, node: nodes.N
         if index is not None and 0 <= index - site.offset < len(passed):
             return passed[index - site.offset]
     elif index is not None and 0 <= index - site.offset < len(call.args):
-        return ev.value(call.args[index - site.offset])
+        return _passed(ev, call.args[index - site.offset])
     try:
         default = func.args.default_value(name)
     except Exception:  # astroid's NoDefault: a required parameter not passed
         return _NOT_FOUND
     return ev.value(default)
+
+
+def _passed(ev: Evaluator, argument: nodes.NodeNG) -> Any:
+    """An argument's value; a local that may be None (`cap = probe(); f(cap)`) is passed
+    as such (values.NoneOr): the parameter is unknown where it is read as a whole, its
+    value where None would raise (`major, minor = cap`)."""
+    value = ev.value(argument, optional=True)
+    if isinstance(value, NoneOr) and contains_unknown(value.value):
+        return UNKNOWN
+    return value
 
 
 def _spread(ev: Evaluator, arguments: list[nodes.NodeNG]) -> list[Any] | None:

@@ -75,7 +75,8 @@ class Evaluator:
     _entered: int = 0
 
     # -- entry points --------------------------------------------------------------------
-    def value(self, node: nodes.NodeNG, env: Env | None = None) -> Any:
+    def value(self, node: nodes.NodeNG, env: Env | None = None, optional: bool = False) -> Any:
+        """`optional`: a result that may be None stays NoneOr (expressions.may_be_none)."""
         if self._too_nested(node):
             self.reads.bounds.add(bounds.TOO_NESTED)
             return UNKNOWN
@@ -86,7 +87,7 @@ class Evaluator:
             self._steps_left = bounds.MAX_STEPS
         self._entered += 1
         try:
-            return self.eval(node, env)
+            return expressions.may_be_none(self, node, env) if optional else self.eval(node, env)
         except RecursionError:
             if not outermost:
                 raise
@@ -165,6 +166,12 @@ class Evaluator:
             raise bounds.WorkExceeded
         # expressions.evaluate, inlined: the handler for the node's class.
         return _HANDLERS.get(type(node), _unknown)(self, node, env)
+
+    def eval_step(self) -> None:
+        """The step eval() counts, for a node evaluated by other means."""
+        self._steps_left -= 1
+        if self._steps_left < 0:
+            raise bounds.WorkExceeded
 
     resolve_name = resolve.resolve_name
     get_attribute = attributes.attribute

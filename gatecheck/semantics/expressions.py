@@ -71,7 +71,9 @@ def _name(ev: Evaluator, node: nodes.Name, env: Env | None) -> Any:
         return ev.flag_values[node.name]
     if env is not None and node.name in env:
         return plain(env[node.name])
-    return ev.resolve_name(node)
+    # A parameter every caller passes a local that may be None holds NoneOr
+    # (callers.py): unknown here, its value where it is dereferenced.
+    return plain(ev.resolve_name(node))
 
 
 def _attribute(ev: Evaluator, node: nodes.Attribute, env: Env | None) -> Any:
@@ -84,21 +86,27 @@ def _attribute(ev: Evaluator, node: nodes.Attribute, env: Env | None) -> Any:
 
 def dereferenced(ev: Evaluator, node: nodes.NodeNG, env: Env | None) -> Any:
     """The value of `node` where the expression reading it raises on None (an item
-    `cap[0]`, an attribute `cap.major`, an unpacking): a local or a call that may give
-    None (values.NoneOr: `cap = probe()`, None when the probe fails) is its value there,
-    as on the path where it is None the expression raises and has no truth to give."""
-    value = ev.eval(node, env)
-    if value is not UNKNOWN:
-        return value
-    held: Any = UNKNOWN
+    `cap[0]`, an attribute `cap.major`, an unpacking, an ordering): a local, parameter
+    or call that may give None (values.NoneOr: `cap = probe()`, None when the probe
+    fails) is its value there, as on the path where it is None the expression raises
+    and has no truth to give."""
+    held = may_be_none(ev, node, env)
+    return held.value if isinstance(held, NoneOr) else held
+
+
+def may_be_none(ev: Evaluator, node: nodes.NodeNG, env: Env | None = None) -> Any:
+    """ev.eval(node, env), except that a call's result, a local or a parameter that may
+    be None stays NoneOr (bindings._assigned keeps a local's, callers.py a parameter's
+    whose callers all pass one); evaluated once either way."""
     if isinstance(node, nodes.Call):
-        held = ev.call_node(node, env, optional=True)
-    elif isinstance(node, nodes.Name) and node.name not in ev.flag_values:
+        ev.eval_step()
+        return ev.call_node(node, env, optional=True)
+    if isinstance(node, nodes.Name) and node.name not in ev.flag_values:
+        ev.eval_step()
         if env is not None and node.name in env:
-            held = env[node.name]
-        elif (call := _sole_call_assigned(node)) is not None:
-            held = ev.call_node(call, None, optional=True)
-    return held.value if isinstance(held, NoneOr) else value
+            return env[node.name]
+        return ev.resolve_name(node)
+    return ev.eval(node, env)
 
 
 def _bool_op(ev: Evaluator, node: nodes.BoolOp, env: Env | None) -> Any:

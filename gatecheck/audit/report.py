@@ -185,7 +185,8 @@ def default_columns(registry: Registry, generation: str) -> tuple[str, ...]:
 # listed weighs 1. A rule of the project that requires the generation outweighs any
 # reading of the code; an allowlist of other generations (the fix is adding one) and a
 # module that already tests the generation elsewhere come next with the words that ask
-# for it. Notes (where the allowlist is, the evidence a deliberate class overrode) weigh
+# for it (alone, with the gate admitting only the generation's family siblings, it
+# weighs 1). Notes (where the allowlist is, the evidence a deliberate class overrode) weigh
 # nothing; a gate that only passes on its callers' decision weighs against, so the
 # decision itself is read first.
 REASON_WEIGHTS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
@@ -199,6 +200,9 @@ REASON_WEIGHTS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
         (r"^enumerates \d+ majors", 2),
         (r"^\d+ generation predicates", 2),
         (r"is used elsewhere in this module, not here$", 2),
+        # A likely gap on that ground alone (classify.py) weighs 1, below any one piece
+        # of evidence read in the gate itself.
+        (r"^admits only .*, of .*'s family \(", -1),
         (r"^its words ask for", 2),
         (r"^registered as the", 2),
         (r"takes the else branch, written for", 2),

@@ -175,7 +175,7 @@ class Classifier:
             # sm120, both Blackwell) was more often left behind than meant. In the
             # release history of sglang, vLLM and FlashInfer the next release widened 3
             # of 55 such gates; 0 of 17 admitting another family (a Hopper kernel), 1
-            # of 80 in modules that never test the generation.
+            # of 196 in modules that never test the generation.
             return GateClass.LIKELY_GAP, (
                 f"admits only {admitted_text}, of {gen}'s family ({self.generation.family})",
                 *notes,

@@ -104,6 +104,13 @@ class Props:
         self.major = torch.cuda.get_device_properties(0).major
 
 
+def probe_sm(device):
+    if device.type != "cuda":
+        return None
+    major, minor = torch.cuda.get_device_capability(device)
+    return major * 10 + minor
+
+
 def props(device):
     if device.type != "cuda":
         return None
@@ -178,6 +185,17 @@ NEWER_THAN_HOPPER = ["sm100", "sm103", "sm110", "sm120", "sm121", "sm90"]
             {2: ["gfx90a", "gfx942", "gfx950", *NEWER_THAN_HOPPER]},
             id="passed-on-then-unpacked",
         ),
+        # Arithmetic on None raises too (`==` alone would not).
+        pytest.param(
+            "def f(device):\n    sm = probe_sm(device)\n    return sm // 10 == 10\n",
+            {2: ["sm100", "sm103"]},
+            id="arithmetic-on-a-local",
+        ),
+        pytest.param(
+            "def f(device):\n    return probe_sm(device) - 100 == 3\n",
+            {1: ["sm103"]},
+            id="arithmetic-on-a-call",
+        ),
         # A None test, or anything that does not raise on None, stays unknown.
         pytest.param(
             "def f(device):\n    cap = probe(device)\n    return cap == (9, 0)\n",
@@ -188,6 +206,11 @@ NEWER_THAN_HOPPER = ["sm100", "sm103", "sm110", "sm120", "sm121", "sm90"]
             "def f(device):\n    p = props(device)\n    return p.__class__ is Props\n",
             {},
             id="dunder-attributes-exist-on-none",
+        ),
+        pytest.param(
+            "def f(device):\n    cap = probe(device)\n    return 'sm%s' % cap == 'sm(9, 0)'\n",
+            {},
+            id="formatted-by-percent",
         ),
         pytest.param(
             "def f(device):\n    return len(map(int, probe(device))) == 2\n",

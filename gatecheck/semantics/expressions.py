@@ -164,10 +164,12 @@ def _unary_op(ev: Evaluator, node: nodes.UnaryOp, env: Env | None) -> Any:
 
 
 def _bin_op(ev: Evaluator, node: nodes.BinOp, env: Env | None) -> Any:
-    left = ev.eval(node.left, env)
+    # Arithmetic on None raises (`major * 10 + minor` of a probe that may give None),
+    # except as what `%` formats (`"sm%s" % cap`).
+    left = dereferenced(ev, node.left, env)
     if contains_unknown(left) or node.op not in _BINARY:
         return UNKNOWN  # whatever the right side is
-    right = ev.eval(node.right, env)
+    right = ev.eval(node.right, env) if node.op == "%" else dereferenced(ev, node.right, env)
     if contains_unknown(right):
         return UNKNOWN
     if bounds.too_large(node.op, left, right):

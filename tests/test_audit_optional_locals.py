@@ -21,7 +21,6 @@ class Builder:
         return torch.cuda.get_device_properties(0).major
 
 """
-FIRST = 3 + MAJOR_OR_NONE.count("\n")  # the snippet's first line in mod.py
 
 
 @pytest.mark.parametrize(
@@ -80,13 +79,18 @@ FIRST = 3 + MAJOR_OR_NONE.count("\n")  # the snippet's first line in mod.py
 def test_a_none_test_narrows_the_rest_of_the_condition(
     make_tree: MakeTree, snippet: str, rows: dict[int, list[str]]
 ) -> None:
-    report = audit(make_tree, MAJOR_OR_NONE + snippet)
-    found = {
-        gate.found.line - FIRST: sorted(gate.found.admission.can_be_true)
+    assert admitted_rows(make_tree, MAJOR_OR_NONE, snippet) == rows
+
+
+def admitted_rows(make_tree: MakeTree, preamble: str, snippet: str) -> dict[int, list[str]]:
+    """The rows of mod.py, by the snippet's line (0 for its first), as admitted sets."""
+    report = audit(make_tree, preamble + snippet)
+    first = 3 + preamble.count("\n")
+    return {
+        gate.found.line - first: sorted(gate.found.admission.can_be_true)
         for gate in report.gates
         if gate.path.name == "mod.py"
     }
-    assert found == rows
 
 
 PROBE = """\
@@ -117,7 +121,6 @@ def props(device):
     return Props()
 
 """
-PROBE_FIRST = 3 + PROBE.count("\n")
 NEWER_THAN_HOPPER = ["sm100", "sm103", "sm110", "sm120", "sm121", "sm90"]
 
 
@@ -222,10 +225,4 @@ NEWER_THAN_HOPPER = ["sm100", "sm103", "sm110", "sm120", "sm121", "sm90"]
 def test_a_value_that_raises_on_none(
     make_tree: MakeTree, snippet: str, rows: dict[int, list[str]]
 ) -> None:
-    report = audit(make_tree, PROBE + snippet)
-    found = {
-        gate.found.line - PROBE_FIRST: sorted(gate.found.admission.can_be_true)
-        for gate in report.gates
-        if gate.path.name == "mod.py"
-    }
-    assert found == rows
+    assert admitted_rows(make_tree, PROBE, snippet) == rows

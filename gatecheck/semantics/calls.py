@@ -343,7 +343,25 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return ("set", frozenset(value))
     if isinstance(value, InstanceRef):
-        return ("instance", id(value))
+        return ("instance", _Same(value))
     if isinstance(value, tuple):
         return tuple(_freeze(v) for v in value)
     return value
+
+
+class _Same:
+    """An object in a memo key by identity, held by the key: an id alone would name
+    another object once this one is freed (the memo outlives the InstanceRefs a call was
+    given, and a later one may be made at the same address: answers then depended on
+    the memory layout, that is on PYTHONHASHSEED)."""
+
+    __slots__ = ("held",)
+
+    def __init__(self, held: object) -> None:
+        self.held = held
+
+    def __hash__(self) -> int:
+        return id(self.held)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.held is self.held

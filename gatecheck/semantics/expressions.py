@@ -131,9 +131,9 @@ def _optional_locals(ev: Evaluator, node: nodes.BoolOp) -> Env | None:
         name = _none_tested(operand)
         if name is None or name.name in found:
             continue
-        call = _sole_call_assigned(name)
-        if call is not None:
-            value = ev.call_node(call, None, optional=True)
+        if _sole_call_assigned(name) is not None:
+            # Its binding keeps the call's NoneOr (bindings._assigned): read, not re-run.
+            value = ev.resolve_name(name)
             if isinstance(value, NoneOr):
                 found[name.name] = value
     return found or None

@@ -68,15 +68,16 @@ def _assigned(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) -> Any:
         declared = None if annotation is None else ev.eval(annotation, None)
         return dispatch.declared(ev, declared.node) if isinstance(declared, ClassRef) else UNKNOWN
     if isinstance(parent, nodes.Assign):
-        paths = [p for t in parent.targets if (p := destructure_path(t, node)) is not None]
-        if not paths:
+        found = (destructure_path(t, node) for t in parent.targets)
+        path = next((p for p in found if p is not None), None)
+        if path is None:
             return UNKNOWN
         if isinstance(node, nodes.AssignName) and _in_function(parent):
             # A local keeps a result that may be None (NoneOr: expressions read it as
             # unknown, and as its value where None would raise); unpacking None raises,
             # so `major, minor = probe()` are the probe's items (index_path).
-            return index_path(may_be_none(ev, parent.value), paths[0])
-        return index_path(ev.eval(parent.value, None), paths[0])
+            return index_path(may_be_none(ev, parent.value), path)
+        return index_path(ev.eval(parent.value, None), path)
     if isinstance(parent, nodes.AnnAssign):
         if parent.value is not None:
             return ev.eval(parent.value, None)

@@ -11,6 +11,8 @@ from gatecheck.config.model import RuleSet
 from gatecheck.semantics.admitted import Semantics, admission_of, in_memory_project
 
 SOURCE = """
+from typing import Optional
+
 class DeviceCapability:
     pass
 
@@ -34,6 +36,15 @@ def defaulted(device_capability=None):
 
 def other_encoding(device_capability: int):
     return device_capability >= 100
+
+def optional_string(device_capability: "DeviceCapability | None"):
+    return device_capability is not None and device_capability.major == 10
+
+def optional_typing(capability: Optional[DeviceCapability]):
+    return capability.major == 12
+
+def two_classes(capability: DeviceCapability | int):
+    return capability.major == 12
 """
 
 NVIDIA_9_10 = {"sm90", "sm100", "sm103"}
@@ -47,6 +58,9 @@ CASES = [
     ("plain", None),  # neither annotated nor named like a capability
     ("defaulted", None),  # the caller may leave the default
     ("other_encoding", None),  # annotated, but not with a capability class
+    ("optional_string", {"sm100", "sm103"}),  # may be None; a capability where it is not
+    ("optional_typing", {"sm120", "sm121"}),
+    ("two_classes", None),  # a union of two kinds: no one class
 ]
 
 

@@ -132,9 +132,24 @@ def _annotation_name(node: nodes.NodeNG, args: nodes.Arguments) -> str | None:
     annotations = [*args.posonlyargs_annotations, *args.annotations, *args.kwonlyargs_annotations]
     for arg, annotation in zip(every, annotations, strict=False):
         if arg is node and annotation is not None:
-            text = annotation.as_string().strip("'\"")
+            text = _without_none(annotation.as_string().strip("'\""))
             return text.rsplit(".", 1)[-1]
     return None
+
+
+_OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
+
+
+def _without_none(annotation: str) -> str:
+    """`DeviceCapability | None` and `Optional[DeviceCapability]` -> `DeviceCapability`:
+    the parameter may be None, and is that class where it is not. Any other union stays
+    as it is (no one class)."""
+    optional = _OPTIONAL.match(annotation)
+    if optional is not None:
+        return optional.group(1).strip()
+    members = [m.strip() for m in annotation.split("|")]
+    rest = [m for m in members if m != "None"]
+    return rest[0] if len(members) > 1 and len(rest) == 1 else annotation
 
 
 def _has_default(args: nodes.Arguments, name: str) -> bool:

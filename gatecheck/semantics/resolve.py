@@ -18,6 +18,7 @@ from gatecheck.semantics.bindings import binding_value
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.logic import either
 from gatecheck.semantics.reads import NOTHING
+from gatecheck.semantics.restores import without_restores
 from gatecheck.semantics.values import UNKNOWN, ExternalRef, ModuleRef
 
 if TYPE_CHECKING:
@@ -119,6 +120,8 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
     if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
+    if len(assigns) > 1:
+        assigns = without_restores(ev, assigns)
     if len(assigns) == 1:
         # One binding (most names): no flow to follow, nothing to meet. Not an import:
         # binding_of's own test, without its frame (once per name per generation).
@@ -156,6 +159,8 @@ def module_attribute(
         return ExternalRef(f"{module_name}.{attr}")
     bound = module.locals.get(attr)
     if bound:
+        if len(bound) > 1:
+            bound = without_restores(ev, bound)
         if len(bound) == 1:
             return binding_of(ev, bound[0], attr)
         flowed = flow.value_after(ev, bound)

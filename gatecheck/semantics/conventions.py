@@ -13,9 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from gatecheck.config.model import Registry, VocabularyEntry
-from gatecheck.semantics import callers, replay
-from gatecheck.semantics.values import UNKNOWN, AssumedCapability, Capability
+from gatecheck.config.model import Generation, Registry, VocabularyEntry
+from gatecheck.semantics import callers, flow, replay
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    AssumedCapability,
+    Capability,
+    NoneOr,
+    OneOf,
+    TritonTarget,
+)
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -180,6 +187,9 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
     if from_callers is not callers.NOT_FOUND:
         return from_callers
     if _has_default(args, name):
+        filled = _filled_from_device(ev, name, args)
+        if filled is not None:
+            return filled
         return UNKNOWN  # the caller may leave the default (`device_capability=None`)
     annotation = _annotation_name(node, args)
     if annotation is not None:
@@ -198,6 +208,72 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
     if ev.trace is not None:
         ev.trace.append((replay.SM_VERSION, value))
     return value
+
+
+def _filled_from_device(ev: Evaluator, name: str, args: nodes.Arguments) -> Any | None:
+    """`def is_supported(cls, compute_capability=None)` whose body begins `if
+    compute_capability is None: ...; compute_capability = cap.to_int()`: the function
+    reads the device's value where no caller gives one, so a value a caller gives stands
+    for a device's too, in the same form. The parameter is then that value, marked
+    assumed (the callers were not all read). None: no such fill, or one that reads
+    nothing from the device (`if block is None: block = 64`)."""
+    func = args.parent
+    if not isinstance(func, nodes.FunctionDef) or not _defaults_to_none(args, name):
+        return None
+    fill = _none_fill(func, name)
+    if fill is None:
+        return None
+    with ev.tracking() as reads:
+        value = ev.binding_value(fill)
+    if not reads.device or not _identifies(value, ev.generation):
+        return None
+    ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}' (its None default is the device's)")
+    # None where the caller leaves the default (the `is None` test reads it so); past
+    # the fill, flow.value_after reads the value.
+    return NoneOr(value)
+
+
+def _identifies(value: Any, generation: Generation) -> bool:
+    """Whether the fill gives the device's identity in some form (the capability, its
+    SM number or major, a Triton target; or one of a few options among which it is:
+    `-1 if cap is None else cap.to_int()`), not a setting the device merely decides (a
+    cluster size, whether to use PDL): a caller's value for those is a tuning choice,
+    not another device."""
+    options = value.options if isinstance(value, OneOf) else (value,)
+    forms = {generation.capability, generation.sm_version, generation.capability[0]}
+    for option in options:
+        if isinstance(option, bool):
+            continue
+        if isinstance(option, TritonTarget):
+            return True
+        if isinstance(option, (tuple, int)) and option in forms:
+            return True
+    return False
+
+
+def _defaults_to_none(args: nodes.Arguments, name: str) -> bool:
+    try:
+        default = args.default_value(name)
+    except Exception:  # astroid's NoDefault
+        return False
+    return isinstance(default, nodes.Const) and default.value is None
+
+
+def _none_fill(func: nodes.FunctionDef, name: str) -> nodes.AssignName | None:
+    """The last plain assignment of `name` directly in the body of a top-level `if name
+    is None:` of `func`."""
+    for statement in func.body:
+        if not (isinstance(statement, nodes.If) and flow.is_none_test(statement.test, name)):
+            continue
+        found = None
+        for inner in statement.body:
+            if isinstance(inner, nodes.Assign):
+                for target in inner.targets:
+                    if isinstance(target, nodes.AssignName) and target.name == name:
+                        found = target
+        if found is not None:
+            return found
+    return None
 
 
 def _capability(ev: Evaluator) -> Capability:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.semantics.logic import either
-from gatecheck.semantics.values import UNKNOWN, plain, truth
+from gatecheck.semantics.values import UNKNOWN, NoneOr, plain, truth
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -34,6 +34,9 @@ def value_after(
     `if`s only (or when `reader`, the node reading the name, sits inside one of them)."""
     if len(assigns) < 2 or not ev.follow_flow:
         return None
+    filled = _after_none_fill(ev, assigns, reader)
+    if filled is not None:
+        return filled
     key = ("flow", *sorted(id(a) for a in assigns))
     if key not in ev.facts:  # the shape is the code's: found once for every generation
         ev.facts[key] = _marked(assigns)
@@ -62,6 +65,93 @@ def value_after(
         return UNKNOWN if found is _UNSET else found
     finally:
         ev.active.discard(guard)
+
+
+def _after_none_fill(
+    ev: Evaluator, assigns: Sequence[nodes.NodeNG], reader: nodes.NodeNG | None
+) -> Any | None:
+    """A parameter read after the function's top-level `if param is None: param = ...`
+    (the default filled in): what the caller passed where it is not None, else the
+    fill. Read in that `if`'s test or before it: what the caller passed (astroid's
+    lookup also gives the fill, which has not run there). None: not that shape, or read
+    inside the `if`'s body."""
+    key = ("none-fill", *sorted(id(a) for a in assigns))
+    if key not in ev.facts:
+        ev.facts[key] = _none_fill_shape(assigns)
+    shape = ev.facts[key]
+    if shape is None or reader is None:
+        return None
+    parameter, statement, fill = shape
+    if reader.scope() is not statement.parent:
+        return None
+    if _line(reader) < _line(statement) or _within(reader, statement.test):
+        return ev.binding_value(parameter)
+    if _line(reader) <= int(statement.tolineno or 0):
+        return None
+    passed = plain_or_none(ev.binding_value(parameter))
+    filled = ev.binding_value(fill)
+    return filled if passed is _UNSET else either([passed, filled])
+
+
+def _within(node: nodes.NodeNG, ancestor: nodes.NodeNG) -> bool:
+    current: nodes.NodeNG | None = node
+    while current is not None:
+        if current is ancestor:
+            return True
+        current = current.parent
+    return False
+
+
+def plain_or_none(value: Any) -> Any:
+    """A value with its None taken out: a NoneOr's value, _UNSET for None itself."""
+    if value is None:
+        return _UNSET
+    return value.value if isinstance(value, NoneOr) else value
+
+
+def _none_fill_shape(
+    assigns: Sequence[nodes.NodeNG],
+) -> tuple[nodes.AssignName, nodes.If, nodes.AssignName] | None:
+    """(the parameter, its `if param is None:`, the fill's last binding) when `assigns`
+    are a parameter and bindings made directly in the body of one such top-level `if`."""
+    parameters = [a for a in assigns if isinstance(a.parent, nodes.Arguments)]
+    if len(parameters) != 1 or not isinstance(parameters[0], nodes.AssignName):
+        return None
+    parameter = parameters[0]
+    function = parameter.parent.parent
+    fills = [a for a in assigns if a is not parameter]
+    statement = fills[0].statement().parent
+    if not (
+        isinstance(function, nodes.FunctionDef)
+        and isinstance(statement, nodes.If)
+        and statement.parent is function
+        and is_none_test(statement.test, str(parameter.name))
+    ):
+        return None
+    for fill in fills:
+        if not isinstance(fill, nodes.AssignName):
+            return None
+        assigned = fill.statement()
+        if not (
+            isinstance(assigned, nodes.Assign)
+            and assigned.targets == [fill]
+            and any(s is assigned for s in statement.body)
+        ):
+            return None
+    return parameter, statement, max(fills, key=_line)
+
+
+def is_none_test(test: nodes.NodeNG, name: str) -> bool:
+    """`name is None`."""
+    return (
+        isinstance(test, nodes.Compare)
+        and isinstance(test.left, nodes.Name)
+        and test.left.name == name
+        and len(test.ops) == 1
+        and test.ops[0][0] == "is"
+        and isinstance(test.ops[0][1], nodes.Const)
+        and test.ops[0][1].value is None
+    )
 
 
 def _marked(

@@ -1,0 +1,134 @@
+"""A parameter that defaults to None and that its function fills from the device when it
+is None (`if compute_capability is None: compute_capability = cap.to_int()`, vLLM's
+kernel `is_supported`): read with no caller binding it, a value a caller passes stands
+for a device's, in the form the fill gives, marked assumed. A fill that reads nothing
+from the device, one that gives a setting the device decides rather than the device's
+capability, SM number or major, or no fill, leaves the parameter unknown."""
+
+from __future__ import annotations
+
+import pytest
+from astroid import nodes
+
+from gatecheck.config.model import RuleSet
+from gatecheck.semantics.admitted import Semantics, admission_of, in_memory_project
+
+SOURCE = """
+import os
+import torch
+
+class Kernel:
+    @classmethod
+    def is_supported(cls, compute_capability: int | None = None):
+        if compute_capability is None:
+            capability = torch.cuda.get_device_capability()
+            compute_capability = capability[0] * 10 + capability[1]
+        return compute_capability in (100, 103) or 120 <= compute_capability < 130
+
+def as_tuple(capability=None):
+    if capability is None:
+        capability = torch.cuda.get_device_capability()
+    return capability >= (9, 0)
+
+def constant_fill(block=None):
+    if block is None:
+        block = 64
+    return block > 32
+
+def no_fill(capability=None):
+    if capability is None:
+        return False
+    return capability >= 90
+
+def fill_in_a_try(capability=None):
+    try:
+        if capability is None:
+            capability = torch.cuda.get_device_capability()
+    except RuntimeError:
+        pass
+    return capability >= (9, 0)
+
+def fill_from_the_environment(sm=None):
+    if sm is None:
+        sm = int(os.environ.get("SM", "90"))
+    return sm >= 100
+
+def tuning(enable_pdl=None):
+    if enable_pdl is None:
+        enable_pdl = torch.cuda.get_device_capability()[0] >= 9
+    return enable_pdl
+
+def optional_major(major=None):
+    if major is None:
+        major = -1 if not torch.cuda.is_available() else torch.cuda.get_device_capability()[0]
+    return major >= 10
+
+def required(sm_major):
+    if sm_major is None:
+        sm_major = torch.cuda.get_device_capability()[0]
+    return sm_major == 9
+"""
+
+FROM_SM90 = {"sm90", "sm100", "sm103", "sm110", "sm120", "sm121"}
+
+# (function, what its returned expression admits; None: unknown on every generation,
+# nothing assumed)
+CASES = [
+    ("is_supported", {"sm100", "sm103", "sm120", "sm121"}),
+    ("as_tuple", FROM_SM90 | {"gfx90a", "gfx942", "gfx950"}),
+    ("constant_fill", None),  # the fill reads nothing from the device
+    ("no_fill", None),  # None only returns early: nothing says what a caller passes
+    ("fill_in_a_try", None),  # not a top-level `if ... is None:` of the function
+    ("fill_from_the_environment", None),  # an environment variable is not the device
+    ("required", None),  # no default: the None test is the caller's business
+    # A setting the device decides, not the device: a caller's value is a tuning choice.
+    ("tuning", None),
+    # The major, or -1 (one of a few options, the device's among them).
+    ("optional_major", {"sm100", "sm103", "sm110", "sm120", "sm121"}),
+]
+
+
+def _returned(module: nodes.Module, function: str) -> nodes.NodeNG:
+    for func in module.nodes_of_class(nodes.FunctionDef):
+        if func.name == function:
+            statement = func.body[-1]
+            assert isinstance(statement, nodes.Return) and statement.value is not None
+            return statement.value
+    raise AssertionError(function)
+
+
+@pytest.mark.parametrize(("function", "admitted"), CASES)
+def test_parameter_filled_from_the_device(
+    ruleset: RuleSet, function: str, admitted: set[str] | None
+) -> None:
+    project = in_memory_project({"gate": SOURCE})
+    module = project.module("gate")
+    assert module is not None
+    semantics = Semantics(project, ruleset.registry, follow_callers=True)
+    admission = semantics.admission(_returned(module, function))
+    if admitted is None:
+        assert admission.can_be_true == ruleset.registry.all_names()
+        assert not admission.assumed
+    else:
+        assert admission.can_be_true == admitted
+        assert any("its None default is the device's" in a for a in admission.assumed)
+
+
+def test_a_callers_argument_wins(ruleset: RuleSet) -> None:
+    assert admission_of(SOURCE, "as_tuple((8, 0))", ruleset.registry).can_be_true == frozenset()
+    assert admission_of(SOURCE, "as_tuple((12, 0))", ruleset.registry).can_be_false == frozenset()
+
+
+@pytest.mark.parametrize("function", ["is_supported", "as_tuple"])
+def test_the_none_test_itself_is_the_callers(ruleset: RuleSet, function: str) -> None:
+    """`if capability is None:` reads what the caller passed, which may be the default:
+    true or false on every generation (not a gate)."""
+    project = in_memory_project({"gate": SOURCE})
+    module = project.module("gate")
+    assert module is not None
+    func = next(f for f in module.nodes_of_class(nodes.FunctionDef) if f.name == function)
+    test = func.body[0]
+    assert isinstance(test, nodes.If)
+    semantics = Semantics(project, ruleset.registry, follow_callers=True)
+    admission = semantics.admission(test.test)
+    assert admission.can_be_true == admission.can_be_false == ruleset.registry.all_names()

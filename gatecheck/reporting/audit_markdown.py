@@ -1,6 +1,6 @@
 """The audit as Markdown (a PR comment or $GITHUB_STEP_SUMMARY): counts, the matrix grouped
 by feature with likely gaps first, then why each likely gap is one: its polarity, reasons,
-what was assumed from names, and the call sites that pass it on."""
+what was assumed (names, annotations, defaults), and the call sites that pass it on."""
 
 from __future__ import annotations
 

@@ -92,7 +92,7 @@ def gate_line(
     if polarity_of(gate) == "disables":
         line.append("  (disabling gate: admits where it can be false)", style="dim")
     if gate.found.admission.assumed:
-        line.append("  (assumed from names)", style="yellow")
+        line.append("  (partly assumed)", style="yellow")
     return line
 
 

@@ -178,7 +178,9 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # read with no environment variable set (semantics/environment.py), sm80-87.
         # 64: - the 10 server_args `is_sm100_supported()` picks above, now likely gaps (the
         # sm90 and `is_hopper_with_cuda_12_3()` ones stay: another family).
-        "probably-deliberate": 64,
+        # 65: + marlin_utils.py:89 `device_capability < 80`, the parameter whose None
+        # default query_marlin_supported_quant_types fills with the device's SM number.
+        "probably-deliberate": 65,
         "decided": 0,  # no rules, no `# gatecheck: ignore` comments in sglang
         # 56: `is_blackwell()` (majors 10, 11, 12), `major >= 9` / `>= 8` cut-offs, and
         # `if sm_version < 90: return False` exits (the feature is where it is false);

@@ -11,6 +11,8 @@ import pytest
 
 from gatecheck.config.model import RuleSet
 from gatecheck.semantics.admitted import Admission, admission_of
+from gatecheck.semantics.expressions import _tuple_of_options
+from gatecheck.semantics.values import UNKNOWN, OneOf
 from tests.test_audit import MakeTree, audit, verdicts
 
 CAP = "torch.cuda.get_device_capability()"
@@ -124,6 +126,47 @@ def test_another_module_reads_the_value_at_the_end_of_the_module(ruleset: RuleSe
     assert admission.can_be_true == HOPPER_UP
 
 
+# A probe in a `try` with a fallback in its handler, then a correction under an `if`
+# (sglang 0.5.23's `_init_jit_cuda_arch_once`): the handler's value is one of the
+# options, the correction applies where its test holds, read with the value the `try`
+# left (not met with the correction's own binding).
+FROM_SM100 = {"sm100", "sm103", "sm110", "sm120", "sm121"}
+TRY_PROBE = f"try:\n    major, minor = {CAP}\nexcept Exception:\n    major, minor = 0, 0\n"
+TRIED = [
+    pytest.param(TRY_PROBE, "major >= 10", FROM_SM100, id="probe-or-fallback"),
+    pytest.param(
+        TRY_PROBE + "if (major, minor) == (10, 7):\n    major, minor = 10, 0\n",
+        "major >= 10",
+        FROM_SM100,
+        id="then-a-correction",
+    ),
+    pytest.param(
+        TRY_PROBE + "if major == 9:\n    major = 10\n",
+        "major >= 10",
+        FROM_SM100 | {"sm90", "gfx90a", "gfx942", "gfx950"},  # ROCm's majors are 9
+        id="a-correction-that-applies",
+    ),
+    pytest.param(
+        f"try:\n    major = {CAP}[0]\nexcept Exception:\n    raise\n",
+        "major >= 10",
+        FROM_SM100,
+        id="a-handler-that-raises-leaves-no-path",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "true"), TRIED)
+def test_a_try_with_a_fallback(ruleset: RuleSet, source: str, expr: str, true: set[str]) -> None:
+    admission = flowed("import torch\n" + source, expr, ruleset)
+    assert admission.can_be_true == true
+
+
+def test_a_tuple_of_options_compares_each(ruleset: RuleSet) -> None:
+    """`(major, minor) == (10, 7)` with major one of a few constants and minor known."""
+    admission = flowed("import torch\n" + TRY_PROBE, "(major, minor) == (10, 7)", ruleset)
+    assert admission.can_be_true == frozenset()
+
+
 # Shapes flow.py does not read: every binding is met (the flag is unknown everywhere).
 NOOPS = [
     pytest.param(
@@ -136,7 +179,7 @@ NOOPS = [
         f"use_x = False\ntry:\n    if {CAP} >= (9, 0):\n        use_x = True\nexcept Exception:\n"
         "    pass\n",
         "use_x",
-        "a binding in a try may be skipped by an exception",
+        "a binding in a try may be skipped by an exception: both values on every generation",
         id="try",
     ),
     pytest.param(
@@ -264,3 +307,24 @@ def test_check_keeps_meeting_the_bindings(ruleset: RuleSet) -> None:
     admission = admission_of(source, "use_x", ruleset.registry)
     every = ruleset.registry.all_names()
     assert (admission.can_be_true, admission.can_be_false) == (every, every)
+
+
+# expressions._tuple_of_options: a tuple with items of a few constants is one of a few
+# tuples; one holding an unknown (a cache key with a dtype in it: `key not in {}` stays
+# known) or with too many combinations is left as it is.
+TUPLES = [
+    pytest.param((OneOf((9, 0)), 0), OneOf(((9, 0), (0, 0))), id="one-of-a-few"),
+    pytest.param((OneOf((8, 32)), UNKNOWN), None, id="holding-an-unknown"),
+    pytest.param((OneOf(tuple(range(3))),) * 2, None, id="too-many"),
+    pytest.param((9, 0), None, id="no-options"),
+]
+
+
+@pytest.mark.parametrize(("value", "expected"), TUPLES)
+def test_tuple_of_options(value: tuple[object, ...], expected: object) -> None:
+    found = _tuple_of_options(value)
+    if expected is None:
+        assert found is value
+    else:
+        assert isinstance(found, OneOf) and isinstance(expected, OneOf)
+        assert found.options == expected.options

@@ -13,7 +13,7 @@ from gatecheck.semantics import bounds, classes
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.env import Env, bind_target, none_compared, operand_scopes
 from gatecheck.semantics.free_atoms import single_binding
-from gatecheck.semantics.logic import bool_op, either, item_of_options, kleene_not
+from gatecheck.semantics.logic import MAX_OPTIONS, bool_op, either, item_of_options, kleene_not
 from gatecheck.semantics.values import (
     UNKNOWN,
     EachDevice,
@@ -22,6 +22,7 @@ from gatecheck.semantics.values import (
     OneOf,
     constant_options,
     contains_unknown,
+    is_constant,
     one_value_set,
     plain,
     truth,
@@ -213,10 +214,28 @@ def _compare_options(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     return outcomes.pop() if len(outcomes) == 1 else UNKNOWN
 
 
+def _tuple_of_options(value: Any) -> Any:
+    """`(major, minor)` with `major` one of a few constants: one of a few tuples
+    (`(major, minor) == (10, 7)` is each one's), when they are few enough and all
+    constants (a tuple holding an unknown stays as it is: `key not in {}` is known)."""
+    if type(value) is not tuple or not any(isinstance(v, OneOf) for v in value):
+        return value
+    combinations: list[tuple[Any, ...]] = [()]
+    for item in value:
+        options = item.options if isinstance(item, OneOf) else (item,)
+        combinations = [(*c, o) for c in combinations for o in options]
+        if len(combinations) > MAX_OPTIONS:
+            return value
+    if not all(is_constant(c) for c in combinations):
+        return value
+    return OneOf(tuple(combinations))
+
+
 def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     if op in ("in", "not in") and isinstance(right, EachDevice):
         # every item is the one value, and there is one
         return _compare_one(ev, "==" if op == "in" else "!=", left, right.item)
+    left, right = _tuple_of_options(left), _tuple_of_options(right)
     if isinstance(left, OneOf) or isinstance(right, OneOf):
         return _compare_options(ev, op, left, right)
     left, right = classes.as_tuple(ev, left), classes.as_tuple(ev, right)

@@ -41,8 +41,11 @@ def value_after(
     if key not in ev.facts:  # the shape is the code's: found once for every generation
         ev.facts[key] = _marked(assigns)
     marked = ev.facts[key]
-    if marked is None or (reader is not None and _inside(reader, marked)):
+    if marked is None:
         return None
+    if reader is not None and _inside(reader, marked):
+        # In the test of an `if` the run below is at: the value on the way there.
+        return _at_test(ev, reader, marked, key)
     block, statements = marked
     if reader is not None and reader.scope() is block:
         # Read in the block itself: only paths that did not return reach it, but it
@@ -54,14 +57,16 @@ def value_after(
         # `self.disabled = True`, `if not ok: return`, `self.disabled = False` may
         # leave with the earlier value.
         return None
-    # Cycle guard: the first binding's statement (no other evaluation marks statements).
-    # Not memoized here: the tests and bindings it reads are (bindings, calls).
-    guard = id(assigns[0].statement())
+    # Cycle guard: this set of bindings, by its shape kept in the facts (a test inside
+    # the run may read the name through fewer of them, astroid's lookup keeping those
+    # before it: another run). Not memoized here: the tests and bindings it reads are
+    # (bindings, calls).
+    guard = id(marked)
     if guard in ev.active:
         return UNKNOWN  # the flag's own tests read it
     ev.active.add(guard)
     try:
-        found = _run(ev, block.body, statements, _UNSET)
+        found = _run(ev, block.body, statements, _UNSET, key)
         return UNKNOWN if found is _UNSET else found
     finally:
         ev.active.discard(guard)
@@ -157,8 +162,8 @@ def is_none_test(test: nodes.NodeNG, name: str) -> bool:
 def _marked(
     assigns: Sequence[nodes.NodeNG],
 ) -> tuple[nodes.NodeNG, dict[int, list[nodes.NodeNG]]] | None:
-    """The block holding every binding, and by id: each `if` on the way to a binding
-    (-> []) and each assignment statement (-> its bindings among `assigns`)."""
+    """The block holding every binding, and by id: each `if` or `try` on the way to a
+    binding (-> []) and each assignment statement (-> its bindings among `assigns`)."""
     block: nodes.NodeNG | None = None
     marked: dict[int, list[nodes.NodeNG]] = {}
     for assign in assigns:
@@ -169,9 +174,17 @@ def _marked(
             return None
         marked.setdefault(id(statement), []).append(assign)
         node: nodes.NodeNG = statement
-        while isinstance(node.parent, nodes.If) and node is not node.parent.test:
-            node = node.parent
-            marked.setdefault(id(node), [])
+        while True:
+            parent = node.parent
+            if isinstance(parent, nodes.ExceptHandler) and any(s is node for s in parent.body):
+                node = parent
+            elif (isinstance(parent, nodes.If) and node is not parent.test) or isinstance(
+                parent, nodes.Try
+            ):
+                node = parent
+                marked.setdefault(id(node), [])
+            else:
+                break
         owner = node.parent
         if not isinstance(owner, _BLOCKS) or not any(s is node for s in owner.body):
             return None
@@ -214,24 +227,86 @@ def _inside(reader: nodes.NodeNG, marked: tuple[nodes.NodeNG, dict[int, Any]]) -
 
 
 def _run(
-    ev: Evaluator, body: Sequence[nodes.NodeNG], marked: dict[int, list[nodes.NodeNG]], value: Any
+    ev: Evaluator,
+    body: Sequence[nodes.NodeNG],
+    marked: dict[int, list[nodes.NodeNG]],
+    value: Any,
+    key: Any,
 ) -> Any:
     for stmt in body:
         if id(stmt) not in marked:
             continue
         if isinstance(stmt, nodes.If):
-            t = truth(ev.eval(stmt.test, None))
+            t = truth(_test(ev, stmt, value, key))
             if t is True:
-                value = _run(ev, stmt.body, marked, value)
+                value = _run(ev, stmt.body, marked, value, key)
             elif t is False:
-                value = _run(ev, stmt.orelse, marked, value)
+                value = _run(ev, stmt.orelse, marked, value, key)
             else:
                 value = _meet(
-                    _run(ev, stmt.body, marked, value), _run(ev, stmt.orelse, marked, value)
+                    _run(ev, stmt.body, marked, value, key),
+                    _run(ev, stmt.orelse, marked, value, key),
                 )
+        elif isinstance(stmt, nodes.Try):
+            value = _run_try(ev, stmt, marked, value, key)
         else:
             value = plain(ev.binding_value(marked[id(stmt)][-1]))
     return value
+
+
+def _test(ev: Evaluator, stmt: nodes.If, value: Any, key: Any) -> Any:
+    """The `if`'s test, the name read in it being `value` (what the bindings before it
+    leave on this path: `if (major, minor) == (10, 7): major = 10` tests the probe's
+    value, not a meeting with the 10 it may assign). Kept in the facts for the test's
+    own reads (_at_test) while it is evaluated, and no longer."""
+    testing = (_TESTING, id(stmt.test), key)
+    ev.facts[testing] = value
+    try:
+        return ev.eval(stmt.test, None)
+    finally:
+        del ev.facts[testing]
+
+
+def _at_test(
+    ev: Evaluator, reader: nodes.NodeNG, marked: tuple[nodes.NodeNG, dict[int, Any]], key: Any
+) -> Any | None:
+    """The value the run gives a read inside the test of a marked `if` it is evaluating
+    (_test); None elsewhere (inside a marked statement: every binding is met)."""
+    node: nodes.NodeNG | None = reader
+    while node is not None and node is not marked[0]:
+        parent = node.parent
+        if isinstance(parent, nodes.If) and node is parent.test and id(parent) in marked[1]:
+            testing = (_TESTING, id(node), key)
+            if testing in ev.facts:
+                value = ev.facts[testing]
+                return UNKNOWN if value is _UNSET else value
+            return None
+        node = parent
+    return None
+
+
+_TESTING = "flow-testing"
+
+
+def _run_try(
+    ev: Evaluator, stmt: nodes.Try, marked: dict[int, list[nodes.NodeNG]], value: Any, key: Any
+) -> Any:
+    """`try: major, minor = probe()` / `except Exception: major, minor = 0, 0`: the body
+    run to its end (then `else`), or a handler run from wherever the body raised, the
+    value before it or any binding the body made; a handler that ends by raising leaves
+    no path. `finally` runs on what the others leave."""
+    after = _run(ev, stmt.orelse, marked, _run(ev, stmt.body, marked, value, key), key)
+    raised = value
+    for statement in stmt.body:
+        for inner in statement.nodes_of_class((nodes.Assign, nodes.AnnAssign)):
+            bindings = marked.get(id(inner))
+            if bindings:
+                raised = _meet(raised, plain(ev.binding_value(bindings[-1])))
+    for handler in stmt.handlers:
+        if handler.body and isinstance(handler.body[-1], nodes.Raise):
+            continue
+        after = _meet(after, _run(ev, handler.body, marked, raised, key))
+    return _run(ev, stmt.finalbody, marked, after, key)
 
 
 def _meet(a: Any, b: Any) -> Any:

@@ -88,7 +88,8 @@ CASES = [
 ]
 
 
-def _returned(module: nodes.Module, function: str) -> nodes.NodeNG:
+def returned(module: nodes.Module, function: str) -> nodes.NodeNG:
+    """The expression the last statement of `function` (a `return`) returns."""
     for func in module.nodes_of_class(nodes.FunctionDef):
         if func.name == function:
             statement = func.body[-1]
@@ -105,7 +106,7 @@ def test_parameter_filled_from_the_device(
     module = project.module("gate")
     assert module is not None
     semantics = Semantics(project, ruleset.registry, follow_callers=True)
-    admission = semantics.admission(_returned(module, function))
+    admission = semantics.admission(returned(module, function))
     if admitted is None:
         assert admission.can_be_true == ruleset.registry.all_names()
         assert not admission.assumed

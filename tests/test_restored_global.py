@@ -11,6 +11,7 @@ from astroid import nodes
 from gatecheck.config.model import RuleSet
 from gatecheck.semantics.admitted import Semantics, in_memory_project
 from gatecheck.semantics.restores import restores
+from tests.test_parameter_filled_from_device import returned
 
 _HEAD = """
 import torch
@@ -98,22 +99,13 @@ CASES = [
 ]
 
 
-def _returned(module: nodes.Module, function: str) -> nodes.NodeNG:
-    for func in module.nodes_of_class(nodes.FunctionDef):
-        if func.name == function:
-            statement = func.body[-1]
-            assert isinstance(statement, nodes.Return) and statement.value is not None
-            return statement.value
-    raise AssertionError(function)
-
-
 @pytest.mark.parametrize(("source", "true", "how"), CASES)
 def test_a_restored_global(ruleset: RuleSet, source: str, true: set[str] | None, how: str) -> None:
     project = in_memory_project({"arch": source})
     module = project.module("arch")
     assert module is not None
     semantics = Semantics(project, ruleset.registry, follow_callers=True)
-    admission = semantics.admission(_returned(module, "gate"))
+    admission = semantics.admission(returned(module, "gate"))
     every = ruleset.registry.all_names()
     if how == "wider":
         assert true is not None and admission.can_be_true > true
@@ -177,7 +169,7 @@ def test_the_override_a_restore_undoes_is_kept(ruleset: RuleSet) -> None:
     module = project.module("cfg")
     assert module is not None
     admission = Semantics(project, ruleset.registry, follow_callers=True).admission(
-        _returned(module, "gate")
+        returned(module, "gate")
     )
     every = ruleset.registry.all_names()
     assert admission.can_be_true == admission.can_be_false == every

@@ -79,6 +79,15 @@ CASES = [
         [(4, ("sm100", "sm103", "sm110", "sm120", "sm121"))],
         id="the-device-capability-unpacked-into-major-and-minor",
     ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _launch(arch):\n    if arch == 4:\n        return 1\n\n"
+        "def run(fast):\n    arch = 4 if major() == 10 else (1 if fast else 2)\n"
+        "    return _launch(arch)\n",
+        "",
+        [(4, ("sm100", "sm103")), (8, ("sm100", "sm103"))],
+        id="a-caller-passes-one-of-a-few-constants",  # 4 on Blackwell, 1 or 2 elsewhere
+    ),
 ]
 
 

@@ -23,9 +23,17 @@ from astroid import nodes
 from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.loading.readlog import CALLS
 from gatecheck.semantics.call_names import MAX_CALLER_FILES, called_name_set
-from gatecheck.semantics.logic import join_all
+from gatecheck.semantics.logic import either, join_all
 from gatecheck.semantics.reads import remembered
-from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, NoneOr, contains_unknown
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    ClassRef,
+    FunctionRef,
+    NoneOr,
+    OneOf,
+    constant_options,
+    contains_unknown,
+)
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -68,9 +76,16 @@ def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argume
     if not sites:
         return _NOT_FOUND
     values = [_argument(ev, site, func, node) for site in sites]
-    if any(v is _NOT_FOUND or contains_unknown(v) for v in values):
+    if any(v is _NOT_FOUND or (contains_unknown(v) and not _options(v)) for v in values):
         return _NOT_FOUND
+    if any(isinstance(v, OneOf) for v in values):
+        return either(values)  # one of a few constants the callers pass
     return join_all(values)
+
+
+def _options(value: Any) -> bool:
+    """One of a few constants (values.OneOf, `True or False` as a caller's flag)."""
+    return isinstance(value, OneOf) and constant_options(value) is not None
 
 
 def _call_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
@@ -182,7 +197,7 @@ def _passed(ev: Evaluator, argument: nodes.NodeNG) -> Any:
     as such (values.NoneOr): the parameter is unknown where it is read as a whole, its
     value where None would raise (`major, minor = cap`)."""
     value = ev.value(argument, optional=True)
-    if isinstance(value, NoneOr) and contains_unknown(value.value):
+    if isinstance(value, NoneOr) and contains_unknown(value.value) and not _options(value.value):
         return UNKNOWN
     return value
 

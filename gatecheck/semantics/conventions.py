@@ -220,9 +220,10 @@ def _filled_from_device(ev: Evaluator, name: str, args: nodes.Arguments) -> Any 
     func = args.parent
     if not isinstance(func, nodes.FunctionDef) or not _defaults_to_none(args, name):
         return None
-    fill = _none_fill(func, name)
-    if fill is None:
+    found = flow.none_fill(func, name)
+    if found is None:
         return None
+    _, fill = found
     with ev.tracking() as reads:
         value = ev.binding_value(fill)
     if not reads.device or not _identifies(value, ev.generation):
@@ -257,23 +258,6 @@ def _defaults_to_none(args: nodes.Arguments, name: str) -> bool:
     except Exception:  # astroid's NoDefault
         return False
     return isinstance(default, nodes.Const) and default.value is None
-
-
-def _none_fill(func: nodes.FunctionDef, name: str) -> nodes.AssignName | None:
-    """The last plain assignment of `name` directly in the body of a top-level `if name
-    is None:` of `func`."""
-    for statement in func.body:
-        if not (isinstance(statement, nodes.If) and flow.is_none_test(statement.test, name)):
-            continue
-        found = None
-        for inner in statement.body:
-            if isinstance(inner, nodes.Assign):
-                for target in inner.targets:
-                    if isinstance(target, nodes.AssignName) and target.name == name:
-                        found = target
-        if found is not None:
-            return found
-    return None
 
 
 def _capability(ev: Evaluator) -> Capability:

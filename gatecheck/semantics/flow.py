@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
+from gatecheck.semantics.env import none_compared
 from gatecheck.semantics.logic import either
 from gatecheck.semantics.values import UNKNOWN, NoneOr, plain, truth
 
@@ -89,22 +90,13 @@ def _after_none_fill(
     parameter, statement, fill = shape
     if reader.scope() is not statement.parent:
         return None
-    if _line(reader) < _line(statement) or _within(reader, statement.test):
+    if _line(reader) < _line(statement) or statement.test.parent_of(reader):
         return ev.binding_value(parameter)
     if _line(reader) <= int(statement.tolineno or 0):
         return None
     passed = plain_or_none(ev.binding_value(parameter))
     filled = ev.binding_value(fill)
     return filled if passed is _UNSET else either([passed, filled])
-
-
-def _within(node: nodes.NodeNG, ancestor: nodes.NodeNG) -> bool:
-    current: nodes.NodeNG | None = node
-    while current is not None:
-        if current is ancestor:
-            return True
-        current = current.parent
-    return False
 
 
 def plain_or_none(value: Any) -> Any:
@@ -118,44 +110,61 @@ def _none_fill_shape(
     assigns: Sequence[nodes.NodeNG],
 ) -> tuple[nodes.AssignName, nodes.If, nodes.AssignName] | None:
     """(the parameter, its `if param is None:`, the fill's last binding) when `assigns`
-    are a parameter and bindings made directly in the body of one such top-level `if`."""
+    are a parameter and bindings made directly in the body of that `if` (none_fill)."""
     parameters = [a for a in assigns if isinstance(a.parent, nodes.Arguments)]
     if len(parameters) != 1 or not isinstance(parameters[0], nodes.AssignName):
         return None
     parameter = parameters[0]
     function = parameter.parent.parent
-    fills = [a for a in assigns if a is not parameter]
-    statement = fills[0].statement().parent
-    if not (
-        isinstance(function, nodes.FunctionDef)
-        and isinstance(statement, nodes.If)
-        and statement.parent is function
-        and is_none_test(statement.test, str(parameter.name))
-    ):
+    if not isinstance(function, nodes.FunctionDef):
         return None
-    for fill in fills:
-        if not isinstance(fill, nodes.AssignName):
-            return None
-        assigned = fill.statement()
-        if not (
-            isinstance(assigned, nodes.Assign)
-            and assigned.targets == [fill]
-            and any(s is assigned for s in statement.body)
-        ):
-            return None
-    return parameter, statement, max(fills, key=_line)
+    found = none_fill(function, str(parameter.name))
+    if found is None:
+        return None
+    statement, fill = found
+    fills = [a for a in assigns if a is not parameter]
+    if not all(_fills(a, statement) for a in fills):
+        return None
+    return parameter, statement, fill
 
 
-def is_none_test(test: nodes.NodeNG, name: str) -> bool:
-    """`name is None`."""
+def none_fill(function: nodes.FunctionDef, name: str) -> tuple[nodes.If, nodes.AssignName] | None:
+    """The first top-level `if name is None:` of `function` whose body assigns `name`
+    plainly, and its last such binding (`if cap is None: ...; cap = probe()`)."""
+    for statement in function.body:
+        if not (isinstance(statement, nodes.If) and _is_none_test(statement.test, name)):
+            continue
+        bindings = [
+            target
+            for inner in statement.body
+            if isinstance(inner, nodes.Assign)
+            for target in inner.targets
+            if isinstance(target, nodes.AssignName) and target.name == name
+        ]
+        if bindings:
+            return statement, bindings[-1]
+    return None
+
+
+def _fills(binding: nodes.NodeNG, statement: nodes.If) -> bool:
+    """A plain `name = ...` directly in the body of `statement`."""
+    assigned = binding.statement()
     return (
-        isinstance(test, nodes.Compare)
-        and isinstance(test.left, nodes.Name)
-        and test.left.name == name
-        and len(test.ops) == 1
-        and test.ops[0][0] == "is"
-        and isinstance(test.ops[0][1], nodes.Const)
-        and test.ops[0][1].value is None
+        isinstance(binding, nodes.AssignName)
+        and isinstance(assigned, nodes.Assign)
+        and assigned.targets == [binding]
+        and any(s is assigned for s in statement.body)
+    )
+
+
+def _is_none_test(test: nodes.NodeNG, name: str) -> bool:
+    """`name is None`."""
+    compared = none_compared(test) if isinstance(test, nodes.Compare) else None
+    return (
+        compared is not None
+        and compared[1]
+        and isinstance(compared[0], nodes.Name)
+        and compared[0].name == name
     )
 
 
@@ -288,6 +297,23 @@ def _at_test(
 _TESTING = "flow-testing"
 
 
+def _bound_in_body(
+    ev: Evaluator, stmt: nodes.Try, marked: dict[int, list[nodes.NodeNG]], key: Any
+) -> list[nodes.NodeNG]:
+    """The bindings of the name the `try`'s body makes (the last of each statement), found
+    once per shape."""
+    found_key = ("try-bound", id(stmt), key)
+    found = ev.facts.get(found_key)
+    if found is None:
+        found = ev.facts[found_key] = [
+            bindings[-1]
+            for statement in stmt.body
+            for inner in statement.nodes_of_class((nodes.Assign, nodes.AnnAssign))
+            if (bindings := marked.get(id(inner)))
+        ]
+    return list(found)
+
+
 def _run_try(
     ev: Evaluator, stmt: nodes.Try, marked: dict[int, list[nodes.NodeNG]], value: Any, key: Any
 ) -> Any:
@@ -297,11 +323,8 @@ def _run_try(
     no path. `finally` runs on what the others leave."""
     after = _run(ev, stmt.orelse, marked, _run(ev, stmt.body, marked, value, key), key)
     raised = value
-    for statement in stmt.body:
-        for inner in statement.nodes_of_class((nodes.Assign, nodes.AnnAssign)):
-            bindings = marked.get(id(inner))
-            if bindings:
-                raised = _meet(raised, plain(ev.binding_value(bindings[-1])))
+    for binding in _bound_in_body(ev, stmt, marked, key):
+        raised = _meet(raised, plain(ev.binding_value(binding)))
     for handler in stmt.handlers:
         if handler.body and isinstance(handler.body[-1], nodes.Raise):
             continue

@@ -109,7 +109,8 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
             found = _UNBOUND
         else:
             try:
-                found = lookup(node, node.name, bound=True)
+                scope, bindings = lookup(node, node.name, bound=True)
+                found = (scope, without_restores(bindings))
             except RecursionError:
                 ev.reads.bounds.add(bounds.TOO_DEEP)  # a chain of aliases deeper than the stack
                 return UNKNOWN
@@ -120,8 +121,6 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
     if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
-    if len(assigns) > 1:
-        assigns = without_restores(ev, assigns)
     if len(assigns) == 1:
         # One binding (most names): no flow to follow, nothing to meet. Not an import:
         # binding_of's own test, without its frame (once per name per generation).
@@ -158,9 +157,12 @@ def module_attribute(
             return ModuleRef(f"{module_name}.{attr}")
         return ExternalRef(f"{module_name}.{attr}")
     bound = module.locals.get(attr)
+    if bound and len(bound) > 1:
+        key = ("module-bindings", id(bound))
+        if key not in ev.facts:  # the code's: found once (the list kept alive with it)
+            ev.facts[key] = (bound, without_restores(bound))
+        bound = ev.facts[key][1]
     if bound:
-        if len(bound) > 1:
-            bound = without_restores(ev, bound)
         if len(bound) == 1:
             return binding_of(ev, bound[0], attr)
         flowed = flow.value_after(ev, bound)

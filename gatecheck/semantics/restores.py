@@ -14,26 +14,24 @@ arguments, of a function of the same module every `return` of which gives `NAME`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-if TYPE_CHECKING:
-    from gatecheck.semantics.evaluator import Evaluator
 
-
-def without_restores(ev: Evaluator, bindings: Sequence[nodes.NodeNG]) -> Sequence[nodes.NodeNG]:
+def without_restores(bindings: Sequence[nodes.NodeNG]) -> Sequence[nodes.NodeNG]:
     """`bindings` of one name with each that restores a value it held replaced by the
     other bindings of that name in the same function (the override it undoes: astroid's
     lookup may have kept only the restore, the last binding of its function), unless
-    that would leave none."""
-    restoring = [b for b in bindings if _is_restore(ev, b)]
+    that would leave none. The code's alone: callers keep the answer (resolve.py)."""
+    if len(bindings) < 2:
+        return bindings
+    restoring = [b for b in bindings if restores(b)]
     if not restoring:
         return bindings
     kept = [b for b in bindings if not any(b is r for r in restoring)]
     for restore in restoring:
         for other in _same_function_bindings(restore):
-            if not any(other is k for k in kept) and not _is_restore(ev, other):
+            if not any(other is k for k in kept) and not restores(other):
                 kept.append(other)
     return kept or bindings
 
@@ -48,14 +46,6 @@ def _same_function_bindings(restore: nodes.NodeNG) -> list[nodes.NodeNG]:
         for b in function.nodes_of_class(nodes.AssignName, skip_klass=skip)
         if b.name == name and b is not restore
     ]
-
-
-def _is_restore(ev: Evaluator, binding: nodes.NodeNG) -> bool:
-    key = ("restores", id(binding))
-    found = ev.facts.get(key)
-    if found is None:
-        found = ev.facts[key] = restores(binding)
-    return bool(found)
 
 
 def restores(binding: nodes.NodeNG) -> bool:

@@ -2,14 +2,15 @@
 module global for a while and restores it (`old = get_arch()` or `old = _ARCH`, then
 `_ARCH = override` and, in `finally`, `_ARCH = old`). The restored value is one the
 global already held, so it is one of the values its other bindings give: the binding
-adds none of its own and is left out of their meeting. Read as any other binding, it
-reached the global's own value from inside the global's evaluation, a cycle (unknown),
-and every reader of the global, sglang's `get_jit_cuda_arch().major >= 9` among them,
-was unknown.
+adds none of its own, and the other bindings of its function take its place. Read as
+any other binding, it reached the global's own value from inside the global's
+evaluation, a cycle (unknown), and every reader of the global, sglang's
+`get_jit_cuda_arch().major >= 9` among them, was unknown.
 
-The shape is read from the code alone (found once per binding): in a function, `NAME =
-saved` where `saved` is a local bound once, to `NAME` itself or to a call, without
-arguments, of a function of the same module every `return` of which gives `NAME`."""
+The shape is read from the code alone (once per name read, resolve.py): in a function,
+`NAME = saved` where `saved` is a local bound once, to `NAME` itself or to a call,
+without arguments, of a function of the same module every `return` of which gives
+`NAME`."""
 
 from __future__ import annotations
 

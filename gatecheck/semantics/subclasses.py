@@ -96,9 +96,13 @@ def _search(ev: Evaluator, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, ...]:
     seen: set[int] = {id(cls)}
     pending = [str(cls.name)]
     while pending:
-        spelled = re.compile(rf"\b{re.escape(pending.pop(0))}\b")  # `Op`, not `Operator`
+        name = pending.pop(0)
+        spelled = re.compile(rf"\b{re.escape(name)}\b")  # `Op`, not `Operator`
         for path in paths:
-            if not spelled.search(texts[str(path)]):
+            text = texts[str(path)]
+            # The substring test first: a regex starting with `\b` has no literal prefix
+            # to skip ahead with, and most files do not hold the name at all.
+            if name not in text or not spelled.search(text):
                 continue
             candidate = ev.project.module_at(path)  # built once (None: failed, said once)
             if candidate is None:

@@ -30,6 +30,12 @@ def rows(make_tree: MakeTree, source: str, other: str = "") -> list[tuple[int, t
 
 
 MAJORS_10_11 = ("sm100", "sm103", "sm110")
+ALL = tuple(
+    sorted(
+        ("sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "sm100", "sm103")
+        + ("sm110", "sm120", "sm121", "gfx90a", "gfx942", "gfx950")
+    )
+)
 
 CASES = [
     pytest.param(
@@ -88,6 +94,47 @@ CASES = [
         [(4, ("sm100", "sm103")), (8, ("sm100", "sm103"))],
         id="a-caller-passes-one-of-a-few-constants",  # 4 on Blackwell, 1 or 2 elsewhere
     ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "class Kernel:\n    @classmethod\n    def pick(cls, arch):\n"
+        "        if arch in [100, 110]:\n            return 1\n\n"
+        "def run(kernel):\n    return kernel.pick(major() * 10)\n",
+        "",
+        [(6, MAJORS_10_11)],
+        id="a-method-called-on-an-unknown-receiver-that-may-be-its-class",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "class Base:\n    def run(self):\n        return self.pick(major() * 10)\n\n"
+        "    def pick(self, arch):\n        return 0\n\n"
+        "class Sub(Base):\n    def pick(self, arch):\n        if arch in [100, 110]:\n"
+        "            return 1\n",
+        "",
+        [(12, MAJORS_10_11)],
+        id="the-base-calls-the-method-an-override-replaces",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "class Kernel:\n    def pick(self, arch):\n"
+        "        if arch in [100, 110]:\n            return 1\n\n"
+        "class Other:\n    def pick(self, arch):\n        return arch\n\n"
+        "def run(k, n):\n    return k.pick(major() * 10) + Other().pick(n) + k.pick(1, n)\n",
+        "",
+        [(5, MAJORS_10_11)],
+        id="calls-that-reach-another-class-or-cannot-bind-are-not-callers",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "class Kernel:\n    @classmethod\n    def ok(cls, compute_capability=None):\n"
+        "        if compute_capability is not None and compute_capability < 100:\n"
+        "            return False\n        return True\n\n"
+        "def choose(kernel):\n    return kernel.ok(major() * 10)\n\n"
+        "def anywhere():\n    return Kernel.ok()\n",
+        "",
+        # True (refused) below 100 only; a caller leaving the default is never refused.
+        [(6, ALL)],
+        id="one-caller-leaves-the-none-default-another-passes-the-device",
+    ),
 ]
 
 
@@ -124,10 +171,18 @@ NOOPS = [
         id="a-caller-passing-an-unknown-value",
     ),
     pytest.param(
+        "from pkg.dev import major\n\n"
         "class Kernel:\n    def pick(self, arch):\n        if arch in [100, 110]:\n"
         "            return 1\n\n"
-        "def run(k: Kernel):\n    return k.pick(120)\n",
-        id="a-method-other-than-the-constructor-is-not-followed",
+        "def run(k: Kernel, n):\n    return k.pick(major() * 10) + k.pick(n)\n",
+        id="a-method-caller-passing-an-unknown-value",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "class Kernel:\n    def pick(self, arch):\n        if arch in [100, 110]:\n"
+        "            return 1\n\n"
+        "def run(k, args):\n    return k.pick(major() * 10) + k.pick(*args)\n",
+        id="a-method-caller-unpacking-unknown-arguments",
     ),
 ]
 

@@ -143,7 +143,8 @@ NOOPS = [
             + PROTOCOL
             + "class Fp8Kernel:\n"
             "    def forward(self, x):\n"
-            "        return is_sm_at_least_89() and x\n",
+            # No parameter read: a method's callers search would build user.py.
+            "        return is_sm_at_least_89() and self.enabled\n",
             "pkg/user.py": "def run(kernel, x):\n    if kernel.forward(x):\n        return 1\n",
         },
         "forward",

@@ -6,10 +6,18 @@ no caller passes (`_compute_capability=None`) is its default.
 A bounded search, never a guess: the function's own module and the few files that spell
 its name; every call spelled with that name must resolve to the function (an unresolved
 `x.name(...)` may be a caller), pass the parameter plainly (no `*args`/`**kwargs`), and
-give a known value; the values must agree (two different values are unknown). Otherwise
+give a known value; the values must agree (two different values are unknown; callers
+leaving a None default beside callers passing a value give None or that value). Otherwise
 the search answers nothing and the naming convention (conventions.py) is asked, marked
-assumed. Plain functions and constructors (`__init__` called through its class) only:
-a method's callers need their receivers resolved."""
+assumed.
+
+A method's callers (other than a constructor's, `__init__` called through its class) are
+the calls spelled `x.name(...)` that may reach it: those that resolve to it or to the
+method it overrides (`self.check(cc)` in the base runs the subclass's `check`), and those
+whose callee is unknown (`kernel.is_supported(cc)`, `kernel` a parameter) where the call
+fits its signature. vLLM chooses its linear kernels by `kernel.is_supported(cc)` over a
+list of classes, each `is_supported(cls, compute_capability=None)` testing the number
+it is given."""
 
 from __future__ import annotations
 
@@ -22,8 +30,10 @@ from astroid import nodes
 
 from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.loading.readlog import CALLS
+from gatecheck.loading.resolve import decorator_names
+from gatecheck.semantics import classes
 from gatecheck.semantics.call_names import MAX_CALLER_FILES, called_name_set
-from gatecheck.semantics.logic import either, join_all
+from gatecheck.semantics.logic import either, join_optional
 from gatecheck.semantics.reads import remembered
 from gatecheck.semantics.values import (
     UNKNOWN,
@@ -80,7 +90,11 @@ def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argume
         return _NOT_FOUND
     if any(isinstance(v, OneOf) for v in values):
         return either(values)  # one of a few constants the callers pass
-    return join_all(values)
+    # Callers that leave a None default and callers that pass a value: None or it.
+    met = values[0]
+    for value in values[1:]:
+        met = join_optional(met, value)
+    return met
 
 
 def _options(value: Any) -> bool:
@@ -97,9 +111,9 @@ def _call_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
 
 def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
     owner = func.parent
+    if isinstance(owner, nodes.ClassDef) and func.name != "__init__":
+        return _method_sites(ev, func)
     if isinstance(owner, nodes.ClassDef):
-        if func.name != "__init__":
-            return None
         spelled, target, offset = str(owner.name), owner, 1
     elif isinstance(owner, (nodes.Module, nodes.FunctionDef)):
         spelled, target, offset = str(func.name), func, 0
@@ -124,6 +138,89 @@ def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
             if len(sites) > MAX_CALLS:
                 return None
     return sites
+
+
+def _method_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
+    """The calls that may run method `func`: those that resolve to it, and those whose
+    callee is unknown (`kernel.is_supported(cc)`, `kernel` a parameter) where the call
+    fits its signature: the receiver may be its class or a subclass that inherits it.
+    A call that resolves to anything else (another class's method, a module's function)
+    is not one. More calls than run it can only add values (the parameter's value is
+    every site's, met), never drop one; a site whose argument is not known leaves the
+    parameter unknown."""
+    spelled = str(func.name)
+    searched_names(ev.facts).add(spelled)
+    if ev.project.read_log is not None:
+        ev.project.read_log.note(f"{CALLS}{spelled}")
+    files = _files_calling(ev).get(spelled, ())
+    if len(files) > MAX_FILES:
+        return None
+    kind = _method_kind(func)
+    owner = func.parent
+    assert isinstance(owner, nodes.ClassDef)
+    # A call that resolves to the method this one overrides runs this one when its
+    # receiver is of this class (`self.check(cc)` in the base's body).
+    above = {id(k) for k in classes.mro(ev, owner) if k is not owner}
+    sites: list[_Site] = []
+    for module in _modules(ev, func.root(), files):
+        for call in _calls_named(ev, module, spelled):
+            if not isinstance(call.func, nodes.Attribute):
+                continue  # a method is called through its class or an instance
+            value = ev.value(call.func)
+            offset = 0 if kind == "static" else 1
+            if isinstance(value, FunctionRef) and value.node is func:
+                # A plain method called on its class (`Cls.m(obj, x)`) spells `self`.
+                if kind == "method" and value.receiver is None:
+                    offset = 0
+                sites.append(_Site(call, offset))
+            elif (value is UNKNOWN or _overridden(value, above)) and _fits(call, func, offset):
+                sites.append(_Site(call, offset))
+            if len(sites) > MAX_CALLS:
+                return None
+    return sites
+
+
+def _overridden(value: Any, above: set[int]) -> bool:
+    """Whether `value` is a method of a class above the searched method's (whose name
+    it has: the call spelled it)."""
+    return (
+        isinstance(value, FunctionRef)
+        and isinstance(value.node, nodes.FunctionDef)
+        and isinstance(value.node.parent, nodes.ClassDef)
+        and id(value.node.parent) in above
+    )
+
+
+def _method_kind(func: nodes.FunctionDef) -> str:
+    decorators = decorator_names(func)
+    if "staticmethod" in decorators:
+        return "static"
+    return "class" if "classmethod" in decorators else "method"
+
+
+def _fits(call: nodes.Call, func: nodes.FunctionDef, offset: int) -> bool:
+    """Whether `call` can bind `func`'s parameters (past the `offset` it does not spell)
+    without a TypeError; True where it unpacks (`*args`, `**kw`): it may."""
+    args = func.args
+    if any(isinstance(a, nodes.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords or ()
+    ):
+        return True
+    positional = [*args.posonlyargs, *args.args][offset:]
+    if len(call.args) > len(positional) and not args.vararg:
+        return False
+    named = {a.name for a in [*args.args, *args.kwonlyargs]}
+    given = {k.arg for k in call.keywords or ()}
+    if not args.kwarg and not given <= named:
+        return False
+    required = positional[: len(positional) - len(args.defaults)]
+    missing = [a.name for a in required[len(call.args) :] if a.name not in given]
+    kw_required = [
+        a.name
+        for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=False)
+        if d is None and a.name not in given
+    ]
+    return not missing and not kw_required
 
 
 def _modules(ev: Evaluator, home: nodes.NodeNG, files: tuple[Path, ...]) -> Iterator[nodes.Module]:

@@ -3,6 +3,7 @@ memoized per binding: module constants and aliases are evaluated once per run.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
@@ -11,6 +12,7 @@ from gatecheck.loading.resolve import decorator_names, destructure_path
 from gatecheck.semantics import conventions, dispatch, replay
 from gatecheck.semantics.env import index_path
 from gatecheck.semantics.expressions import may_be_none
+from gatecheck.semantics.mutations import holds_container, may_change
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.subclasses import RECEIVER
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
@@ -20,7 +22,13 @@ if TYPE_CHECKING:
 
 
 def binding_value(ev: Evaluator, node: nodes.NodeNG) -> Any:
-    key = id(node)
+    return memoized(ev, id(node), _value_of, node)
+
+
+def memoized(ev: Evaluator, key: Any, compute: Callable[[Evaluator, Any], Any], arg: Any) -> Any:
+    """compute(ev, arg), kept in the binding memo under `key` with what it read (replayed on a
+    hit, traced for the other generations: replay.py); a cycle back to `key` reads as
+    unknown."""
     memo = ev.binding_memo.get(key)
     trace = ev.trace
     if memo is not None:
@@ -35,7 +43,7 @@ def binding_value(ev: Evaluator, node: nodes.NodeNG) -> Any:
     ev.active.add(key)
     try:
         with ev.tracking() as reads:
-            value = _value_of(ev, node)
+            value = compute(ev, arg)
         frozen = reads.frozen()
         ev.binding_memo.put(key, value, frozen)
         if trace is not None:
@@ -58,6 +66,13 @@ def _value_of(ev: Evaluator, node: nodes.NodeNG) -> Any:
 
 
 def _assigned(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) -> Any:
+    value = _assigned_value(ev, node)
+    if holds_container(value) and may_change(ev, node):
+        return UNKNOWN  # filled or changed after it is made (mutations.py)
+    return value
+
+
+def _assigned_value(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) -> Any:
     parent = node.parent
     while isinstance(parent, (nodes.Tuple, nodes.List, nodes.Starred)):
         parent = parent.parent

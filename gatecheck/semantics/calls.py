@@ -12,8 +12,9 @@ from astroid import nodes
 from gatecheck.loading.resolve import is_abstract_body
 from gatecheck.semantics import bounds, builtin_calls, classes, conventions, environment, replay
 from gatecheck.semantics.bounds import safe
+from gatecheck.semantics.expressions import filled_item
 from gatecheck.semantics.idioms._model import NOT_MINE
-from gatecheck.semantics.logic import either
+from gatecheck.semantics.logic import either, join_optional
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.values import (
     UNKNOWN,
@@ -60,6 +61,9 @@ def _super(ev: Evaluator, node: nodes.Call, env: Env | None) -> Any:
 def call_node(ev: Evaluator, node: nodes.Call, env: Env | None, optional: bool = False) -> Any:
     func = ev.eval(node.func, env)
     if func is UNKNOWN:
+        looked = _filled_get(ev, node, env)
+        if looked is not None:
+            return looked
         # No body to call: the name alone decides (the arguments cannot).
         return _fallback(ev, node.func, func)
     keywords = node.keywords or ()
@@ -90,6 +94,25 @@ def call_node(ev: Evaluator, node: nodes.Call, env: Env | None, optional: bool =
     args = [_argument(ev, arg, env, local) for arg in node.args]
     kwargs = {str(k.arg): _argument(ev, k.value, env, local) for k in keywords}
     return call(ev, func, args, kwargs, syntax=node.func, optional=optional)
+
+
+def _filled_get(ev: Evaluator, node: nodes.Call, env: Env | None) -> Any | None:
+    """`_CACHE.get(device)` of a module's memo table (expressions.filled_item): None (or
+    the default) where nothing is stored yet, else one of the values stored."""
+    callee = node.func
+    if not (
+        isinstance(callee, nodes.Attribute)
+        and callee.attrname == "get"
+        and 1 <= len(node.args) <= 2
+        and not node.keywords
+    ):
+        return None
+    items = filled_item(ev, callee.expr, env)
+    if items is None:
+        return None
+    if len(node.args) == 1:
+        return join_optional(None, either(items))
+    return either([*items, ev.eval(node.args[1], env)])
 
 
 def _made_in_place(node: nodes.Call) -> bool:

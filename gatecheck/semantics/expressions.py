@@ -14,6 +14,7 @@ from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.env import Env, bind_target, none_compared, operand_scopes
 from gatecheck.semantics.free_atoms import single_binding
 from gatecheck.semantics.logic import MAX_OPTIONS, bool_op, either, item_of_options, kleene_not
+from gatecheck.semantics.mutations import filled_table
 from gatecheck.semantics.values import (
     UNKNOWN,
     EachDevice,
@@ -310,7 +311,9 @@ def _dict(ev: Evaluator, node: nodes.Dict, env: Env | None) -> Any:
 def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     container = dereferenced(ev, node.value, env)
     if container is UNKNOWN:
-        return UNKNOWN
+        # A module's memo table (`return _CACHE[device]`): one of the values it holds.
+        items = filled_item(ev, node.value, env)
+        return UNKNOWN if items is None else either(items)
     if isinstance(node.slice, nodes.Slice):
         parts = [
             None if p is None else ev.eval(p, env)
@@ -334,6 +337,16 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     if isinstance(container, (tuple, list, str)):
         return safe(lambda: container[index])
     return UNKNOWN
+
+
+def filled_item(ev: Evaluator, table: nodes.NodeNG, env: Env | None) -> tuple[Any, ...] | None:
+    """The values an item read of `table` may give, where it is a module's dict that
+    functions fill item by item (mutations.filled_table); None otherwise."""
+    if not isinstance(table, nodes.Name) or (env is not None and table.name in env):
+        return None
+    if table.name in ev.flag_values:
+        return None
+    return filled_table(ev, table)
 
 
 def _if_exp(ev: Evaluator, node: nodes.IfExp, env: Env | None) -> Any:

@@ -5,7 +5,7 @@ sys.path; the project index can) and module aliases. Other views that need bindi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
@@ -17,6 +17,7 @@ from gatecheck.semantics import bounds, flow, replay
 from gatecheck.semantics.bindings import binding_value
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.logic import either
+from gatecheck.semantics.mutations import changed_before, holds_container
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.restores import without_restores
 from gatecheck.semantics.values import UNKNOWN, ExternalRef, ModuleRef
@@ -96,10 +97,11 @@ def global_expression(project: Project, name: nodes.Name) -> nodes.NodeNG | None
 MAX_IMPORT_HOPS = 8
 
 
-def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
-    # Where a name is bound is the code's, the same for every generation: found once per
-    # node (astroid filters the scope's statements on every lookup), not once per
-    # generation and evaluation.
+def looked_up(ev: Evaluator, node: nodes.Name) -> tuple[Any, Sequence[nodes.NodeNG]] | None:
+    """The scope binding the name `node` reads and its bindings there; None when the
+    lookup fails. Where a name is bound is the code's, the same for every generation:
+    found once per node (astroid filters the scope's statements on every lookup), not
+    once per generation and evaluation."""
     key = ("lookup", id(node))
     found = ev.facts.get(key)
     if found is None:
@@ -113,14 +115,32 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
                 found = (scope, without_restores(bindings))
             except RecursionError:
                 ev.reads.bounds.add(bounds.TOO_DEEP)  # a chain of aliases deeper than the stack
-                return UNKNOWN
+                return None
             except Exception:  # astroid's lookup fails on odd scopes: no binding then
-                return UNKNOWN
+                return None
         ev.facts[key] = found
+    return found
+
+
+def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
+    found = looked_up(ev, node)
+    if found is None:
+        return UNKNOWN
     scope, assigns = found
     if not assigns or (isinstance(scope, nodes.Module) and scope.name == "builtins"):
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
+    value = _bound_value(ev, node, assigns)
+    if (
+        isinstance(scope, (nodes.FunctionDef, nodes.AsyncFunctionDef, nodes.Lambda))
+        and holds_container(value)
+        and changed_before(ev, node, scope)
+    ):
+        return UNKNOWN  # a local list or dict filled before this read (mutations.py)
+    return value
+
+
+def _bound_value(ev: Evaluator, node: nodes.Name, assigns: Sequence[nodes.NodeNG]) -> Any:
     if len(assigns) == 1:
         # One binding (most names): no flow to follow, nothing to meet. Not an import:
         # binding_of's own test, without its frame (once per name per generation).

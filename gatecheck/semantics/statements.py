@@ -20,6 +20,7 @@ from gatecheck.semantics.env import (
 )
 from gatecheck.semantics.expressions import by_node_class
 from gatecheck.semantics.logic import join_returns
+from gatecheck.semantics.mutations import changed_names, holds_container
 from gatecheck.semantics.values import (
     UNKNOWN,
     ClassRef,
@@ -48,9 +49,21 @@ def run_body(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> Any:
 def exec_block(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> tuple[list[Any], bool]:
     returns: list[Any] = []
     for stmt in body:
-        if not TABLE.get(type(stmt), _skip)(ev, stmt, env, returns):
+        if isinstance(stmt, (nodes.For, nodes.While)):
+            _forget_changed(ev, stmt, env)  # an iteration reads what the one before changed
+        falls = TABLE.get(type(stmt), _skip)(ev, stmt, env, returns)
+        _forget_changed(ev, stmt, env)
+        if not falls:
             return returns, False
     return returns, True
+
+
+def _forget_changed(ev: Evaluator, stmt: nodes.NodeNG, env: Env) -> None:
+    """A local list, dict or set the statement may change in place (`d[k] = v`,
+    `d.append(x)`, `fill(d)`) holds what the walk cannot tell from then on."""
+    for name in changed_names(ev, stmt):
+        if holds_container(env.get(name)):
+            env[name] = UNKNOWN
 
 
 def _skip(ev: Evaluator, stmt: nodes.NodeNG, env: Env, returns: list[Any]) -> bool:

@@ -1,0 +1,319 @@
+"""A list, dict or set holds what it was made with only while nothing changes it.
+
+vLLM's `get_linear_transform_schemes` starts `input_tfms = {}` and fills it in a loop
+(`input_tfms[part_index] = ...`); read as the literal, `len(input_tfms) >= 1` was false
+everywhere and the gate beside it (`... and has_device_capability(100)`) was lost.
+
+What may change a container, by how its name is used:
+- an item stored or deleted (`d[k] = v`, `del d[k]`, `d[k] += 1`, `d[a][b] = v`), or the
+  whole augmented in place (`self.items += more`);
+- a method called on it other than the reading ones (`d.setdefault`, `l.append`);
+- a function's local handed to a call other than a builtin that only reads (`fill(d)`;
+  `len(d)` reads); any container handed to `heapq.heappush`, `random.shuffle` and the
+  like. A global or an attribute handed to a call is taken as read: module constants are
+  handed to decorators and helpers (`@supported_compute_capability(SM10X)`);
+- a function's local bound to another name or put into another container: the other
+  holder may change it. A global or an attribute is read there (module tables name other
+  tables: `PLANS = {(9, 0): SM90_PLANS}`), and a returned local is the caller's to change.
+
+Where: a function's local is read in the order of its statements. The statement walk
+(statements.py) forgets it once a statement that may change it has run, and at the
+start of a loop that changes it; a read by name (resolve.py) is unknown past a change
+earlier in the text, in a loop around the read, or in a nested function (changed_before).
+A module global or an attribute (`self.backends`, `x.name` anywhere in the module that
+binds it) is unknown wherever its module changes it: a function may run at any time
+(may_change). Writes from other modules (`mod._TABLE[k] = v`) are not looked for.
+
+A memo table, a module dict that functions only fill item by item (`_CACHE[device] =
+cap`), gives on an item read one of the values it was made with or stored (filled_table).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+from astroid.const import Context
+
+from gatecheck.loading.lazy import spelled_nodes
+from gatecheck.semantics.values import NoneOr, OneOf
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+# Methods of list, dict and set that do not change the container.
+_READING_METHODS = frozenset(
+    {
+        "copy",
+        "count",
+        "difference",
+        "get",
+        "index",
+        "intersection",
+        "isdisjoint",
+        "issubset",
+        "issuperset",
+        "items",
+        "keys",
+        "symmetric_difference",
+        "union",
+        "values",
+    }
+)
+# Builtins that only read what they are given.
+_READING_BUILTINS = frozenset(
+    {
+        "all",
+        "any",
+        "bool",
+        "dict",
+        "enumerate",
+        "filter",
+        "frozenset",
+        "hash",
+        "id",
+        "isinstance",
+        "iter",
+        "len",
+        "list",
+        "map",
+        "max",
+        "min",
+        "print",
+        "repr",
+        "reversed",
+        "set",
+        "sorted",
+        "str",
+        "sum",
+        "tuple",
+        "zip",
+    }
+)
+
+
+def _spelled(callee: nodes.NodeNG) -> str | None:
+    if isinstance(callee, nodes.Name):
+        return str(callee.name)
+    return str(callee.attrname) if isinstance(callee, nodes.Attribute) else None
+
+
+# Standard functions that change the container they are given in place.
+_CHANGING_FUNCTIONS = frozenset(
+    {"heapify", "heappop", "heappush", "heappushpop", "heapreplace", "insort", "insort_left"}
+    | {"insort_right", "shuffle"}
+)
+
+
+def holds_container(value: Any) -> bool:
+    """Whether `value` is (or may be) a list, dict or set: what a change can alter."""
+    if isinstance(value, NoneOr):
+        return holds_container(value.value)
+    if isinstance(value, OneOf):
+        return any(holds_container(o) for o in value.options)
+    return isinstance(value, (list, dict, set))
+
+
+_FUNCTIONS = (nodes.FunctionDef, nodes.AsyncFunctionDef, nodes.Lambda)
+_LOOPS = (nodes.For, nodes.While, nodes.Comprehension)
+
+
+def may_change(ev: Evaluator, binding: nodes.AssignName | nodes.AssignAttr) -> bool:
+    """Whether what a global, class attribute or attribute `binding` binds may be
+    changed in place anywhere in its module (a function may run at any time; see the
+    module's docstring). A function's local is read by the order of its statements
+    instead: changed_before, changed_names. Kept per scope and name in the facts."""
+    if isinstance(binding, nodes.AssignAttr):
+        name, scope, attribute = str(binding.attrname), binding.root(), True
+    else:
+        name, scope = str(binding.name), binding.scope()
+        if isinstance(scope, _FUNCTIONS):
+            return False
+        attribute = isinstance(scope, nodes.ClassDef)  # a class attribute: `x.name`
+        if attribute:
+            scope = scope.root()
+    if not isinstance(scope, nodes.Module):
+        return True  # a comprehension's or an odd scope's: not followed
+    key = ("may-change", id(scope), name, attribute)
+    found = ev.facts.get(key)
+    if found is None:
+        found = ev.facts[key] = _module_changes(scope, name, attribute)
+    return bool(found)
+
+
+def _module_changes(module: nodes.Module, name: str, attribute: bool) -> bool:
+    kinds: tuple[type[nodes.NodeNG], ...] = (
+        (nodes.Attribute, nodes.AssignAttr) if attribute else (nodes.Name,)
+    )
+    for node in spelled_nodes(module, kinds, {name}):
+        if isinstance(node, nodes.AssignAttr):
+            # `self.items += more` changes a list in place (an AssignAttr target).
+            if node.attrname == name and isinstance(node.parent, nodes.AugAssign):
+                return True
+            continue
+        spelled = node.attrname if isinstance(node, nodes.Attribute) else node.name
+        if spelled == name and _changes(node, escapes=True):
+            return True
+    return False
+
+
+def changed_before(ev: Evaluator, read: nodes.Name, function: nodes.NodeNG) -> bool:
+    """Whether a change of the local `read` names (a container, in `function`) may run
+    before this read: one earlier in the text, one in a loop around the read (a later
+    iteration's read follows it), or one in a nested function (it runs when called);
+    any, for a read in a nested function."""
+    key = ("local-changes", id(function), read.name)
+    changes: list[nodes.Name] | None = ev.facts.get(key)
+    if changes is None:
+        changes = ev.facts[key] = [
+            n
+            for n in function.nodes_of_class(nodes.Name)
+            if n.name == read.name and _changes(n, escapes=False)
+        ]
+    if not changes:
+        return False
+    if read.scope() is not function:
+        return True  # a closure's read runs when it is called: after any of them
+    loops = {id(n) for n in _around(read, function) if isinstance(n, _LOOPS)}
+    here = (read.lineno or 0, read.col_offset or 0)
+    for change in changes:
+        if change is read:
+            continue
+        if change.scope() is not function or (change.lineno or 0, change.col_offset or 0) < here:
+            return True
+        if loops and any(id(n) in loops for n in _around(change, function)):
+            return True
+    return False
+
+
+def _around(node: nodes.NodeNG, stop: nodes.NodeNG) -> list[nodes.NodeNG]:
+    found: list[nodes.NodeNG] = []
+    parent = node.parent
+    while parent is not None and parent is not stop:
+        found.append(parent)
+        parent = parent.parent
+    return found
+
+
+def changed_names(ev: Evaluator, statement: nodes.NodeNG) -> frozenset[str]:
+    """The names whose container `statement` may change in place (a function's locals:
+    the statement walk forgets what they held once it has run it)."""
+    key = ("changed-names", id(statement))
+    found: frozenset[str] | None = ev.facts.get(key)
+    if found is None:
+        found = ev.facts[key] = names_changed(statement)
+    return found
+
+
+def names_changed(statement: nodes.NodeNG) -> frozenset[str]:
+    """The names `statement` spells in a position that may change a function's local
+    container in place (pure; changed_names keeps it per statement)."""
+    return frozenset(
+        str(n.name) for n in statement.nodes_of_class(nodes.Name) if _changes(n, escapes=False)
+    )
+
+
+def _changes(node: nodes.NodeNG, escapes: bool) -> bool:
+    """Whether the use `node` (of the name) may change what it holds."""
+    parent = node.parent
+    if isinstance(parent, nodes.Subscript) and parent.value is node:
+        top = parent
+        while isinstance(top.parent, nodes.Subscript) and top.parent.value is top:
+            top = top.parent
+        return top.ctx in (Context.Store, Context.Del)
+    if isinstance(parent, nodes.Attribute) and parent.expr is node:
+        call = parent.parent
+        return (
+            isinstance(call, nodes.Call)
+            and call.func is parent
+            and parent.attrname not in _READING_METHODS
+        )
+    if isinstance(parent, nodes.AugAssign):
+        return parent.target is node
+    if isinstance(parent, nodes.Starred):
+        parent = parent.parent
+    if isinstance(parent, nodes.Keyword):
+        parent = parent.parent
+    if isinstance(parent, nodes.Call):
+        if parent.func is node:
+            return False
+        spelled = _spelled(parent.func)
+        if spelled in _CHANGING_FUNCTIONS:
+            return True
+        if isinstance(parent.func, nodes.Attribute) and spelled in _READING_METHODS:
+            return False  # `d.get(k)`: a key looked up
+        # A function's own container handed to a helper is there to be filled; a module
+        # constant or an attribute handed to a call is read (`@supported([100, 103])`).
+        return not escapes and spelled not in _READING_BUILTINS
+    if escapes:
+        return False  # a table's entries name other tables (`PLANS = {(9, 0): SM90}`)
+    # A function's container bound again, or put into another: the other holder may
+    # change it (`d = {}; self.table = d`).
+    if isinstance(parent, (nodes.Assign, nodes.AnnAssign, nodes.NamedExpr)):
+        return parent.value is node
+    return isinstance(parent, (nodes.List, nodes.Tuple, nodes.Set, nodes.Dict))
+
+
+def filled_table(ev: Evaluator, read: nodes.Name) -> tuple[Any, ...] | None:
+    """A module's dict that functions fill item by item (`_CACHE[device] = cap`, a memo of
+    the device's capability, read back `_CACHE[device]` or `_CACHE.get(device)`): the
+    values an item read may give, those it was made with and those stored into it
+    (each store's value, as its function computes it); None when the name is not such a
+    table or something else changes it (a method call on it, a helper it is passed to).
+    Which key holds which value is not followed: a read is one of them."""
+    from gatecheck.semantics.bindings import memoized
+    from gatecheck.semantics.resolve import looked_up
+
+    found = looked_up(ev, read)
+    if found is None:
+        return None
+    scope, bindings = found
+    if not isinstance(scope, nodes.Module) or len(bindings) != 1:
+        return None
+    binding = bindings[0]
+    statement = binding.parent
+    if not (
+        isinstance(binding, nodes.AssignName)
+        and isinstance(statement, (nodes.Assign, nodes.AnnAssign))
+        and isinstance(statement.value, nodes.Dict)
+    ):
+        return None
+    key = ("filled-table", id(binding))
+    stores = ev.facts.get(key)
+    if key not in ev.facts:
+        stores = ev.facts[key] = _item_stores(scope, str(binding.name))
+    if stores is None:
+        return None
+    made = statement.value
+    if any(isinstance(k, nodes.DictUnpack) for k, _ in made.items):
+        return None
+    values = [v for _, v in made.items] + list(stores)
+    # Once per generation: every read of the table gives the same values.
+    found = memoized(ev, ("filled-table", id(binding)), _values, values)
+    return found if isinstance(found, tuple) else None
+
+
+def _values(ev: Evaluator, expressions: list[nodes.NodeNG]) -> tuple[Any, ...]:
+    return tuple(ev.eval(v, None) for v in expressions)
+
+
+def _item_stores(module: nodes.Module, name: str) -> list[nodes.NodeNG] | None:
+    """The values stored by `name[key] = value` in `module` when every change of the
+    name there is such a store (or an item deleted); else None."""
+    stores: list[nodes.NodeNG] = []
+    for node in spelled_nodes(module, (nodes.Name,), {name}):
+        if node.name != name or not _changes(node, escapes=True):
+            continue
+        item = node.parent
+        if isinstance(item, nodes.Subscript) and item.ctx == Context.Del:
+            continue
+        statement = item.parent
+        if not (
+            isinstance(item, nodes.Subscript)
+            and item.value is node
+            and isinstance(statement, nodes.Assign)
+            and statement.targets == [item]
+        ):
+            return None
+        stores.append(statement.value)
+    return stores

@@ -30,12 +30,8 @@ def rows(make_tree: MakeTree, source: str, other: str = "") -> list[tuple[int, t
 
 
 MAJORS_10_11 = ("sm100", "sm103", "sm110")
-ALL = tuple(
-    sorted(
-        ("sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "sm100", "sm103")
-        + ("sm110", "sm120", "sm121", "gfx90a", "gfx942", "gfx950")
-    )
-)
+NVIDIA = ("sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "sm100", "sm103", "sm110")
+ALL = tuple(sorted((*NVIDIA, "sm120", "sm121", "gfx90a", "gfx942", "gfx950")))
 
 CASES = [
     pytest.param(
@@ -135,6 +131,33 @@ CASES = [
         [(6, ALL)],
         id="one-caller-leaves-the-none-default-another-passes-the-device",
     ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "class Kernel:\n    @classmethod\n    def ok(cls, arch=None):\n"
+        "        if arch in [100, 110]:\n            return 1\n\n"
+        "class Fallback:\n    @classmethod\n    def ok(cls, arch=None):\n"
+        "        return cls.primary.ok(arch)\n\n"
+        "def choose(kernel):\n    return kernel.ok(major() * 10)\n",
+        "",
+        # Fallback.ok may call itself through `cls.primary` (unknown): passing its own
+        # parameter on adds no value, so its callers' is the device's.
+        [(6, MAJORS_10_11)],
+        id="a-method-passing-its-parameter-on-to-one-of-its-name",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "class Kernel:\n    def launch(self, arch=0):\n        if arch == 4:\n"
+        "            return 1\n\n"
+        "class Other:\n    def launch(self, arch=0):\n        return 0\n\n"
+        "def run(fast):\n    k = Kernel() if fast else Other()\n"
+        "    arch = 4 if major() == 10 else (1 if fast else 2)\n"
+        "    return Kernel().launch() + k.launch(arch)\n",
+        "",
+        # `k.launch` is one of two classes' methods (values.OneOf): a caller all the same.
+        # Left out, the default's caller alone made `arch` 0 everywhere.
+        [(5, ("sm100", "sm103")), (14, ("sm100", "sm103"))],
+        id="a-caller-through-one-of-two-receivers",
+    ),
 ]
 
 
@@ -185,6 +208,19 @@ NOOPS = [
         id="a-method-caller-unpacking-unknown-arguments",
     ),
 ]
+
+
+NOOPS.append(
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "class Kernel:\n    def pick(self, mode):\n        if mode in [100, 110]:\n"
+        "            return 1\n\n"
+        "def run(k):\n    return k.pick(major() * 10)\n",
+        # A bound on the search's cost (callers._DEVICE_WORDS): a method's callers are
+        # searched for a parameter named for the device only.
+        id="a-method-parameter-not-named-for-the-device-is-not-searched",
+    )
+)
 
 
 @pytest.mark.parametrize("source", NOOPS)

@@ -211,7 +211,12 @@ def _compare_options(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     lefts, rights = constant_options(left), constant_options(right)
     if lefts is None or rights is None:
         return UNKNOWN
-    outcomes = {_compare_one(ev, op, a, b) for a in lefts for b in rights}
+    pairs = [(a, b) for a in lefts for b in rights]
+    if op in _ORDERING:
+        # Ordering None raises, and a raise is no value: `cc < 100` with `cc` None or
+        # the device's number is the number's (as for values.NoneOr, dereferenced).
+        pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+    outcomes = {_compare_one(ev, op, a, b) for a, b in pairs}
     return outcomes.pop() if len(outcomes) == 1 else UNKNOWN
 
 

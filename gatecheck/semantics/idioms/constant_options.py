@@ -6,7 +6,8 @@ a device table's entry or the fallback of an `except` (`return _ARCH_BY_CC[cc]` 
 them (values.OneOf, made by statements.run_body's join of the returns, a conditional
 expression and calls.py's `dict.get` of an unknown key); a comparison, a method of a
 string (`.startswith("blackwell")`) or a truth test of it is each option's, known where
-all options agree: `_max_capability() > 100` is false on sm90 whichever path ran (90
+all options agree (an ordering skips a None option: it raises there, and a raise is no
+value): `_max_capability() > 100` is false on sm90 whichever path ran (90
 and 0), and unknown on sm120 (120 and 0), so it admits sm120 and not sm90. Anything
 else (arithmetic, a subscript, a call with it) reads it as unknown. The semantics is in
 logic.either, values.truth, expressions and calls; this module carries its examples."""
@@ -116,6 +117,25 @@ IDIOM = Idiom(
             # the registry gives the gfx9 parts capability 9.x, as ROCm reports them
             generations(
                 "sm90", "sm100", "sm103", "sm110", "sm120", "sm121", "gfx90a", "gfx942", "gfx950"
+            ),
+            "import os\nimport torch\n",
+        ),
+        Example(
+            "none-or-a-number-ordered",
+            # Ordering None raises, so an ordering reads the number: vLLM's scaled-mm
+            # `compute_capability < 100`, its callers passing None or the device's.
+            "(None if os.environ.get('X') else torch.cuda.get_device_capability()[0] * 10) < 100",
+            generations(
+                "sm70",
+                "sm75",
+                "sm80",
+                "sm86",
+                "sm87",
+                "sm89",
+                "sm90",
+                "gfx90a",
+                "gfx942",
+                "gfx950",
             ),
             "import os\nimport torch\n",
         ),

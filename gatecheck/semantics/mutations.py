@@ -134,27 +134,37 @@ def may_change(ev: Evaluator, binding: nodes.AssignName | nodes.AssignAttr) -> b
             scope = scope.root()
     if not isinstance(scope, nodes.Module):
         return True  # a comprehension's or an odd scope's: not followed
-    key = ("may-change", id(scope), name, attribute)
-    found = ev.facts.get(key)
+    return bool(module_changes(ev, scope, name, attribute))
+
+
+def module_changes(
+    ev: Evaluator, module: nodes.Module, name: str, attribute: bool
+) -> tuple[nodes.NodeNG, ...]:
+    """The uses of `name` (a global; `x.name` for an attribute) in `module` that may
+    change what it holds, in the module's order; kept per module and name in the facts."""
+    key = ("module-changes", id(module), name, attribute)
+    found: tuple[nodes.NodeNG, ...] | None = ev.facts.get(key)
     if found is None:
-        found = ev.facts[key] = _module_changes(scope, name, attribute)
-    return bool(found)
+        kinds: tuple[type[nodes.NodeNG], ...] = (
+            (nodes.Attribute, nodes.AssignAttr) if attribute else (nodes.Name,)
+        )
+        found = ev.facts[key] = tuple(
+            node
+            for node in spelled_nodes(module, kinds, {name})
+            if _names(node, name)
+            and (
+                # `self.items += more` changes a list in place (an AssignAttr target).
+                isinstance(node.parent, nodes.AugAssign)
+                if isinstance(node, nodes.AssignAttr)
+                else _changes(node, escapes=True)
+            )
+        )
+    return found
 
 
-def _module_changes(module: nodes.Module, name: str, attribute: bool) -> bool:
-    kinds: tuple[type[nodes.NodeNG], ...] = (
-        (nodes.Attribute, nodes.AssignAttr) if attribute else (nodes.Name,)
-    )
-    for node in spelled_nodes(module, kinds, {name}):
-        if isinstance(node, nodes.AssignAttr):
-            # `self.items += more` changes a list in place (an AssignAttr target).
-            if node.attrname == name and isinstance(node.parent, nodes.AugAssign):
-                return True
-            continue
-        spelled = node.attrname if isinstance(node, nodes.Attribute) else node.name
-        if spelled == name and _changes(node, escapes=True):
-            return True
-    return False
+def _names(node: nodes.NodeNG, name: str) -> bool:
+    spelled = node.name if isinstance(node, nodes.Name) else node.attrname
+    return bool(spelled == name)
 
 
 def changed_before(ev: Evaluator, read: nodes.Name, function: nodes.NodeNG) -> bool:
@@ -278,10 +288,7 @@ def filled_table(ev: Evaluator, read: nodes.Name) -> tuple[Any, ...] | None:
         and isinstance(statement.value, nodes.Dict)
     ):
         return None
-    key = ("filled-table", id(binding))
-    stores = ev.facts.get(key)
-    if key not in ev.facts:
-        stores = ev.facts[key] = _item_stores(scope, str(binding.name))
+    stores = _item_stores(module_changes(ev, scope, str(binding.name), False))
     if stores is None:
         return None
     made = statement.value
@@ -297,17 +304,14 @@ def _values(ev: Evaluator, expressions: list[nodes.NodeNG]) -> tuple[Any, ...]:
     return tuple(ev.eval(v, None) for v in expressions)
 
 
-def _item_stores(module: nodes.Module, name: str) -> list[nodes.NodeNG] | None:
-    """The values stored by `name[key] = value` in `module` when every change of the
-    name there is such a store (or an item deleted); else None."""
+def _item_stores(changes: tuple[nodes.NodeNG, ...]) -> list[nodes.NodeNG] | None:
+    """The values stored by `name[key] = value` when every change of the name (module_changes)
+    is such a store or an item deleted; else None."""
     stores: list[nodes.NodeNG] = []
-    for node in spelled_nodes(module, (nodes.Name,), {name}):
-        if node.name != name or not _changes(node, escapes=True):
-            continue
-        item = node.parent
+    for node in changes:
+        item, statement = node.parent, node.parent.parent
         if isinstance(item, nodes.Subscript) and item.ctx == Context.Del:
             continue
-        statement = item.parent
         if not (
             isinstance(item, nodes.Subscript)
             and item.value is node

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from gatecheck.semantics import classes, replay, resolve
 from gatecheck.semantics.idioms._model import NOT_MINE
+from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either
 from gatecheck.semantics.values import (
     UNKNOWN,
@@ -87,7 +88,7 @@ def _super(ev: Evaluator, receiver: SuperRef, name: str) -> Any:
 
 
 def _one_of(ev: Evaluator, receiver: OneOf, name: str) -> Any:
-    return either([attribute(ev, option, name) for option in receiver.options])
+    return either(until_unknown(ev, (attribute(ev, option, name) for option in receiver.options)))
 
 
 _BY_KIND: dict[type, Callable[[Evaluator, Any, str], Any]] = {

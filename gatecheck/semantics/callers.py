@@ -40,6 +40,7 @@ from gatecheck.semantics.call_names import (
     MAX_METHOD_CALLER_FILES,
     called_name_set,
 )
+from gatecheck.semantics.lazy_joins import unknown_anyway
 from gatecheck.semantics.logic import either, join_optional
 from gatecheck.semantics.reads import remembered
 from gatecheck.semantics.values import (
@@ -109,8 +110,14 @@ def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argume
     sites = [site for site in sites if not _passes_itself_on(site, func, node)]
     if not sites:
         return _NOT_FOUND
-    values = [_argument(ev, site, func, node) for site in sites]
-    if any(v is _NOT_FOUND or (contains_unknown(v) and not _options(v)) for v in values):
+    values: list[Any] = []
+    for site in sites:
+        values.append(_argument(ev, site, func, node))
+        # One caller passing what cannot be read: the search answers nothing, whatever
+        # the others pass (lazy_joins.py).
+        if _unreadable(values[-1]) and unknown_anyway(ev):
+            break
+    if any(_unreadable(v) for v in values):
         return _NOT_FOUND
     if any(isinstance(v, OneOf) for v in values):
         return either(values)  # one of a few constants the callers pass
@@ -119,6 +126,10 @@ def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argume
     for value in values[1:]:
         met = join_optional(met, value)
     return met
+
+
+def _unreadable(value: Any) -> bool:
+    return value is _NOT_FOUND or (contains_unknown(value) and not _options(value))
 
 
 def _options(value: Any) -> bool:

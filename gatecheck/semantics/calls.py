@@ -14,6 +14,7 @@ from gatecheck.semantics import bounds, builtin_calls, classes, conventions, env
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.expressions import filled_item
 from gatecheck.semantics.idioms._model import NOT_MINE
+from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either, join_optional
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.values import (
@@ -160,7 +161,8 @@ def call(
         result = _call_function(ev, func, list(args), dict(kwargs))
         return result if optional else plain(result)
     if isinstance(func, OneOf):
-        return either([call(ev, f, args, kwargs, syntax, optional) for f in func.options])
+        options = (call(ev, f, args, kwargs, syntax, optional) for f in func.options)
+        return either(until_unknown(ev, options))
     if isinstance(func, PartialRef):
         merged = dict(func.kwargs)
         merged.update(kwargs)

@@ -4,6 +4,7 @@ enum members, NamedTuple fields and the `__getattr__` fallback."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
@@ -11,6 +12,7 @@ from astroid import nodes
 from gatecheck.loading.lazy import Spelling
 from gatecheck.loading.resolve import decorator_names
 from gatecheck.semantics import class_writes, flow
+from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either, join_all
 from gatecheck.semantics.values import (
     UNKNOWN,
@@ -96,17 +98,19 @@ def class_attribute(
         if not outside:
             return value
         # Given another value from outside the body (`Utils.is_installed = True`).
-        return either([value, *(ev.binding_value(w) for w in outside)])
+        return either(until_unknown(ev, chain((value,), (ev.binding_value(w) for w in outside))))
     if after is None and isinstance(receiver, InstanceRef):
         assigned = cls.instance_attrs.get(name)
         on_self = (set_on_self(ev, cls) or {}).get(name, ())
         flowed = None if on_self else flow.value_after(ev, assigned or ())
         if flowed is not None:
             return flowed  # `self.use_x = False` then `if cap >= ...: self.use_x = True`
-        values = [ev.binding_value(a) for a in assigned or ()]
-        values += [ev.eval(v, None) for v in on_self]
-        if values:
-            return join_all(values)
+        if assigned or on_self:
+            values = chain(
+                (ev.binding_value(a) for a in assigned or ()),
+                (ev.eval(v, None) for v in on_self),
+            )
+            return join_all(until_unknown(ev, values))
         if fallback:
             return _getattr_hook(ev, cls, name, receiver)
     return UNKNOWN

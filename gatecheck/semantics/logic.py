@@ -90,7 +90,7 @@ _REFERENCES = (ClassRef, InstanceRef, ModuleRef, FunctionRef, PartialRef)
 MAX_OPTIONS = 8
 
 
-def either(values: Sequence[Any]) -> Any:
+def either(values: Iterable[Any]) -> Any:
     """The value of one of `values`, we cannot tell which: their join, except that
     references that differ stay a OneOf (attributes and calls through it are each
     option's, met again by `either`)."""
@@ -131,9 +131,11 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def join_all(values: Sequence[Any]) -> Any:
-    result = values[0]
-    for value in values[1:]:
+def join_all(values: Iterable[Any]) -> Any:
+    """The join of one or more values (an iterable: lazy_joins.until_unknown)."""
+    each = iter(values)
+    result = next(each)
+    for value in each:
         result = join(result, value)
     return result
 

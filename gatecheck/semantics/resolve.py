@@ -16,6 +16,7 @@ from gatecheck.loading.trees import bound_in_scopes, lookup
 from gatecheck.semantics import bounds, flow, replay
 from gatecheck.semantics.bindings import binding_value
 from gatecheck.semantics.builtin_calls import BUILTINS
+from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either
 from gatecheck.semantics.mutations import changed_before, holds_container
 from gatecheck.semantics.reads import NOTHING
@@ -151,7 +152,7 @@ def _bound_value(ev: Evaluator, node: nodes.Name, assigns: Sequence[nodes.NodeNG
     flowed = flow.value_after(ev, assigns, node)
     if flowed is not None:
         return flowed
-    return either([binding_of(ev, a, node.name) for a in assigns])
+    return either(until_unknown(ev, (binding_of(ev, a, node.name) for a in assigns)))
 
 
 _IMPORTS = (nodes.ImportFrom, nodes.Import)
@@ -188,7 +189,7 @@ def module_attribute(
         flowed = flow.value_after(ev, bound)
         if flowed is not None:
             return flowed
-        return either([binding_of(ev, b, attr) for b in bound])
+        return either(until_unknown(ev, (binding_of(ev, b, attr) for b in bound)))
     if project.has_module(f"{module_name}.{attr}"):
         return ModuleRef(f"{module_name}.{attr}")
     if module_name in _seen:

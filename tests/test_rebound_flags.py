@@ -114,6 +114,21 @@ def test_an_unknown_test_keeps_both_values(ruleset: RuleSet) -> None:
     assert admission.can_be_false == ruleset.registry.all_names()
 
 
+def test_flags_whose_tests_read_earlier_flags_are_each_run_once(ruleset: RuleSet) -> None:
+    """Each flag's test reads the two flags before it (TransformerEngine's backend choice
+    re-binds a dozen `use_*` flags so): read anew at every test, the runs grew as the
+    Fibonacci numbers and the 40th flag was past the work bound (unknown); each run is
+    kept, like a binding's value, so every flag is read."""
+    lines = ["import torch", "f0 = False", "f1 = False", f"if {CAP} >= (9, 0):"]
+    lines += ["    f0 = True", "    f1 = True"]
+    for i in range(2, 41):
+        lines += [f"f{i} = False", f"if f{i - 1} or f{i - 2}:", f"    f{i} = True"]
+    admission = flowed("\n".join(lines) + "\n", "f40", ruleset)
+    assert not admission.bounds
+    assert admission.can_be_true == HOPPER_UP
+    assert admission.can_be_false == ruleset.registry.all_names() - HOPPER_UP
+
+
 def test_another_module_reads_the_value_at_the_end_of_the_module(ruleset: RuleSet) -> None:
     flags = f"import torch\nuse_x = False\nif {CAP} >= (9, 0):\n    use_x = True\n"
     admission = admission_of(

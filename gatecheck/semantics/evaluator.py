@@ -176,6 +176,7 @@ class Evaluator:
     resolve_name = resolve.resolve_name
     get_attribute = attributes.attribute
     binding_value = bindings.binding_value
+    memoized = bindings.memoized
     call_node = calls.call_node
     invoke = calls.call
     bind_arguments = calls.bind_arguments

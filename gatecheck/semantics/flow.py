@@ -58,19 +58,22 @@ def value_after(
         # `self.disabled = True`, `if not ok: return`, `self.disabled = False` may
         # leave with the earlier value.
         return None
-    # Cycle guard: this set of bindings, by its shape kept in the facts (a test inside
-    # the run may read the name through fewer of them, astroid's lookup keeping those
-    # before it: another run). Not memoized here: the tests and bindings it reads are
-    # (bindings, calls).
-    guard = id(marked)
-    if guard in ev.active:
-        return UNKNOWN  # the flag's own tests read it
-    ev.active.add(guard)
-    try:
-        found = _run(ev, block.body, statements, _UNSET, key)
-        return UNKNOWN if found is _UNSET else found
-    finally:
-        ev.active.discard(guard)
+    # The run, memoized per set of bindings (a test inside the run may read the name
+    # through fewer of them, astroid's lookup keeping those before it: another run, its
+    # own entry), with its reads, like a binding's value. Each read of a flag re-ran
+    # the block from its start, and each `if` test on the way read the other flags the
+    # same way: TransformerEngine's get_attention_backend (a thousand lines re-binding
+    # `use_flash_attention`, `use_fused_attention`, ...) cost 29 million evaluation
+    # steps, 211 s of a 213 s audit. A cycle (the flag's own tests read it) is unknown.
+    return ev.memoized(key, _run_block, (block, statements, key))
+
+
+def _run_block(
+    ev: Evaluator, marked: tuple[nodes.NodeNG, dict[int, list[nodes.NodeNG]], Any]
+) -> Any:
+    block, statements, key = marked
+    found = _run(ev, block.body, statements, _UNSET, key)
+    return UNKNOWN if found is _UNSET else found
 
 
 def _after_none_fill(

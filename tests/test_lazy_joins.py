@@ -13,7 +13,7 @@ import pytest
 from astroid import nodes
 
 from gatecheck.config.model import RuleSet
-from gatecheck.semantics.admitted import Semantics, in_memory_project
+from gatecheck.semantics.admitted import Semantics, admission_of, in_memory_project
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.values import UNKNOWN
 
@@ -117,6 +117,41 @@ def test_callers_after_an_unknown(
         project, ruleset.registry, follow_callers=True, assume_unset_environment=True
     )
     admission = semantics.admission(_test_of(module, function))
+    everything = ruleset.registry.all_names()
+    assert admission.can_be_true == (everything if admitted is None else admitted)
+    assert set(admission.assumed) == assumed
+
+
+RETURNS = [
+    pytest.param(
+        "import vendor_lib\n\n\ndef pick():\n"
+        "    if vendor_lib.ready():\n        return vendor_lib.value()\n"
+        "    return is_hopper()\n",
+        None,
+        set(),
+        id="a-path-returning-an-unknown-ends-the-body",
+    ),
+    pytest.param(
+        "import os\nimport torch\n\n\ndef pick():\n"
+        "    if os.getenv('FAST'):\n        return os.getenv('FAST') == '1'\n"
+        "    return torch.cuda.get_device_capability()[0] >= 9\n",
+        {"sm90", "sm100", "sm103", "sm110", "sm120", "sm121", "gfx90a", "gfx942", "gfx950"},
+        {"FAST unset"},
+        id="after-an-environment-variable-the-body-runs-on",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "admitted", "assumed"), RETURNS)
+def test_a_body_after_an_unknown_return(
+    ruleset: RuleSet, source: str, admitted: set[str] | None, assumed: set[str]
+) -> None:
+    """The first case read `is_hopper()` by its name (an assumption) for a value the
+    unknown return made unknown anyway; the second needs the rest's device read to be
+    read again where FAST is unset."""
+    admission = admission_of(
+        source, "pick()", ruleset.registry, follow_flow=True, assume_unset_environment=True
+    )
     everything = ruleset.registry.all_names()
     assert admission.can_be_true == (everything if admitted is None else admitted)
     assert set(admission.assumed) == assumed

@@ -1,8 +1,9 @@
 """A join of values read one at a time: the values after an unknown are not evaluated
 when the unknown decides the join.
 
-`either` and `join_all` (logic.py) of values one of which is UNKNOWN are UNKNOWN, and a
-parameter's callers (callers.py) answer nothing once one passes an unknown: whatever
+`either` and `join_all` (logic.py) of values one of which is UNKNOWN are UNKNOWN, a
+parameter's callers (callers.py) answer nothing once one passes an unknown, and a body
+one of whose paths returns UNKNOWN returns UNKNOWN (statements.run_body): whatever
 the other values are. Evaluating them costs the most in a cold audit (each may follow
 its own callers, run bodies, build modules: sglang 0.5.23's `rows * 2 <= TMA_STAGE_BYTES
 // element_size` took 1.4 s, for an unknown) and adds nothing to the value. What it adds

@@ -19,6 +19,7 @@ from gatecheck.semantics.env import (
     narrowed,
 )
 from gatecheck.semantics.expressions import by_node_class
+from gatecheck.semantics.lazy_joins import unknown_anyway
 from gatecheck.semantics.logic import join_returns
 from gatecheck.semantics.mutations import changed_names, holds_container
 from gatecheck.semantics.values import (
@@ -37,8 +38,16 @@ if TYPE_CHECKING:
 Handler = Callable[["Evaluator", Any, Env, list[Any]], bool]
 
 
+class _UnknownReturn(Exception):
+    """A path returned UNKNOWN: what the body returns is unknown whatever its other
+    paths return (join_returns), so the rest of it is not run (lazy_joins.py)."""
+
+
 def run_body(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> Any:
-    returns, falls_through = exec_block(ev, body, env)
+    try:
+        returns, falls_through = exec_block(ev, body, env)
+    except _UnknownReturn:
+        return UNKNOWN
     if falls_through:
         returns.append(None)
     if not returns:
@@ -71,7 +80,10 @@ def _skip(ev: Evaluator, stmt: nodes.NodeNG, env: Env, returns: list[Any]) -> bo
 
 
 def _return(ev: Evaluator, stmt: nodes.Return, env: Env, returns: list[Any]) -> bool:
-    returns.append(None if stmt.value is None else ev.eval(stmt.value, env))
+    value = None if stmt.value is None else ev.eval(stmt.value, env)
+    if value is UNKNOWN and unknown_anyway(ev):
+        raise _UnknownReturn
+    returns.append(value)
     return False
 
 
@@ -363,6 +375,6 @@ def can_complete(ev: Evaluator, func: FunctionRef) -> bool:
     try:
         env = ev.bind_arguments(func, [], {})
         returns, falls_through = exec_block(ev, func.node.body, env)
-    except RecursionError:
+    except (RecursionError, _UnknownReturn):  # a path returns
         return True
     return bool(returns) or falls_through

@@ -68,10 +68,10 @@ def value_after(
     return ev.memoized(key, _run_block, (block, statements, key))
 
 
-def _run_block(
-    ev: Evaluator, marked: tuple[nodes.NodeNG, dict[int, list[nodes.NodeNG]], Any]
-) -> Any:
-    block, statements, key = marked
+def _run_block(ev: Evaluator, run: tuple[nodes.NodeNG, dict[int, list[nodes.NodeNG]], Any]) -> Any:
+    """value_after's run of the block (its bindings' block, the marked statements, the
+    memo key), _UNSET (no binding on any path) read as unknown."""
+    block, statements, key = run
     found = _run(ev, block.body, statements, _UNSET, key)
     return UNKNOWN if found is _UNSET else found
 

@@ -12,10 +12,14 @@ fastest round of each kept:
 - `ast.parse` of exactly those files;
 - astroid trees of exactly those files and nothing else, as the audit builds them (the
   files that spell an arch idiom whole, the others lazily; the function bodies the
-  evaluation reads are not built: a lower bound), under the audit's collector settings.
+  evaluation reads are not built: a lower bound), under the audit's collector settings;
+- whole trees of only the files that spell an arch idiom: every condition of those is
+  evaluated, so no reading of fewer other modules takes these off.
 
 Whatever the evaluation costs, an audit that reads the same modules spends at least the
-last figure; with N cores and no work done twice, at least that over N.
+fourth figure; with N cores and no work done twice, at least that over N. Each step's
+peak RSS is printed too (#20's target is < 250 MB): a process holding those trees holds
+at least that much.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -47,12 +52,14 @@ def _parse_all(files: list[Path]) -> float:
     return time.perf_counter() - started
 
 
-def _build_only(root: Path, built: list[Path]) -> float:
+def _build_only(root: Path, built: list[Path], whole_only: bool = False) -> float:
     project, _ = open_project([root], ())
     started = time.perf_counter()
     for path in built:
         text = project.text_of(path)
-        project.module_at(path, whole=text is not None and mentions_arch(text))
+        whole = text is not None and mentions_arch(text)
+        if whole or not whole_only:
+            project.module_at(path, whole=whole)
     return time.perf_counter() - started
 
 
@@ -71,7 +78,7 @@ def _step(name: str, root: Path, listing: Path) -> float:
     if name == "parse":
         return _parse_all(built)
     with bulk_allocation():
-        return _build_only(root, built)
+        return _build_only(root, built, whole_only=name == "whole")
 
 
 STEPS = [
@@ -79,6 +86,7 @@ STEPS = [
     ("audit", "audit, one process"),
     ("parse", "ast.parse of the files it builds"),
     ("build", "astroid trees of those files only"),
+    ("whole", "trees of those spelling an arch idiom"),
 ]
 
 
@@ -91,9 +99,12 @@ def main() -> None:
     options = parser.parse_args()
     root = fetch(options.corpus, only_python=True)
     if options.step:
-        print(json.dumps(_step(options.step, root, Path(options.listing))))
+        seconds = _step(options.step, root, Path(options.listing))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+        print(json.dumps([seconds, peak]))
         return
     best = {name: float("inf") for name, _ in STEPS}
+    peak = dict.fromkeys(best, 0.0)
     with tempfile.TemporaryDirectory() as work:
         listing = Path(work) / "built.txt"
         for _ in range(options.repeat):
@@ -101,15 +112,18 @@ def main() -> None:
                 command = [sys.executable, __file__, "--corpus", options.corpus]
                 command += ["--step", name, "--listing", str(listing)]
                 done = subprocess.run(command, capture_output=True, text=True, check=True)
-                best[name] = min(best[name], float(done.stdout.strip().splitlines()[-1]))
+                seconds, rss = json.loads(done.stdout.strip().splitlines()[-1])
+                best[name] = min(best[name], float(seconds))
+                peak[name] = max(peak[name], float(rss))
         built = [Path(line) for line in listing.read_text(encoding="utf-8").splitlines()]
     whole = sum(1 for p in built if mentions_arch(p.read_text(errors="replace")))
     files = sum(1 for _ in root.rglob("*.py"))
     print(f"{options.corpus}: {files} files, the audit builds {len(built)} ({whole} whole)")
-    print(f"fastest of {options.repeat} rounds, in-process seconds and / yardstick:")
+    print(f"fastest of {options.repeat} rounds, in-process seconds, / yardstick, peak RSS:")
     yardstick = best["yardstick"]
     for name, label in STEPS:
-        print(f"  {label:<38} {best[name]:7.2f} s   {best[name] / yardstick:5.2f}x")
+        ratio = best[name] / yardstick
+        print(f"  {label:<38} {best[name]:7.2f} s   {ratio:5.2f}x   {peak[name]:6.0f} MB")
 
 
 if __name__ == "__main__":

@@ -243,3 +243,50 @@ def test_same_report_with_workers(tmp_path: Path, ruleset: RuleSet) -> None:
     assert render_audit_json(reports[2], root) == one
     assert reports[2].device_names == reports[1].device_names
     assert reports[2].parsed == reports[1].parsed
+
+
+def test_a_large_round_is_shared_with_workers(
+    tmp_path: Path, ruleset: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round with enough text for two processes (workers.plan) is taken from both ends
+    by this process and a worker forked for it, which has every tree and memo built so
+    far: the same report, and some of the round's modules never evaluated here."""
+    import os
+
+    import gatecheck.audit.run as audit_run
+    from gatecheck.audit import workers
+
+    root = _workers_project(tmp_path / "tree", 32)
+    (root / "pkg" / "utils.py").write_text(UTILS)
+    padding = "notes on the kernels. " * 12_000
+    users = 8
+    for index in range(users):
+        text = (
+            f'"""{padding}"""\nfrom pkg.utils import is_sm_at_least_89\n\n\n'
+            f"def run_{index}(x):\n    if is_sm_at_least_89():\n        return x * 2\n"
+            "    return x\n"
+        )
+        assert not mentions_arch(text)  # searched for the name it uses, not by the prefilter
+        (root / "pkg" / f"user_{index}.py").write_text(text)
+    weights = [len(padding)] * users
+    assert workers.plan(weights, 2, warm_up=0.0)[1] == 2, "the round must be large enough"
+    parent = os.getpid()
+    evaluated_here: set[str] = set()
+    classify = audit_run.classify_condition
+
+    def counting(semantics, module, *args):  # type: ignore[no-untyped-def]
+        if os.getpid() == parent:
+            evaluated_here.add(Path(module.file).name)
+        return classify(semantics, module, *args)
+
+    monkeypatch.setattr(audit_run, "classify_condition", counting)
+    one = run_audit([root], ruleset, "sm120", jobs=1)
+    users_files = {f"user_{i}.py" for i in range(users)}
+    assert users_files <= evaluated_here
+    evaluated_here.clear()
+    two = run_audit([root], ruleset, "sm120", jobs=2)
+    assert render_audit_json(two, root) == render_audit_json(one, root)
+    assert sum(g.path.name in users_files for g in one.gates + one.hops) >= users
+    assert two.parsed == one.parsed
+    assert two.diagnostics == one.diagnostics
+    assert users_files - evaluated_here, "every module of the round was evaluated here"

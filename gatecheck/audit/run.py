@@ -64,18 +64,11 @@ def discover(
     A condition whose evaluation fails is diagnosed (through `contain`) and left out.
     `jobs` > 1: worker processes find which conditions of their share vary (workers.py);
     the answer is the same. `more`: given the conditions found last, further modules to
-    search (widening.py), asked again until it has none; evaluated in this process."""
+    search (widening.py), asked again until it has none; each round's shared with forked
+    workers as well when it is large enough (workers.plan)."""
     contain = contain or Containment(project.diagnostics)
     vendor_gens = semantics.registry.vendor_names(vendor)
     modules = list(modules)
-    # Evaluated here before any fork; then taken from both ends by this process and the
-    # workers (workers.Claims).
-    warm, rest, processes = modules, list[nodes.Module](), 1
-    if jobs > 1 and forking.can_fork():
-        weights = [len(project.text_of(Path(m.file)) or "") if m.file else 0 for m in modules]
-        head, processes = workers.plan(weights, jobs, min_share)
-        if processes > 1:
-            warm, rest = modules[: head.stop], modules[head.stop :]
     conditions: list[ArchCondition] = []
 
     def here(module: nodes.Module) -> None:
@@ -83,25 +76,23 @@ def discover(
         if on_module is not None:
             on_module()
 
-    for module in warm:
-        here(module)
-    if processes > 1:
-        claims = workers.Claims(len(rest))
-        task = partial(_share_outcome, project, semantics, rest, claims, vendor_gens, contain)
-        forked = [forking.start(task) for _ in range(processes - 1)]
-        while (index := claims.front()) is not None:
-            here(rest[index])
-        outcomes: dict[Path, ModuleOutcome] = {}
-        unbuildable: frozenset[Path] = frozenset()
-        for worker in forked:
-            share = None if worker is None else worker.result()
-            if share is not None:
-                project.built_elsewhere(share.built)
-                semantics.note_searched_calls(share.searched_calls)
-                outcomes.update(share.modules)
-                unbuildable |= share.unbuildable
-        # What the workers took (a failed worker's modules are evaluated here).
-        for module in rest[claims.taken_from_front() :]:
+    def evaluated(modules: list[nodes.Module], warm_up: float) -> None:
+        """The modules' conditions, in order: the first `warm_up` of their weight here
+        before any fork, the rest taken from both ends by this process and the workers
+        (workers.Claims)."""
+        processes = 1
+        if jobs > 1 and forking.can_fork():
+            weights = [len(project.text_of(_path_of(m)) or "") for m in modules]
+            head, processes = workers.plan(weights, jobs, min_share, warm_up)
+        if processes == 1:
+            for module in modules:
+                here(module)
+            return
+        for module in modules[: head.stop]:
+            here(module)
+        rest = modules[head.stop :]
+        found = _shared(project, semantics, rest, processes, vendor_gens, contain, here)
+        for module, outcome, unbuildable in found:
             conditions.extend(
                 _module_conditions(
                     project,
@@ -109,18 +100,20 @@ def discover(
                     module,
                     vendor_gens,
                     contain,
-                    outcomes.get(_path_of(module)),
+                    outcome,
                     unbuildable=unbuildable,
                 )
             )
             if on_module is not None:
                 on_module()
+
+    evaluated(modules, workers.WARM_UP)
     if more is not None:
         latest = conditions
         while extra := more(latest):
             before = len(conditions)
-            for module in extra:
-                here(module)
+            # Forked now, a worker has every tree and memo this process has: no warm-up.
+            evaluated(list(extra), 0.0)
             latest = conditions[before:]
 
     def as_gate(c: ArchCondition) -> ArchCondition:
@@ -138,6 +131,39 @@ def discover(
             return contain.run(*_where(c), partial(holders.resolve, c)) or c
 
     return [resolved(c) for c in conditions]
+
+
+def _shared(
+    project: Project,
+    semantics: Semantics,
+    modules: Sequence[nodes.Module],
+    processes: int,
+    vendor_gens: frozenset[str],
+    contain: Containment,
+    here: Callable[[nodes.Module], None],
+) -> list[tuple[nodes.Module, ModuleOutcome | None, frozenset[Path]]]:
+    """`modules` taken from both ends, this process's from the front (each given to
+    `here`), `processes - 1` forked workers' from the back: those the workers took, in
+    order, each with what its worker found (None: the worker failed, it is evaluated
+    here) and the files the workers could not build."""
+    claims = workers.Claims(len(modules))
+    task = partial(_share_outcome, project, semantics, modules, claims, vendor_gens, contain)
+    forked = [forking.start(task) for _ in range(processes - 1)]
+    while (index := claims.front()) is not None:
+        here(modules[index])
+    outcomes: dict[Path, ModuleOutcome] = {}
+    unbuildable: frozenset[Path] = frozenset()
+    for worker in forked:
+        share = None if worker is None else worker.result()
+        if share is not None:
+            project.built_elsewhere(share.built)
+            semantics.note_searched_calls(share.searched_calls)
+            outcomes.update(share.modules)
+            unbuildable |= share.unbuildable
+    return [
+        (module, outcomes.get(_path_of(module)), unbuildable)
+        for module in modules[claims.taken_from_front() :]
+    ]
 
 
 def _path_of(module: nodes.Module) -> Path:

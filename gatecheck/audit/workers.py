@@ -13,6 +13,10 @@ single-process order, putting each found condition on its own tree and replaying
 diagnostics: the report is the single-process one (tests/test_audit_workers.py;
 scripts/compare_answers.py on real corpora).
 
+A round of the widening (audit/widening.py) large enough for two processes is shared the
+same way, by workers forked for it (they start with every tree and memo entry the main
+process holds: no warm-up).
+
 A worker that fails (killed, out of memory, an exception) costs only time: the modules it
 took are evaluated in the main process. No fork (not POSIX), no worker. The workers are
 forked by gatecheck/forking.py.

@@ -240,3 +240,33 @@ def test_cli_jobs_must_be_a_count(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "--jobs" in result.output
+
+
+def test_gates_are_classified_by_workers_too(
+    tmp_path: Path, ruleset: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With enough gates a process (workers.MIN_SHARE_GATES, lowered here for a small
+    project), a worker forked after discovery classifies the gates from the back: a row
+    is plain data, sent back; the report is the single-process one."""
+    from gatecheck.audit.classify import Classifier
+
+    root = _workers_project(tmp_path / "tree", 32)
+    parent = os.getpid()
+    classified_here: list[str] = []
+    classify = Classifier.classify
+
+    def counting(self, found, call_sites):  # type: ignore[no-untyped-def]
+        if os.getpid() == parent:
+            classified_here.append(found.path.name)
+        return classify(self, found, call_sites)
+
+    monkeypatch.setattr(Classifier, "classify", counting)
+    report = run_audit([root], ruleset, "sm120", jobs=1)
+    one, every = render_audit_json(report, root), len(classified_here)
+    assert one.count('"condition": "_is_hopper_or_blackwell and flag"') == 32
+    monkeypatch.setattr(workers, "MIN_SHARE_GATES", 4)
+    classified_here.clear()
+    two = run_audit([root], ruleset, "sm120", jobs=2)
+    assert render_audit_json(two, root) == one
+    assert two.diagnostics == report.diagnostics
+    assert 0 < len(classified_here) < every, "every gate was classified in the main process"

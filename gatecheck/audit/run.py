@@ -418,9 +418,9 @@ def _run_audit(
                 partial(classifier.classify, c, tuple(_call_site(h) for h in sites.get(c, ()))),
             )
 
-    gates = [
-        gate for c in conditions if c.role is Role.GATE and (gate := classified(c)) is not None
-    ]
+    gate_conditions = [c for c in conditions if c.role is Role.GATE]
+    classes = _classified(project, semantics, gate_conditions, classified, jobs)
+    gates = [gate for gate in classes if gate is not None]
     catalog = KernelCatalog(registry, kernel_sources, project.roots)
     kernels = {
         feature.id: [catalog.support(k) for k in feature.kernels]
@@ -449,6 +449,67 @@ def _run_audit(
         reads=() if project.read_log is None else project.read_log.results(),
         shared_reads=frozenset() if project.read_log is None else _gate_function_modules(ruleset),
     )
+
+
+def _classified(
+    project: Project,
+    semantics: Semantics,
+    conditions: Sequence[ArchCondition],
+    classify: Callable[[ArchCondition], AuditedGate | None],
+    jobs: int,
+) -> list[AuditedGate | None]:
+    """classify(c) of each condition, in order; with `jobs` > 1 and enough gates
+    (workers.MIN_SHARE_GATES a process), taken from both ends by this process and
+    workers forked now (a report row is plain data: it crosses processes), each
+    worker's diagnostics replayed where the single-process run adds them."""
+    processes = 1
+    if jobs > 1 and forking.can_fork():
+        weights = [1] * len(conditions)
+        _, processes = workers.plan(weights, jobs, workers.MIN_SHARE_GATES, warm_up=0.0)
+    if processes == 1:
+        return [classify(c) for c in conditions]
+    claims = workers.Claims(len(conditions))
+    task = partial(_classify_share, project, semantics, conditions, claims, classify)
+    forked = [forking.start(task) for _ in range(processes - 1)]
+    results: list[AuditedGate | None] = [None] * len(conditions)
+    while (index := claims.front()) is not None:
+        results[index] = classify(conditions[index])
+    outcomes: dict[int, workers.ClassOutcome] = {}
+    unbuildable: frozenset[Path] = frozenset()
+    for worker in forked:
+        share = None if worker is None else worker.result()
+        if share is not None:
+            project.built_elsewhere(share.built)
+            semantics.note_searched_calls(share.searched_calls)
+            outcomes.update(share.gates)
+            unbuildable |= share.unbuildable
+    for index in range(claims.taken_from_front(), len(conditions)):
+        outcome = outcomes.get(index)
+        if outcome is None:  # its worker failed: classified here
+            results[index] = classify(conditions[index])
+        else:
+            _replay(project, outcome.diagnostics, unbuildable)
+            results[index] = outcome.gate
+    return results
+
+
+def _classify_share(
+    project: Project,
+    semantics: Semantics,
+    conditions: Sequence[ArchCondition],
+    claims: workers.Claims,
+    classify: Callable[[ArchCondition], AuditedGate | None],
+) -> workers.ClassShare:
+    """A worker's task: classify each condition it claims from the back."""
+    tried = project.tried_paths()
+    out: dict[int, workers.ClassOutcome] = {}
+    with progress.listening(None):
+        while (index := claims.back()) is not None:
+            before = len(project.diagnostics)
+            gate = classify(conditions[index])
+            out[index] = workers.ClassOutcome(gate, _added(project, before))
+    built, unbuildable = project.tried_since(tried)
+    return workers.ClassShare(out, built, unbuildable, semantics.searched_call_names())
 
 
 def _gate_function_modules(ruleset: RuleSet) -> frozenset[str]:

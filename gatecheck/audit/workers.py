@@ -15,7 +15,8 @@ scripts/compare_answers.py on real corpora).
 
 A round of the widening (audit/widening.py) large enough for two processes is shared the
 same way, by workers forked for it (they start with every tree and memo entry the main
-process holds: no warm-up).
+process holds: no warm-up), and so is the classification of the gates (ClassOutcome: a
+report row is plain data).
 
 A worker that fails (killed, out of memory, an exception) costs only time: the modules it
 took are evaluated in the main process. No fork (not POSIX), no worker. The workers are
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gatecheck.audit.conditions import FoundCondition
+from gatecheck.audit.report import AuditedGate
 from gatecheck.loading.project import FileDiagnostic
 
 # A share smaller than this much source text is not worth a process (a fork, a second
@@ -41,6 +43,9 @@ MIN_SHARE_CHARS = 400_000
 MAX_JOBS = 4
 # The fraction of the weight evaluated before the fork (see plan()).
 WARM_UP = 0.2
+# Gates a classifying process takes at least (a fork and its copied pages cost about as
+# much as classifying a hundred; sglang 0.5.23 lists about 850).
+MIN_SHARE_GATES = 200
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,24 @@ class ShareOutcome:
     modules: dict[Path, ModuleOutcome]
     # Files the worker built, and those it failed to build (their diagnostics are in
     # the outcomes, once), beyond what the main process had built before the fork.
+    built: frozenset[Path]
+    unbuildable: frozenset[Path]
+    searched_calls: frozenset[str]
+
+
+@dataclass(frozen=True)
+class ClassOutcome:
+    """One gate as a worker classified it (None: no row), with what it diagnosed."""
+
+    gate: AuditedGate | None
+    diagnostics: tuple[FileDiagnostic, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClassShare:
+    """A worker's answer for the gates it classified, by index, and what it read."""
+
+    gates: dict[int, ClassOutcome]
     built: frozenset[Path]
     unbuildable: frozenset[Path]
     searched_calls: frozenset[str]

@@ -270,3 +270,40 @@ def test_gates_are_classified_by_workers_too(
     assert render_audit_json(two, root) == one
     assert two.diagnostics == report.diagnostics
     assert 0 < len(classified_here) < every, "every gate was classified in the main process"
+
+
+def _declaring_project(root: Path, modules: int) -> Path:
+    """The workers' project, each feature module also declaring a kernel's capabilities
+    (a declaration row: evaluated again in the main process)."""
+    root = _workers_project(root, modules)
+    for index in range(modules):
+        path = root / "pkg" / f"feature_{index}.py"
+        path.write_text(
+            path.read_text()
+            + "\n\n@supported_compute_capability([90, 100])\n"
+            + f"def kernel_{index}(x):\n    return x\n"
+        )
+    return root
+
+
+def test_declarations_and_conditions_a_worker_found_are_the_same_report(
+    tmp_path: Path, ruleset: RuleSet
+) -> None:
+    root = _declaring_project(tmp_path / "tree", 32)
+    one = render_audit_json(run_audit([root], ruleset, "sm120", jobs=1), root)
+    assert one.count('"condition": "supported_compute_capability([90, 100])"') == 32
+    assert render_audit_json(run_audit([root], ruleset, "sm120", jobs=2), root) == one
+
+
+def test_a_found_condition_whose_path_leads_nowhere_is_evaluated_again(
+    tmp_path: Path, ruleset: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Noop: where a condition a worker found cannot be put on this process's tree by its
+    path (FoundCondition.placed gives None), the module is walked and its conditions
+    evaluated here, as for a worker that failed: the same report."""
+    from gatecheck.audit.conditions import FoundCondition
+
+    root = _workers_project(tmp_path / "tree", 32)
+    one = render_audit_json(run_audit([root], ruleset, "sm120", jobs=1), root)
+    monkeypatch.setattr(FoundCondition, "placed", lambda self, module: None)
+    assert render_audit_json(run_audit([root], ruleset, "sm120", jobs=2), root) == one

@@ -6,6 +6,7 @@ audit/hops.py's job.)"""
 from __future__ import annotations
 
 import enum
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from gatecheck.audit.prefilter import has_predicate_prefix, is_predicate_name
 from gatecheck.containment import bound_hit
 from gatecheck.gates.feature_gates import branch_disables
 from gatecheck.gates.model import Polarity, qualname_of
+from gatecheck.loading.lazy import node_class
 from gatecheck.semantics.admitted import Admission, Semantics
 
 _SLOT_OWNERS = (
@@ -84,11 +86,41 @@ class ArchCondition:
         return int(self.condition.lineno or 1)
 
 
+# Where a node sits in its tree: each step the index among its parent's children (in
+# get_children() order), and the class it has there.
+NodePath = tuple[tuple[int, str], ...]
+
+
+def node_path(node: nodes.NodeNG) -> NodePath:
+    """The steps from the module down to `node` (a tree built lazily or at once has the
+    same children in the same order: loading/lazy.py)."""
+    steps: list[tuple[int, str]] = []
+    while node.parent is not None:
+        parent = node.parent
+        index = next(i for i, child in enumerate(parent.get_children()) if child is node)
+        steps.append((index, node_class(node).__name__))
+        node = parent
+    return tuple(reversed(steps))
+
+
+def node_at(module: nodes.Module, path: NodePath) -> nodes.NodeNG | None:
+    """The node at `path` in `module`, None where a step leads nowhere or to a node of
+    another class."""
+    node: nodes.NodeNG = module
+    for index, kind in path:
+        child = next(itertools.islice(node.get_children(), index, None), None)
+        if child is None or node_class(child).__name__ != kind:
+            return None
+        node = child
+    return node
+
+
 @dataclass(frozen=True)
 class FoundCondition:
     """An ArchCondition without its nodes, as a worker process sends it back (nodes do
     not cross processes; the receiver has the same tree and puts its own nodes back):
-    the arch terms by their index among the condition's operands."""
+    the arch terms by their index among the condition's operands, the condition and its
+    statement by where they sit in the tree (node_path)."""
 
     admission: Admission
     polarity: Polarity
@@ -96,6 +128,9 @@ class FoundCondition:
     role: Role
     terms: tuple[int, ...]
     qualname: str
+    kind: SlotKind
+    condition_path: NodePath
+    statement_path: NodePath
 
     @classmethod
     def of(cls, condition: ArchCondition) -> FoundCondition:
@@ -108,7 +143,20 @@ class FoundCondition:
             condition.role,
             terms,
             condition.qualname,
+            condition.kind,
+            node_path(condition.condition),
+            node_path(condition.statement),
         )
+
+    def placed(self, module: nodes.Module) -> ArchCondition | None:
+        """The ArchCondition on this tree, its nodes found by their paths (no walk of
+        the tree; a function body waiting on the way is built: loading/lazy.py); None
+        where a path does not lead to a node of the class the sender's did."""
+        condition = node_at(module, self.condition_path)
+        statement = node_at(module, self.statement_path)
+        if condition is None or statement is None:
+            return None
+        return self.condition_at(module, condition, statement, self.kind)
 
     def condition_at(
         self, module: nodes.Module, condition: nodes.NodeNG, statement: nodes.NodeNG, kind: SlotKind

@@ -9,9 +9,10 @@ The main process then takes the modules left from the front, the workers from th
 (Claims), each evaluating every condition of a module as the single-process run does; a
 worker sends back per condition whether it varies, what it found (FoundCondition) and
 what it diagnosed. The main process then goes through the workers' modules in the
-single-process order, putting each found condition on its own tree and replaying the
-diagnostics: the report is the single-process one (tests/test_audit_workers.py;
-scripts/compare_answers.py on real corpora).
+single-process order, putting each found condition on its own tree (by its node path:
+conditions.node_path, no walk of the module) and replaying the diagnostics: the report
+is the single-process one (tests/test_audit_workers.py; scripts/compare_answers.py on
+real corpora).
 
 A round of the widening (audit/widening.py) large enough for two processes is shared the
 same way, by workers forked for it (they start with every tree and memo entry the main

@@ -274,6 +274,13 @@ _WAITING: dict[type, type] = {
 _BUILT: dict[type, type] = {waiting: built for built, waiting in _WAITING.items()}
 
 
+def node_class(node: nodes.NodeNG) -> type:
+    """The astroid class of `node`: a function waiting for its body is a FunctionDef
+    (AsyncFunctionDef) as it will be once built."""
+    kind = type(node)
+    return _BUILT.get(kind, kind)
+
+
 def is_waiting(node: nodes.NodeNG) -> bool:
     """Whether `node` is a function whose body is not built yet."""
     return isinstance(node, _Waiting)

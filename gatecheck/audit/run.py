@@ -106,7 +106,7 @@ def discover(
         latest = conditions
         while extra := more(latest):
             before = len(conditions)
-            # Forked now, a worker has every tree and memo this process has: no warm-up.
+            # Forked now, a worker has every tree and memo this process has.
             evaluated(list(extra), 0.0)
             latest = conditions[before:]
 

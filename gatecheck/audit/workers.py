@@ -3,8 +3,7 @@ modules, so that the main process only puts together what they found.
 
 Nearly every condition of a candidate module reads no arch term (9,038 of 9,585 on sglang
 0.5.9) and is dropped after a full evaluation; that evaluation is most of a cold audit.
-Workers are forked once the candidate trees are built (they share them, copy-on-write)
-and the first modules evaluated (the warm-up: the trees and indices every module reads).
+Workers are forked once the candidate trees are built (they share them, copy-on-write).
 The main process then takes the modules left from the front, the workers from the back
 (Claims), each evaluating every condition of a module as the single-process run does; a
 worker sends back per condition whether it varies, what it found (FoundCondition) and
@@ -38,12 +37,19 @@ from gatecheck.audit.conditions import FoundCondition
 from gatecheck.audit.report import AuditedGate
 from gatecheck.loading.project import FileDiagnostic
 
-# A share smaller than this much source text is not worth a process (a fork, a second
-# warm-up of the memo and the callers index): small projects run in one.
+# A share smaller than this much source text is not worth a process (a fork, the memo
+# and the callers index built again): small projects run in one.
 MIN_SHARE_CHARS = 400_000
 MAX_JOBS = 4
-# The fraction of the weight evaluated before the fork (see plan()).
-WARM_UP = 0.2
+# The fraction of the weight evaluated before the fork (see plan()). None: what the
+# first modules build is built again by each process, but in parallel, where a fifth
+# evaluated first ran alone. Cold audits, -j 2, the two taking turns (seconds): vLLM
+# 0.33.0 23.2 / 25.8 / 23.0 against 29.9 / 28.8 / 27.1 with a fifth; vLLM 0.18.0 7.1 /
+# 6.3 / 7.1 against 7.4 / 7.3 / 7.2; FlashInfer 0.6.6 4.7 / 4.5 / 4.5 against 5.2 / 5.2 /
+# 4.9; lmdeploy 0.18.0 1.4 / 1.6 / 1.6 against 1.9 / 1.8 / 1.8; sglang 0.5.9 6.1 / 7.8 /
+# 7.3 / 6.6 against 6.8 / 7.5 / 8.2 / 7.2; sglang 0.5.23 36.5 / 38.3 / 37.4 / 35.9
+# against 36.2 / 45.8 / 37.7 / 35.3.
+WARM_UP = 0.0
 # Gates a classifying process takes at least (a fork and its copied pages cost about as
 # much as classifying a hundred; sglang 0.5.23 lists about 850).
 MIN_SHARE_GATES = 200
@@ -112,10 +118,10 @@ def plan(
     warm_up: float = WARM_UP,
 ) -> tuple[range, int]:
     """The items the main process evaluates before forking (the first `warm_up` of the
-    weight: what every process's evaluation builds first -- the trees most names resolve
-    to, the callers index -- is then built once and shared), and how many processes share
-    the rest, the main one included (at most `jobs`, each with `min_share` of weight to
-    do; 1: no worker)."""
+    weight: what their evaluation builds -- the trees names resolve to, the callers
+    index -- is then built once and shared; WARM_UP says why none by default), and how
+    many processes share the rest, the main one included (at most `jobs`, each with
+    `min_share` of weight to do; 1: no worker)."""
     total = sum(weights)
     acc, cut = 0, 0
     while cut < len(weights) and acc < total * warm_up:

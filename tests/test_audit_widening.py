@@ -18,7 +18,7 @@ from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import RuleSet
 from gatecheck.reporting.audit_json import render_audit_json
-from tests.test_audit_workers import _workers_project
+from tests.test_audit_workers import _workers_project, evaluated_in_this_process
 
 MakeTree = Callable[[Mapping[str, str]], Path]
 
@@ -251,9 +251,6 @@ def test_a_large_round_is_shared_with_workers(
     """A round with enough text for two processes (workers.plan) is taken from both ends
     by this process and a worker forked for it, which has every tree and memo built so
     far: the same report, and some of the round's modules never evaluated here."""
-    import os
-
-    import gatecheck.audit.run as audit_run
     from gatecheck.audit import workers
 
     root = _workers_project(tmp_path / "tree", 32)
@@ -270,16 +267,7 @@ def test_a_large_round_is_shared_with_workers(
         (root / "pkg" / f"user_{index}.py").write_text(text)
     weights = [len(padding)] * users
     assert workers.plan(weights, 2, warm_up=0.0)[1] == 2, "the round must be large enough"
-    parent = os.getpid()
-    evaluated_here: set[str] = set()
-    classify = audit_run.classify_condition
-
-    def counting(semantics, module, *args):  # type: ignore[no-untyped-def]
-        if os.getpid() == parent:
-            evaluated_here.add(Path(module.file).name)
-        return classify(semantics, module, *args)
-
-    monkeypatch.setattr(audit_run, "classify_condition", counting)
+    evaluated_here = evaluated_in_this_process(monkeypatch)
     one = run_audit([root], ruleset, "sm120", jobs=1)
     users_files = {f"user_{i}.py" for i in range(users)}
     assert users_files <= evaluated_here

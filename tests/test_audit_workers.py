@@ -193,25 +193,32 @@ def test_same_report_with_workers(tmp_path: Path, ruleset: RuleSet) -> None:
         assert reports[jobs].diagnostics == reports[1].diagnostics
 
 
+def evaluated_in_this_process(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """The names of the files whose conditions this process evaluates from now on (not a
+    forked worker's): audit.run.classify_condition wrapped to note them."""
+    import gatecheck.audit.run as audit_run
+
+    parent = os.getpid()
+    noted: set[str] = set()
+    classify = audit_run.classify_condition
+
+    def noting(semantics, module, *args):  # type: ignore[no-untyped-def]
+        if os.getpid() == parent:
+            noted.add(Path(module.file).name)
+        return classify(semantics, module, *args)
+
+    monkeypatch.setattr(audit_run, "classify_condition", noting)
+    return noted
+
+
 def test_conditions_a_worker_found_are_not_evaluated_again(
     tmp_path: Path, ruleset: RuleSet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A worker sends back what it found for each arch condition (FoundCondition): the
     main process puts it on its own nodes instead of evaluating the condition again (a
     third of the time after the workers on sglang 0.5.23), and the report is the same."""
-    import gatecheck.audit.run as audit_run
-
     root = _workers_project(tmp_path / "tree", 32)
-    parent = os.getpid()
-    evaluated_here: set[str] = set()
-    classify = audit_run.classify_condition
-
-    def counting(semantics, module, *args):  # type: ignore[no-untyped-def]
-        if os.getpid() == parent:
-            evaluated_here.add(Path(module.file).name)
-        return classify(semantics, module, *args)
-
-    monkeypatch.setattr(audit_run, "classify_condition", counting)
+    evaluated_here = evaluated_in_this_process(monkeypatch)
     one = render_audit_json(run_audit([root], ruleset, "sm120", jobs=1), root)
     assert len({n for n in evaluated_here if n.startswith("feature_")}) == 32
     evaluated_here.clear()

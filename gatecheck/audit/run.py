@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from astroid import nodes
 
@@ -140,24 +141,51 @@ def _shared(
     `here`), `processes - 1` forked workers' from the back: those the workers took, in
     order, each with what its worker found (None: the worker failed, it is evaluated
     here) and the files the workers could not build."""
-    claims = workers.Claims(len(modules))
-    task = partial(_share_outcome, project, semantics, modules, claims, vendor_gens, contain)
-    forked = [forking.start(task) for _ in range(processes - 1)]
+    task = partial(_share_outcome, project, semantics, modules, vendor_gens, contain)
+    outcomes, unbuildable, front = _claimed(
+        project, semantics, len(modules), processes, task, lambda i: here(modules[i])
+    )
+    return [(module, outcomes.get(_path_of(module)), unbuildable) for module in modules[front:]]
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _claimed(
+    project: Project,
+    semantics: Semantics,
+    count: int,
+    processes: int,
+    task: Callable[[workers.Claims], workers.Share[K, V]],
+    here: Callable[[int], None],
+) -> tuple[dict[K, V], frozenset[Path], int]:
+    """Items 0..count-1 taken from both ends (workers.Claims): this process's from the
+    front, each given to `here`; `processes - 1` forked workers' (`task`) from the back.
+    What the workers sent back (the files they built and the calls they searched taken
+    in here), the files they could not build, and how many the front took."""
+    claims = workers.Claims(count)
+    forked = [forking.start(partial(task, claims)) for _ in range(processes - 1)]
     while (index := claims.front()) is not None:
-        here(modules[index])
-    outcomes: dict[Path, ModuleOutcome] = {}
+        here(index)
+    items: dict[K, V] = {}
     unbuildable: frozenset[Path] = frozenset()
     for worker in forked:
         share = None if worker is None else worker.result()
         if share is not None:
             project.built_elsewhere(share.built)
             semantics.note_searched_calls(share.searched_calls)
-            outcomes.update(share.modules)
+            items.update(share.items)
             unbuildable |= share.unbuildable
-    return [
-        (module, outcomes.get(_path_of(module)), unbuildable)
-        for module in modules[claims.taken_from_front() :]
-    ]
+    return items, unbuildable, claims.taken_from_front()
+
+
+def _share(
+    project: Project, semantics: Semantics, tried: frozenset[Path], items: dict[K, V]
+) -> workers.Share[K, V]:
+    """A worker's answer: `items`, and what it built or failed to build since `tried`."""
+    built, unbuildable = project.tried_since(tried)
+    return workers.Share(items, built, unbuildable, semantics.searched_call_names())
 
 
 def _path_of(module: nodes.Module) -> Path:
@@ -282,10 +310,10 @@ def _share_outcome(
     project: Project,
     semantics: Semantics,
     modules: Sequence[nodes.Module],
-    claims: workers.Claims,
     vendor_gens: frozenset[str],
     contain: Containment,
-) -> workers.ShareOutcome:
+    claims: workers.Claims,
+) -> workers.Share[Path, ModuleOutcome]:
     """A worker's task: every condition of each module it claims from the back of
     `modules`, evaluated as the single-process run does, kept as outcomes."""
     tried = project.tried_paths()
@@ -296,8 +324,7 @@ def _share_outcome(
             record: list[SlotOutcome] = []
             _module_conditions(project, semantics, module, vendor_gens, contain, record=record)
             out[_path_of(module)] = ModuleOutcome(tuple(record[:-1]), record[-1])
-    built, unbuildable = project.tried_since(tried)
-    return workers.ShareOutcome(out, built, unbuildable, semantics.searched_call_names())
+    return _share(project, semantics, tried, out)
 
 
 def _recorded_decision_as_gate(
@@ -491,22 +518,16 @@ def _classified(
         _, processes = workers.plan(weights, jobs, workers.MIN_SHARE_GATES, warm_up=0.0)
     if processes == 1:
         return [classify(c) for c in conditions]
-    claims = workers.Claims(len(conditions))
-    task = partial(_classify_share, project, semantics, conditions, claims, classify)
-    forked = [forking.start(task) for _ in range(processes - 1)]
     results: list[AuditedGate | None] = [None] * len(conditions)
-    while (index := claims.front()) is not None:
+
+    def here(index: int) -> None:
         results[index] = classify(conditions[index])
-    outcomes: dict[int, workers.ClassOutcome] = {}
-    unbuildable: frozenset[Path] = frozenset()
-    for worker in forked:
-        share = None if worker is None else worker.result()
-        if share is not None:
-            project.built_elsewhere(share.built)
-            semantics.note_searched_calls(share.searched_calls)
-            outcomes.update(share.gates)
-            unbuildable |= share.unbuildable
-    for index in range(claims.taken_from_front(), len(conditions)):
+
+    task = partial(_classify_share, project, semantics, conditions, classify)
+    outcomes, unbuildable, front = _claimed(
+        project, semantics, len(conditions), processes, task, here
+    )
+    for index in range(front, len(conditions)):
         outcome = outcomes.get(index)
         if outcome is None:  # its worker failed: classified here
             results[index] = classify(conditions[index])
@@ -520,9 +541,9 @@ def _classify_share(
     project: Project,
     semantics: Semantics,
     conditions: Sequence[ArchCondition],
-    claims: workers.Claims,
     classify: Callable[[ArchCondition], AuditedGate | None],
-) -> workers.ClassShare:
+    claims: workers.Claims,
+) -> workers.Share[int, workers.ClassOutcome]:
     """A worker's task: classify each condition it claims from the back."""
     tried = project.tried_paths()
     out: dict[int, workers.ClassOutcome] = {}
@@ -531,8 +552,7 @@ def _classify_share(
             before = len(project.diagnostics)
             gate = classify(conditions[index])
             out[index] = workers.ClassOutcome(gate, _added(project, before))
-    built, unbuildable = project.tried_since(tried)
-    return workers.ClassShare(out, built, unbuildable, semantics.searched_call_names())
+    return _share(project, semantics, tried, out)
 
 
 def _gate_function_modules(ruleset: RuleSet) -> frozenset[str]:

@@ -32,6 +32,7 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from gatecheck.audit.conditions import FoundCondition
 from gatecheck.audit.report import AuditedGate
@@ -73,18 +74,6 @@ class ModuleOutcome:
 
 
 @dataclass(frozen=True)
-class ShareOutcome:
-    """A worker's answer for its share: per module path, and what it read besides."""
-
-    modules: dict[Path, ModuleOutcome]
-    # Files the worker built, and those it failed to build (their diagnostics are in
-    # the outcomes, once), beyond what the main process had built before the fork.
-    built: frozenset[Path]
-    unbuildable: frozenset[Path]
-    searched_calls: frozenset[str]
-
-
-@dataclass(frozen=True)
 class ClassOutcome:
     """One gate as a worker classified it (None: no row), with what it diagnosed."""
 
@@ -92,11 +81,18 @@ class ClassOutcome:
     diagnostics: tuple[FileDiagnostic, ...] = ()
 
 
-@dataclass(frozen=True)
-class ClassShare:
-    """A worker's answer for the gates it classified, by index, and what it read."""
+K = TypeVar("K")
+V = TypeVar("V")
 
-    gates: dict[int, ClassOutcome]
+
+@dataclass(frozen=True)
+class Share(Generic[K, V]):
+    """A worker's answer for the items it took (modules by path, gates by index), and
+    what it read besides."""
+
+    items: dict[K, V]
+    # Files the worker built, and those it failed to build (their diagnostics are in
+    # the outcomes, once), beyond what the main process had built before the fork.
     built: frozenset[Path]
     unbuildable: frozenset[Path]
     searched_calls: frozenset[str]

@@ -22,30 +22,22 @@ pytestmark = pytest.mark.skipif(not forking.can_fork(), reason="no os.fork on th
 
 
 @pytest.mark.parametrize(
-    ("weights", "jobs", "min_share", "warm_up", "expected"),
+    ("weights", "jobs", "min_share", "expected"),
     [
-        # The first fifth of the weight is evaluated before the fork, the rest shared.
-        ([1] * 10, 2, 1, 0.2, ((0, 2), 2)),
-        ([1] * 10, 3, 1, 0.2, ((0, 2), 3)),
-        ([1] * 10, 2, 1, 0.0, ((0, 0), 2)),
-        # Each process needs min_share of what is left: fewer processes, or one.
-        ([1] * 10, 4, 3, 0.2, ((0, 2), 2)),
-        ([1] * 10, 2, 6, 0.2, ((0, 2), 1)),
-        ([1] * 10, 1, 1, 0.2, ((0, 2), 1)),
-        # Too little left after the warm-up, no items: one process.
-        ([1] * 3, 2, 1, 0.5, ((0, 2), 1)),
-        ([], 2, 1, 0.2, ((0, 0), 1)),
+        # As many processes as jobs, each with min_share of the weight.
+        ([1] * 10, 2, 1, 2),
+        ([1] * 10, 3, 1, 3),
+        ([1] * 10, 4, 3, 3),
+        ([1] * 10, 2, 6, 1),
+        ([1] * 10, 1, 1, 1),
+        # No more processes than items; none, or too little: one.
+        ([5, 5], 4, 1, 2),
+        ([1] * 3, 2, 2, 1),
+        ([], 2, 1, 1),
     ],
 )
-def test_plan(
-    weights: list[int],
-    jobs: int,
-    min_share: int,
-    warm_up: float,
-    expected: tuple[tuple[int, int], int],
-) -> None:
-    head, processes = workers.plan(weights, jobs, min_share, warm_up)
-    assert ((head.start, head.stop), processes) == expected
+def test_plan(weights: list[int], jobs: int, min_share: int, expected: int) -> None:
+    assert workers.plan(weights, jobs, min_share) == expected
 
 
 @pytest.mark.parametrize("count", [0, 1, 2, 7, 200])
@@ -178,7 +170,7 @@ def _workers_project(root: Path, modules: int) -> Path:
 def test_same_report_with_workers(tmp_path: Path, ruleset: RuleSet) -> None:
     root = _workers_project(tmp_path / "tree", 32)
     texts = [p.stat().st_size for p in sorted(root.rglob("feature_*.py"))]
-    _, processes = workers.plan(texts, 2)
+    processes = workers.plan(texts, 2)
     assert processes == 2, "the project must be large enough for a worker"
     reports = {jobs: run_audit([root], ruleset, "sm120", jobs=jobs) for jobs in (1, 2, 3)}
     one = render_audit_json(reports[1], root)

@@ -77,22 +77,18 @@ def discover(
         if on_module is not None:
             on_module()
 
-    def evaluated(modules: list[nodes.Module], warm_up: float) -> None:
-        """The modules' conditions, in order: the first `warm_up` of their weight here
-        before any fork, the rest taken from both ends by this process and the workers
-        (workers.Claims)."""
+    def evaluated(modules: list[nodes.Module]) -> None:
+        """The modules' conditions, in order: taken from both ends by this process and
+        the workers (workers.Claims) when they are large enough to share."""
         processes = 1
         if jobs > 1 and forking.can_fork():
             weights = [len(project.text_of(_path_of(m)) or "") for m in modules]
-            head, processes = workers.plan(weights, jobs, min_share, warm_up)
+            processes = workers.plan(weights, jobs, min_share)
         if processes == 1:
             for module in modules:
                 here(module)
             return
-        for module in modules[: head.stop]:
-            here(module)
-        rest = modules[head.stop :]
-        found = _shared(project, semantics, rest, processes, vendor_gens, contain, here)
+        found = _shared(project, semantics, modules, processes, vendor_gens, contain, here)
         for module, outcome, unbuildable in found:
             conditions.extend(
                 _worker_conditions(
@@ -102,13 +98,13 @@ def discover(
             if on_module is not None:
                 on_module()
 
-    evaluated(modules, workers.WARM_UP)
+    evaluated(modules)
     if more is not None:
         latest = conditions
         while extra := more(latest):
             before = len(conditions)
             # Forked now, a worker has every tree and memo this process has.
-            evaluated(list(extra), 0.0)
+            evaluated(list(extra))
             latest = conditions[before:]
 
     def as_gate(c: ArchCondition) -> ArchCondition:
@@ -514,8 +510,7 @@ def _classified(
     worker's diagnostics replayed where the single-process run adds them."""
     processes = 1
     if jobs > 1 and forking.can_fork():
-        weights = [1] * len(conditions)
-        _, processes = workers.plan(weights, jobs, workers.MIN_SHARE_GATES, warm_up=0.0)
+        processes = workers.plan([1] * len(conditions), jobs, workers.MIN_SHARE_GATES)
     if processes == 1:
         return [classify(c) for c in conditions]
     results: list[AuditedGate | None] = [None] * len(conditions)

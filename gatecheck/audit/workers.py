@@ -42,15 +42,6 @@ from gatecheck.loading.project import FileDiagnostic
 # and the callers index built again): small projects run in one.
 MIN_SHARE_CHARS = 400_000
 MAX_JOBS = 4
-# The fraction of the weight evaluated before the fork (see plan()). None: what the
-# first modules build is built again by each process, but in parallel, where a fifth
-# evaluated first ran alone. Cold audits, -j 2, the two taking turns (seconds): vLLM
-# 0.33.0 23.2 / 25.8 / 23.0 against 29.9 / 28.8 / 27.1 with a fifth; vLLM 0.18.0 7.1 /
-# 6.3 / 7.1 against 7.4 / 7.3 / 7.2; FlashInfer 0.6.6 4.7 / 4.5 / 4.5 against 5.2 / 5.2 /
-# 4.9; lmdeploy 0.18.0 1.4 / 1.6 / 1.6 against 1.9 / 1.8 / 1.8; sglang 0.5.9 6.1 / 7.8 /
-# 7.3 / 6.6 against 6.8 / 7.5 / 8.2 / 7.2; sglang 0.5.23 36.5 / 38.3 / 37.4 / 35.9
-# against 36.2 / 45.8 / 37.7 / 35.3.
-WARM_UP = 0.0
 # Gates a classifying process takes at least (a fork and its copied pages cost about as
 # much as classifying a hundred; sglang 0.5.23 lists about 850).
 MIN_SHARE_GATES = 200
@@ -107,29 +98,24 @@ def default_jobs() -> int:
     return max(1, min(cores, MAX_JOBS))
 
 
-def plan(
-    weights: Sequence[int],
-    jobs: int,
-    min_share: int = MIN_SHARE_CHARS,
-    warm_up: float = WARM_UP,
-) -> tuple[range, int]:
-    """The items the main process evaluates before forking (the first `warm_up` of the
-    weight: what their evaluation builds -- the trees names resolve to, the callers
-    index -- is then built once and shared; WARM_UP says why none by default), and how
-    many processes share the rest, the main one included (at most `jobs`, each with
-    `min_share` of weight to do; 1: no worker)."""
+def plan(weights: Sequence[int], jobs: int, min_share: int = MIN_SHARE_CHARS) -> int:
+    """How many processes share the items, the main one included: at most `jobs`, each
+    with `min_share` of weight to do (1: no worker). They are forked with nothing
+    evaluated first: a fifth of the weight evaluated before the fork, so that the trees
+    and callers its names lead to were built once, was slower than each process building
+    its own in parallel. Cold audits, -j 2, the two taking turns (seconds): vLLM 0.33.0
+    23.2 / 25.8 / 23.0 against 29.9 / 28.8 / 27.1 with a fifth first; vLLM 0.18.0 7.1 /
+    6.3 / 7.1 against 7.4 / 7.3 / 7.2; FlashInfer 0.6.6 4.7 / 4.5 / 4.5 against 5.2 /
+    5.2 / 4.9; lmdeploy 0.18.0 1.4 / 1.6 / 1.6 against 1.9 / 1.8 / 1.8; sglang 0.5.9
+    6.1 / 7.8 / 7.3 / 6.6 against 6.8 / 7.5 / 8.2 / 7.2; sglang 0.5.23 36.5 / 38.3 /
+    37.4 / 35.9 against 36.2 / 45.8 / 37.7 / 35.3."""
     total = sum(weights)
-    acc, cut = 0, 0
-    while cut < len(weights) and acc < total * warm_up:
-        acc += weights[cut]
-        cut += 1
-    rest = total - acc
-    count = min(jobs, len(weights) - cut, rest // min_share if min_share > 0 else jobs)
-    return range(cut), max(count, 1)
+    count = min(jobs, len(weights), total // min_share if min_share > 0 else jobs)
+    return max(count, 1)
 
 
 class Claims:
-    """The items after the warm-up, claimed one at a time from both ends of their list:
+    """The items, claimed one at a time from both ends of their list:
     the main process from the front, the workers from the back, until the two meet. No
     process waits while another has work left, whatever each item costs (fixed shares
     left a worker idle for 3.7 s of a 37 s audit of sglang 0.5.23, and the main process

@@ -483,6 +483,16 @@ def test_predicate_names(name: str, expected: bool) -> None:
         ("model_arch = config.architectures[0]", False),
         ("search(query)", False),
         ("@unittest.skipIf(get_device_sm() < 90, 'needs Hopper')", True),
+        # The alternatives found where "arch" or "get_device_" is (mentions_arch).
+        ("cuda_arch = 90", True),
+        ("os.environ['TORCH_CUDA_ARCH_LIST']", True),
+        ("name = props.gcnArchName.split(':')[0]", True),
+        ("GCN_ARCH in SUPPORTED", True),
+        ("archive = open(path)", False),
+        ("torch.cuda.get_device_properties(0).multi_processor_count", True),
+        ("get_device_smem_bytes()", True),  # a literal: no word boundary after it
+        ("torch.cuda.get_device_name(0)", False),
+        ("torch.cuda.get_device_name(0); search_arch = 1", False),
     ],
 )
 def test_file_prefilter(text: str, expected: bool) -> None:
@@ -492,7 +502,10 @@ def test_file_prefilter(text: str, expected: bool) -> None:
 # Pieces of every ARCH_IDIOM alternative, word characters around them, and the characters
 # where lowercasing differs from re.IGNORECASE (Kelvin sign, long s, dotted/dotless i).
 _IDIOM_PIECES = st.sampled_from(
-    ["arch", "ARCH", "is_", "get_", "sm", "SM", "_", "9", "10", "gfx", "capab", "ility", "x", "é"]
+    [
+        *("arch", "ARCH", "is_", "get_", "sm", "SM", "_", "9", "10", "gfx", "capab", "ility"),
+        *("x", "é", "gcn", "Gcn", "cuda", "CUDA", "name", "list", "device", "properties"),
+    ]
 )
 _CASE_SPECIALS = st.sampled_from([" ", ".", "\u212a", "\u017f", "\u0130", "\u0131", "gcnArchName"])
 

@@ -38,16 +38,25 @@ def is_predicate_name(name: str) -> bool:
 def mentions_arch(text: str) -> bool:
     """ARCH_IDIOM.search(text), an order of magnitude faster: the alternation is scanned
     as literals over the lowercased text (re tries every alternative at every position).
-    Exact: lowercasing only differs from re.IGNORECASE on four characters, left to re."""
-    if not text.isascii() and _CASE_SPECIALS.intersection(text):
+    Exact: lowercasing only differs from re.IGNORECASE on four characters, left to re.
+    The alternatives that hold "arch" (`cuda_arch`, `gcnArchName`...) are matched where
+    "arch" is found, those that begin `get_device_` where that is: one scan each."""
+    if not text.isascii() and any(special in text for special in _CASE_SPECIALS):
         return ARCH_IDIOM.search(text) is not None
     lowered = text.lower()
     if any(literal in lowered for literal in _ARCH_LITERALS):
         return True
     if _SM_NUMBER.search(lowered) or _IS_SM.search(lowered):
         return True
+    start = lowered.find("get_device_")
+    while start >= 0:
+        if lowered.startswith(_GET_DEVICE_ENDINGS, start + len("get_device_")):
+            return True
+        start = lowered.find("get_device_", start + 1)
     for match in _ARCH.finditer(lowered):
         start, end = match.span()
+        if any(start >= at and lowered.startswith(word, start - at) for word, at in _HOLDING_ARCH):
+            return True
         word_before = start > 0 and _is_word(lowered[start - 1])
         if not word_before and not (end < len(lowered) and _is_word(lowered[end])):
             return True  # \barch\b
@@ -65,20 +74,20 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"  # re's \w on str
 
 
-# The alternatives of ARCH_IDIOM, lowercased; those without a boundary are plain literals.
+# The alternatives of ARCH_IDIOM, lowercased; those without a boundary are plain literals,
+# each scanned for, but for those holding "arch" (looked for where "arch" is: each with
+# where "arch" begins in it) and those beginning `get_device_` (looked for where that is).
 _ARCH_LITERALS = (
     "capability",
     "hopper",
     "blackwell",
     "gfx9",
-    "get_device_properties",
-    "gcnarchname",
-    "gcn_arch",
-    "cuda_arch",
-    "arch_list",
     "supported_major_versions",  # a build arch list (audit/declarations.py)
-    "get_device_sm",  # major * 10 + minor, as engines spell it (`get_device_sm() < 90`)
 )
+_HOLDING_ARCH = (("gcnarchname", 3), ("gcn_arch", 4), ("cuda_arch", 5), ("arch_list", 0))
+# get_device_properties; get_device_sm: major * 10 + minor, as engines spell it
+# (`get_device_sm() < 90`).
+_GET_DEVICE_ENDINGS = ("properties", "sm")
 _SM_NUMBER = re.compile(r"sm_?\d\d")  # sm_?\d{2,3}: two digits are enough to match
 _IS_SM = re.compile(r"is_sm_?\d")
 _ARCH = re.compile("arch")

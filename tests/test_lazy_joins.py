@@ -2,7 +2,8 @@
 values after it are not evaluated, so neither are their reads (a naming convention a
 discarded caller's argument rested on is not the answer's assumption), except where an
 environment variable was read: the condition may be read again with none set, and the
-rest's device reads call for that reading."""
+rest's device reads call for that reading. In that reading (no variable set, the last
+world asked) an unknown is final again."""
 
 from __future__ import annotations
 
@@ -19,19 +20,27 @@ from gatecheck.semantics.values import UNKNOWN
 
 
 @pytest.mark.parametrize(
-    ("values", "environment", "yielded"),
+    ("values", "environment", "unset", "yielded"),
     [
-        pytest.param([1, 2, 3], False, [1, 2, 3], id="no-unknown-every-value"),
-        pytest.param([1, UNKNOWN, 3], False, [1, UNKNOWN], id="stops-after-the-unknown"),
-        pytest.param([UNKNOWN, 2, 3], False, [UNKNOWN], id="an-unknown-first-is-all"),
-        pytest.param([1, UNKNOWN, 3], True, [1, UNKNOWN, 3], id="an-environment-read-reads-on"),
-        pytest.param([(1, UNKNOWN), 2], False, [(1, UNKNOWN), 2], id="a-part-unknown-is-no-stop"),
+        pytest.param([1, 2, 3], False, False, [1, 2, 3], id="no-unknown-every-value"),
+        pytest.param([1, UNKNOWN, 3], False, False, [1, UNKNOWN], id="stops-after-the-unknown"),
+        pytest.param([UNKNOWN, 2, 3], False, False, [UNKNOWN], id="an-unknown-first-is-all"),
+        pytest.param(
+            [1, UNKNOWN, 3], True, False, [1, UNKNOWN, 3], id="an-environment-read-reads-on"
+        ),
+        pytest.param(
+            [1, UNKNOWN, 3], True, True, [1, UNKNOWN], id="where-none-is-set-it-stops-again"
+        ),
+        pytest.param(
+            [(1, UNKNOWN), 2], False, False, [(1, UNKNOWN), 2], id="a-part-unknown-is-no-stop"
+        ),
     ],
 )
 def test_until_unknown(
-    ruleset: RuleSet, values: list[Any], environment: bool, yielded: list[Any]
+    ruleset: RuleSet, values: list[Any], environment: bool, unset: bool, yielded: list[Any]
 ) -> None:
-    ev = Semantics(in_memory_project({"m": ""}), ruleset.registry).evaluator("sm90")
+    semantics = Semantics(in_memory_project({"m": ""}), ruleset.registry)
+    ev = semantics.evaluator("sm90", unset_environment=unset)
     evaluated: list[Any] = []
 
     def each() -> Iterator[Any]:
@@ -155,3 +164,41 @@ def test_a_body_after_an_unknown_return(
     everything = ruleset.registry.all_names()
     assert admission.can_be_true == (everything if admitted is None else admitted)
     assert set(admission.assumed) == assumed
+
+
+# The device read behind an override, then a body that read a variable before a path
+# returning an unknown: unknown on NVIDIA as read (the override may be set), so it is read
+# again with no variable set. There the unknown return decides `flag()`, and what its
+# body would do after it (a constant too large: a bound) is not read.
+AFTER_A_VARIABLE = """
+import os
+import torch
+
+
+def capability():
+    override = os.environ.get("ARCH_OVERRIDE")
+    if override is not None:
+        return int(override)
+    return torch.cuda.get_device_capability()[0]
+
+
+def flag():
+    level = os.environ.get("LEVEL")
+    if vendor_lib.ready():
+        return vendor_lib.value()
+    return 2 ** 100000 > 1
+"""
+
+
+def test_where_no_variable_is_set_an_unknown_return_ends_the_body(ruleset: RuleSet) -> None:
+    admission = admission_of(
+        AFTER_A_VARIABLE,
+        "capability() == 9 and flag()",
+        ruleset.registry,
+        assume_unset_environment=True,
+    )
+    assert admission.unset_environment
+    assert "sm90" in admission.can_be_true
+    assert not {"sm80", "sm100", "sm120"} & admission.can_be_true
+    assert set(admission.assumed) == {"ARCH_OVERRIDE unset", "LEVEL unset"}
+    assert not admission.bounds  # the constant past the unknown return was not computed

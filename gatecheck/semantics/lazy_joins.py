@@ -15,7 +15,9 @@ is set, and Semantics reads the condition again in that world when the first rea
 read both a variable and the device (environment.py). There the rest is evaluated as
 before, so that its device reads still call for that second reading (sglang's
 `_normalize_consistency_platform(override)`, `override = os.getenv(...)`, beside a
-caller passing the device's platform name)."""
+caller passing the device's platform name). The second reading is the last world asked:
+an unknown found there is final, and the rest is not evaluated again (unsloth 2026.10.9,
+where most bodies read a variable first, audited in 64 s instead of 74 s)."""
 
 from __future__ import annotations
 
@@ -30,8 +32,9 @@ if TYPE_CHECKING:
 
 def unknown_anyway(ev: Evaluator) -> bool:
     """Whether an unknown just found is unknown in every world the condition is read in:
-    the evaluation in progress read no environment variable so far."""
-    return not ev.reads.environment
+    the evaluation in progress read no environment variable so far, or it is the reading
+    where none is set (the last world: no other is asked)."""
+    return ev.unset_environment or not ev.reads.environment
 
 
 def until_unknown(ev: Evaluator, values: Iterable[Any]) -> Iterator[Any]:

@@ -38,8 +38,8 @@ from gatecheck.reporting.audit_json import render_audit_json
 root, order, generation, out = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 in_file_order = run._arch_modules
 if order == "reversed":
-    run._arch_modules = lambda project: list(reversed(in_file_order(project)))
-report = run.run_audit([root], load_ruleset(None), generation)
+    run._arch_modules = lambda project, only=None: list(reversed(in_file_order(project, only)))
+report = run.run_audit([root], load_ruleset(None), generation, jobs=1)
 data = json.loads(render_audit_json(report, root))
 data.pop("diagnostics", None)
 Path(out).write_text(json.dumps(data, indent=1, sort_keys=True))

@@ -306,3 +306,22 @@ def test_a_found_condition_whose_path_leads_nowhere_is_evaluated_again(
     one = render_audit_json(run_audit([root], ruleset, "sm120", jobs=1), root)
     monkeypatch.setattr(FoundCondition, "placed", lambda self, module: None)
     assert render_audit_json(run_audit([root], ruleset, "sm120", jobs=2), root) == one
+
+
+def test_candidates_that_cannot_be_built_are_said_in_order_with_workers(
+    tmp_path: Path, ruleset: RuleSet
+) -> None:
+    """Files that spell an arch idiom and cannot be built, among the modules of both
+    processes, are said once each in the files' order, as one process says them, and
+    the report is the one-process report."""
+    root = _workers_project(tmp_path / "tree", 32)
+    for name in ("a_capability", "m_capability", "z_capability"):
+        (root / "pkg" / f"{name}.py").write_text("capability = (\n", encoding="utf-8")
+    weights = [p.stat().st_size for p in sorted(root.rglob("*.py"))]
+    assert workers.plan(weights, 2) == 2, "the project must be large enough for a worker"
+    reports = {jobs: run_audit([root], ruleset, "sm120", jobs=jobs) for jobs in (1, 2)}
+    said = [d.path.name for d in reports[1].diagnostics if d.path.name.endswith("ty.py")]
+    assert said == ["a_capability.py", "m_capability.py", "z_capability.py"]
+    assert reports[2].diagnostics == reports[1].diagnostics
+    assert render_audit_json(reports[2], root) == render_audit_json(reports[1], root)
+    assert reports[2].parsed == reports[1].parsed

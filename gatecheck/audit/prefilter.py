@@ -48,11 +48,11 @@ def mentions_arch(text: str) -> bool:
         return True
     if _SM_NUMBER.search(lowered) or _IS_SM.search(lowered):
         return True
-    start = lowered.find("get_device_")
-    while start >= 0:
-        if lowered.startswith(_GET_DEVICE_ENDINGS, start + len("get_device_")):
+    at = lowered.find(_GET_DEVICE)
+    while at >= 0:
+        if lowered.startswith(_GET_DEVICE_ENDINGS, at + len(_GET_DEVICE)):
             return True
-        start = lowered.find("get_device_", start + 1)
+        at = lowered.find(_GET_DEVICE, at + 1)
     for match in _ARCH.finditer(lowered):
         start, end = match.span()
         if any(start >= at and lowered.startswith(word, start - at) for word, at in _HOLDING_ARCH):
@@ -87,6 +87,7 @@ _ARCH_LITERALS = (
 _HOLDING_ARCH = (("gcnarchname", 3), ("gcn_arch", 4), ("cuda_arch", 5), ("arch_list", 0))
 # get_device_properties; get_device_sm: major * 10 + minor, as engines spell it
 # (`get_device_sm() < 90`).
+_GET_DEVICE = "get_device_"
 _GET_DEVICE_ENDINGS = ("properties", "sm")
 _SM_NUMBER = re.compile(r"sm_?\d\d")  # sm_?\d{2,3}: two digits are enough to match
 _IS_SM = re.compile(r"is_sm_?\d")

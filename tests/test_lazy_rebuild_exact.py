@@ -163,6 +163,14 @@ SOURCES = {
     "deep-lines": "\n" * 300 + "x = f(a.b, 'c')\ny = x\n" + "\n" * 700 + "z = y.w\n",
 }
 
+# A body whose last line continues onto the blank line after it (vLLM 0.8.5 has one):
+# parsed alone, as a waiting body is when first read, its lines end inside the
+# continuation.
+CONTINUED_LAST_LINE = (
+    "def f():\n    return a \\\n        and b \\\n\n\nclass C:\n"
+    "    def m(self):\n        return x \\\n\n    y = 1\n"
+)
+
 
 @pytest.mark.parametrize("source", list(SOURCES.values()), ids=list(SOURCES))
 def test_built_as_astroid_builds(source: str) -> None:
@@ -172,6 +180,17 @@ def test_built_as_astroid_builds(source: str) -> None:
 @pytest.mark.parametrize("source", list(BODY_SOURCES.values()), ids=list(BODY_SOURCES))
 def test_the_bodies_shapes_built_as_astroid_builds(source: str) -> None:
     assert_built_alike(textwrap.dedent(source))
+
+
+def test_a_body_ending_in_a_continuation_built_as_astroid_builds() -> None:
+    assert_built_alike(CONTINUED_LAST_LINE)
+    theirs = ProjectBuilder(lazy=False).string_build(CONTINUED_LAST_LINE, "mod", "/x/mod.py")
+    waiting = ProjectBuilder().string_build(CONTINUED_LAST_LINE, "mod", "/x/mod.py")
+    # Each body is built as it is read (its nodes are the lazy module's own classes).
+    assert waiting.as_string() == theirs.as_string()
+    assert [n.lineno for n in waiting.nodes_of_class(nodes.Name)] == [
+        n.lineno for n in theirs.nodes_of_class(nodes.Name)
+    ]
 
 
 def test_a_fixture_project_built_as_astroid_builds() -> None:

@@ -75,7 +75,9 @@ class _Pending:
         (inside `if 1:` when indented), at their own line numbers: blank lines stand for
         the lines above (moving every node afterwards, ast.increment_lineno, took three
         times the parse itself: a Python loop over every node)."""
-        text = self.rebuilder.lines(self.first, self.last)
+        # A last line continued with a backslash is ended by the module's next line; a
+        # blank line ends it here.
+        text = self.rebuilder.lines(self.first, self.last) + "\n\n"
         indented = text[:1].isspace()
         above = self.first - (2 if indented else 1)  # lines to stand in for
         if indented:

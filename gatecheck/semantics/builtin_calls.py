@@ -23,6 +23,7 @@ from gatecheck.semantics.values import (
     ModuleRef,
     PartialRef,
     contains_unknown,
+    has_opaque,
     one_value_set,
     truth,
 )
@@ -137,7 +138,8 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
             return any_all(name, args[0])
         return UNKNOWN
     impl = _BUILTIN_IMPLS.get(name)
-    if impl is None:
+    if impl is None or (name == "str" and has_opaque(list(args))):
+        # str() of a value that is not read would spell gatecheck's own object.
         return UNKNOWN
     return safe(lambda: impl(*args))
 

@@ -21,8 +21,10 @@ from gatecheck.semantics.values import (
     FunctionRef,
     NoneOr,
     OneOf,
+    Opaque,
     constant_options,
     contains_unknown,
+    has_opaque,
     is_constant,
     one_value_set,
     plain,
@@ -172,8 +174,8 @@ def _bin_op(ev: Evaluator, node: nodes.BinOp, env: Env | None) -> Any:
     if contains_unknown(left) or node.op not in _BINARY:
         return UNKNOWN  # whatever the right side is
     right = ev.eval(node.right, env) if node.op == "%" else dereferenced(ev, node.right, env)
-    if contains_unknown(right):
-        return UNKNOWN
+    if contains_unknown(right) or (node.op == "%" and (has_opaque(left) or has_opaque(right))):
+        return UNKNOWN  # `%` would spell gatecheck's object for a value it does not read
     if bounds.too_large(node.op, left, right):
         ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
         return UNKNOWN
@@ -245,6 +247,8 @@ def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     if isinstance(left, OneOf) or isinstance(right, OneOf):
         return _compare_options(ev, op, left, right)
     left, right = classes.as_tuple(ev, left), classes.as_tuple(ev, right)
+    if op in _EQUALITY and (has_opaque(left) or has_opaque(right)):
+        return _opaque_compare(op, left, right)
     if op in ("in", "not in"):
         if left is UNKNOWN or right is UNKNOWN:
             return UNKNOWN
@@ -263,6 +267,52 @@ def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
         # Identity of ints/strings is an implementation detail; only `is None` is known.
         return UNKNOWN
     result = safe(lambda: _COMPARE[op](left, right))
+    return result if isinstance(result, bool) else UNKNOWN
+
+
+_EQUALITY = frozenset(("==", "!=", "in", "not in"))
+
+
+def _opaque_compare(op: str, left: Any, right: Any) -> Any:
+    """`==`, `!=`, `in` or `not in` where an Opaque value takes part (values.Opaque):
+    `extlib.MODE == "fast"` and `triton.__version__ in ("3.1", "3.2")` may be either,
+    where Python would call them false. Two references to one name are equal
+    (`dtype == torch.bfloat16`, the dtype a caller passes), two names told apart, and
+    a reference is not None (an import that ran binds something)."""
+    if op in ("in", "not in"):
+        if isinstance(right, dict):
+            right = tuple(right)
+        if not isinstance(right, (tuple, list, frozenset, set)):
+            return UNKNOWN
+        found: Any = False
+        for item in right:
+            found = bool_op("or", [found, _opaque_equal(left, item)])
+            if found is True:
+                break
+        return found if op == "in" else kleene_not(found)
+    equal = _opaque_equal(left, right)
+    return equal if op == "==" else kleene_not(equal)
+
+
+def _opaque_equal(left: Any, right: Any) -> Any:
+    if left is UNKNOWN or right is UNKNOWN or isinstance(left, OneOf) or isinstance(right, OneOf):
+        return UNKNOWN
+    if isinstance(left, Opaque) and type(left) is type(right):
+        return left == right
+    if isinstance(left, Opaque) or isinstance(right, Opaque):
+        return False if left is None or right is None else UNKNOWN
+    if isinstance(left, (tuple, list)) and isinstance(right, (tuple, list)):
+        if type(left) is not type(right) or len(left) != len(right):
+            return False  # a tuple never equals a list, nor a sequence of another length
+        outcome: Any = True
+        for a, b in zip(left, right, strict=True):
+            outcome = bool_op("and", [outcome, _opaque_equal(a, b)])
+            if outcome is False:
+                break
+        return outcome
+    if has_opaque(left) or has_opaque(right):
+        return UNKNOWN  # a set holding one, against anything
+    result = safe(lambda: left == right)
     return result if isinstance(result, bool) else UNKNOWN
 
 

@@ -143,8 +143,27 @@ class ModuleRef:
     name: str
 
 
+class Opaque:
+    """A value known to exist whose content is not read: a name from outside the
+    scanned roots, the release string of the toolkit torch was built with. Compared for
+    equality or membership with a constant it is unknown (Python would call a reference
+    unequal to every string); with None it is told apart, with a value of its own kind
+    by that value's equality (expressions._opaque_compare)."""
+
+    __slots__ = ()
+
+
+def has_opaque(value: Any) -> bool:
+    """An Opaque value, or one inside a tuple, list or set."""
+    if isinstance(value, Opaque):
+        return True
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return any(has_opaque(v) for v in value)
+    return False
+
+
 @dataclass(frozen=True)
-class ExternalRef:
+class ExternalRef(Opaque):
     """A dotted name from outside the scanned roots (torch, a compiled extension, ...):
     no body to read, so only the device oracle or naming conventions can say anything."""
 

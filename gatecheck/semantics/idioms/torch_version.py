@@ -20,7 +20,7 @@ from gatecheck.semantics.idioms._model import (
     Noop,
     generations,
 )
-from gatecheck.semantics.values import UNKNOWN, Value
+from gatecheck.semantics.values import UNKNOWN, Opaque, Value
 
 _RELEASE = re.compile(r"\s*(\d+)\.(\d+)")
 
@@ -30,7 +30,7 @@ class Undecided(Exception):
 
 
 @dataclass(frozen=True)
-class ToolkitRelease:
+class ToolkitRelease(Opaque):
     """torch.version.cuda on a device whose first supporting CUDA release is `least`:
     some release string >= it. Comparisons are decided only where every such release
     answers alike; a string is compared as Python would, character by character, so
@@ -97,8 +97,17 @@ def parse_version(_generation: Generation, args: Sequence[Value]) -> Value:
     return NOT_MINE
 
 
+@dataclass(frozen=True)
+class HipRelease(Opaque):
+    """torch.version.hip on a ROCm build: a release string, never None nor empty;
+    which one the device does not decide (an order or equality with one is unknown)."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def hip_version(generation: Generation, _args: Sequence[Value]) -> Value:
-    return None if generation.vendor == "nvidia" else UNKNOWN
+    return None if generation.vendor == "nvidia" else HipRelease()
 
 
 _AMD = generations("gfx90a", "gfx942", "gfx950")
@@ -112,6 +121,12 @@ IDIOM = Idiom(
     calls=(Intrinsic("version.parse", parse_version, reads_arguments=True),),
     examples=(
         Example("hip-build", "torch.version.hip is not None", _AMD, "import torch"),
+        Example(
+            "not-a-hip-build-and-major",
+            "not torch.version.hip and torch.cuda.get_device_capability()[0] >= 9",
+            generations("sm90", "sm100", "sm103", "sm110", "sm120", "sm121"),
+            "import torch",
+        ),
         Example(
             "cuda-build-and-major",
             "torch.version.cuda and torch.cuda.get_device_capability()[0] == 9",

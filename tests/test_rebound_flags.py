@@ -100,6 +100,74 @@ def test_a_rebound_flag_keeps_its_device_dependence(
         assert admission.can_be_false == ruleset.registry.all_names() - expected
 
 
+EVERY = "every"
+WANT = "import os\nwant = os.environ.get('FAST') == '1'\n"
+VETOES = [
+    pytest.param(
+        WANT + f"fast = want\nif fast and {CAP} < (9, 0):\n    fast = False\n",
+        "fast",
+        HOPPER_UP,
+        id="opted-in-then-vetoed",
+    ),
+    pytest.param(
+        WANT
+        + f"fast = want\nif not {CAP} >= (9, 0) and fast:\n    fast = False\nelse:\n    pass\n",
+        "fast",
+        HOPPER_UP,
+        id="vetoed-with-the-flag-last",
+    ),
+    pytest.param(
+        "class Config:\n"
+        "    def __init__(self, want):\n"
+        "        self.fast = want\n"
+        f"        ok = {CAP} >= (9, 0)\n"
+        "        if self.fast and not ok:\n"
+        "            self.fast = False\n"
+        "config = Config(_want)\n",
+        "config.fast",
+        HOPPER_UP,
+        id="attribute-vetoed-in-init",
+    ),
+    pytest.param(
+        WANT + f"fast = want\nif fast or {CAP} < (9, 0):\n    fast = False\n",
+        "fast",
+        set(),
+        id="switched-off-on-every-path",
+    ),
+    # Noops: the veto tells nothing of the flag where these read it.
+    pytest.param(
+        WANT + f"fast = want\nif fast and {CAP} < (9, 0):\n    fast = False\n",
+        "fast is None",
+        EVERY,
+        id="which-falsy-value-is-unknown",
+    ),
+    pytest.param(
+        WANT + f"fast = want\nif fast != 0 and {CAP} < (9, 0):\n    fast = False\n",
+        "fast",
+        EVERY,
+        id="a-test-not-reading-the-flag-plainly",
+    ),
+    pytest.param(
+        WANT + f"fast = want\nif other and {CAP} < (9, 0):\n    fast = False\n",
+        "fast",
+        EVERY,
+        id="a-test-of-another-name",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "expected"), VETOES)
+def test_a_flag_vetoed_by_a_test_of_itself_is_false_where_the_veto_holds(
+    ruleset: RuleSet, source: str, expr: str, expected: object
+) -> None:
+    """`if fast and not ok: fast = False` (flow._when_false): on the path that skips the
+    veto, `fast` is falsy wherever `ok` is false."""
+    admission = flowed("import torch\n" + source, expr, ruleset)
+    assert admission.can_be_true == (
+        ruleset.registry.all_names() if expected == EVERY else expected
+    )
+
+
 def test_an_unknown_test_keeps_both_values(ruleset: RuleSet) -> None:
     source = (
         "import os, torch\n"

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.semantics.env import none_compared
-from gatecheck.semantics.logic import either
-from gatecheck.semantics.values import UNKNOWN, NoneOr, plain, truth
+from gatecheck.semantics.logic import bool_op, either, kleene_not
+from gatecheck.semantics.values import UNKNOWN, NoneOr, OneOf, plain, truth
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -257,13 +257,61 @@ def _run(
             else:
                 value = _meet(
                     _run(ev, stmt.body, marked, value, key),
-                    _run(ev, stmt.orelse, marked, value, key),
+                    _run(ev, stmt.orelse, marked, _when_false(ev, stmt, value, marked), key),
                 )
         elif isinstance(stmt, nodes.Try):
             value = _run_try(ev, stmt, marked, value, key)
         else:
             value = plain(ev.binding_value(marked[id(stmt)][-1]))
     return value
+
+
+# Some falsy value, which one unknown: its truth is False, a comparison with anything
+# is each option's (`== ""` unknown, `is None` unknown).
+_FALSY = OneOf((False, None, 0, ""))
+
+
+def _when_false(
+    ev: Evaluator,
+    stmt: nodes.If,
+    value: Any,
+    marked: dict[int, list[nodes.NodeNG]],
+) -> Any:
+    """The name's value on the path where the `if`'s (undecided) test was false: falsy
+    where the test would be true were the name truthy, else as it was. "Opt in, then
+    switch it off where the hardware cannot": `self.fast = want`, then `if self.fast and
+    not ok: self.fast = False` leaves the flag false wherever `ok` is false, whatever
+    `want` was (the test then reads `want and True`, and only a falsy `want` skips it)."""
+    if value is _UNSET or truth(value) is not UNKNOWN:
+        return value
+    binding = next(b for bindings in marked.values() for b in bindings)
+    return _FALSY if _assuming_set(ev, stmt.test, binding) is True else value
+
+
+def _assuming_set(ev: Evaluator, node: nodes.NodeNG, binding: nodes.NodeNG) -> Any:
+    """The truth of `node` were the name `binding` binds truthy where `node` reads it
+    plainly (`fast`, `self.fast`), through `and`, `or` and `not`; any other part as
+    evaluated (a part reading it otherwise, `fast is True`, stays as unknown as it is)."""
+    if _reads(node, binding):
+        return True
+    if isinstance(node, nodes.BoolOp):
+        return truth(bool_op(node.op, (_assuming_set(ev, v, binding) for v in node.values)))
+    if isinstance(node, nodes.UnaryOp) and node.op == "not":
+        return kleene_not(_assuming_set(ev, node.operand, binding))
+    return truth(ev.eval(node, None))
+
+
+def _reads(node: nodes.NodeNG, binding: nodes.NodeNG) -> bool:
+    if isinstance(binding, nodes.AssignName):
+        return isinstance(node, nodes.Name) and node.name == binding.name
+    return (
+        isinstance(binding, nodes.AssignAttr)
+        and isinstance(binding.expr, nodes.Name)
+        and isinstance(node, nodes.Attribute)
+        and node.attrname == binding.attrname
+        and isinstance(node.expr, nodes.Name)
+        and node.expr.name == binding.expr.name
+    )
 
 
 def _test(ev: Evaluator, stmt: nodes.If, value: Any, key: Any) -> Any:

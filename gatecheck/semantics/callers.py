@@ -128,6 +128,13 @@ def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argume
     return met
 
 
+def never_called(ev: Evaluator, func: nodes.FunctionDef) -> bool:
+    """Whether the callers search (the audit's) finds no call of `func` in the project:
+    as for a parameter no caller passes, what it would do is not among the project's
+    runs (an API for its users, `set_accelerator(obj)`)."""
+    return ev.follow_callers and _call_sites(ev, func) == []
+
+
 def _unreadable(value: Any) -> bool:
     return value is _NOT_FOUND or (contains_unknown(value) and not _options(value))
 

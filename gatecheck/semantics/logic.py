@@ -161,11 +161,22 @@ def join_optional(a: Any, b: Any) -> Any:
         value = a_value
     else:
         value = join(a_value, b_value)
+        if value is UNKNOWN and _reference_options(a_value) and _reference_options(b_value):
+            # Paths that made different objects: one of them (either), as a conditional
+            # expression gives (`inst = Cuda()` / `inst = Cpu()` in two branches).
+            value = either([a_value, b_value])
     if value is _ABSENT:
         return None
     if value is UNKNOWN:
         return UNKNOWN
     return NoneOr(value) if a_none or b_none else value
+
+
+def _reference_options(value: Any) -> bool:
+    """A reference (a project class, instance, module or function), or one of several."""
+    if isinstance(value, OneOf):
+        return all(isinstance(o, _REFERENCES) for o in value.options)
+    return isinstance(value, _REFERENCES)
 
 
 def item_of_options(container: OneOf, index: Any) -> Any:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from gatecheck.semantics import replay, resolve
+from gatecheck.semantics import callers, replay, resolve
 from gatecheck.semantics.env import (
     Env,
     bind_target,
@@ -26,6 +26,7 @@ from gatecheck.semantics.values import (
     UNKNOWN,
     ClassRef,
     FunctionRef,
+    NoneOr,
     OneOf,
     contains_unknown,
     truth,
@@ -80,7 +81,15 @@ def _skip(ev: Evaluator, stmt: nodes.NodeNG, env: Env, returns: list[Any]) -> bo
 
 
 def _return(ev: Evaluator, stmt: nodes.Return, env: Env, returns: list[Any]) -> bool:
-    value = None if stmt.value is None else ev.eval(stmt.value, env)
+    held: Any = env.get(stmt.value.name) if isinstance(stmt.value, nodes.Name) else None
+    value: Any
+    if isinstance(held, NoneOr):
+        # A local that may be None, returned: the result may be None or its value, as
+        # when one path returns None and another the value (`inst = None`, then an
+        # object made under an `if`, then `return inst`).
+        value = held
+    else:
+        value = None if stmt.value is None else ev.eval(stmt.value, env)
     if value is UNKNOWN and unknown_anyway(ev):
         raise _UnknownReturn
     returns.append(value)
@@ -332,7 +341,9 @@ def _global(ev: Evaluator, stmt: nodes.Global, env: Env, returns: list[Any]) -> 
     """`global _S` before `if _S is None: _S = probe()` (a result cached on first use):
     the name holds, on entry, one of the module's bindings of it, None among them. It
     becomes a local of the body, so that the None test narrows it (env.narrowed) and
-    the paths meet on the probe's value. Any other global is read by resolution."""
+    the paths meet on the probe's value. A getter that makes an object and keeps it
+    (_filled_on_first_call) is read as its first call, the name None on entry. Any
+    other global is read by resolution."""
     module = stmt.root()
     for name in stmt.names:
         if name in env or not isinstance(module, nodes.Module):
@@ -340,7 +351,52 @@ def _global(ev: Evaluator, stmt: nodes.Global, env: Env, returns: list[Any]) -> 
         value = resolve.module_attribute(ev, str(module.name), name)
         if isinstance(value, OneOf) and any(option is None for option in value.options):
             env[name] = value
+        elif _filled_on_first_call(ev, stmt, module, name):
+            env[name] = None
     return True
+
+
+def _filled_on_first_call(
+    ev: Evaluator, stmt: nodes.Global, module: nodes.Module, name: str
+) -> bool:
+    """Whether `name` is None at module level and bound otherwise only by the function
+    declaring it global here, which takes no argument (and by functions the project
+    never calls): a getter that makes a value on its first call and keeps it, every
+    later call returning it (DeepSpeed's `get_accelerator()`: `if ds_accelerator is not
+    None: return ds_accelerator`, then an accelerator object made and stored, its
+    `is_triton_supported()` testing the capability). What the first call returns is
+    then what every call returns. Not when the kept value is an object's (the OneOf of
+    constants above reads those); not when a setter the project calls may store
+    another value."""
+    function = stmt.scope()
+    if not isinstance(function, nodes.FunctionDef) or _takes_arguments(function.args):
+        return False
+    filled = False
+    for binding in module.locals.get(name, []):
+        scope = binding.scope()
+        if scope is module:
+            if not _binds_none(binding):
+                return False
+        elif scope is function:
+            filled = True
+        elif not (isinstance(scope, nodes.FunctionDef) and callers.never_called(ev, scope)):
+            return False
+    return filled
+
+
+def _takes_arguments(args: nodes.Arguments) -> bool:
+    return bool(args.posonlyargs or args.args or args.kwonlyargs or args.vararg or args.kwarg)
+
+
+def _binds_none(binding: nodes.NodeNG) -> bool:
+    """`NAME = None` or `NAME: T = None` at module level."""
+    statement = binding.statement()
+    plain = isinstance(statement, nodes.Assign) and statement.targets == [binding]
+    annotated = isinstance(statement, nodes.AnnAssign) and statement.target is binding
+    if not (plain or annotated):
+        return False
+    value = statement.value
+    return isinstance(value, nodes.Const) and value.value is None
 
 
 HANDLERS: dict[type, Handler] = {

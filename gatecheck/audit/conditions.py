@@ -232,7 +232,7 @@ def _slots(
         elif isinstance(node, nodes.Call):
             for argument in condition_arguments(node):
                 yield argument, statement_of(node), SlotKind.ARGUMENT
-        elif _is_bool_expression(node.value):
+        elif _is_bool_expression(node.value) or _is_truth_call(node.value):
             kind = SlotKind.RETURN if isinstance(node, nodes.Return) else SlotKind.ASSIGN
             yield node.value, node, kind
 
@@ -256,6 +256,23 @@ def _callee_name(call: nodes.Call) -> str:
 
 def _keyword(call: nodes.Call, name: str) -> nodes.NodeNG | None:
     return next((k.value for k in call.keywords or [] if k.arg == name), None)
+
+
+# Calls that give a truth from what they read: a predicate returned or stored as one
+# (`return any(gfx in arch for gfx in ("gfx942", "gfx950"))`, `is_cdna =
+# name.startswith("gfx9")`). Only as a whole return or assignment: as an argument they
+# are mostly string handling.
+_TRUTH_BUILTINS = frozenset(("any", "all"))
+_TRUTH_METHODS = frozenset(("startswith", "endswith"))
+
+
+def _is_truth_call(node: nodes.NodeNG | None) -> bool:
+    if not isinstance(node, nodes.Call):
+        return False
+    func = node.func
+    if isinstance(func, nodes.Name):
+        return func.name in _TRUTH_BUILTINS
+    return isinstance(func, nodes.Attribute) and func.attrname in _TRUTH_METHODS
 
 
 def _is_bool_expression(node: nodes.NodeNG | None) -> bool:

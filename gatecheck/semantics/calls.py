@@ -70,8 +70,14 @@ def call_node(ev: Evaluator, node: nodes.Call, env: Env | None, optional: bool =
     keywords = node.keywords or ()
     if isinstance(func, Builtin) and func.name == "super" and not node.args and not keywords:
         return _super(ev, node, env)
-    if any(isinstance(a, nodes.Starred) for a in node.args) or any(k.arg is None for k in keywords):
-        return _fallback(ev, node.func, func)
+    spread = any(isinstance(a, nodes.Starred) for a in node.args) or any(
+        k.arg is None for k in keywords
+    )
+    if spread:
+        unpacked = _unpacked(ev, node, env)
+        if unpacked is None:
+            return _fallback(ev, node.func, func)
+        return call(ev, func, unpacked[0], unpacked[1], syntax=node.func, optional=optional)
     if isinstance(func, ExternalRef) and not _reads_arguments(ev, func):
         # An intrinsic or a convention: decided by the dotted name alone.
         return _call_external(ev, func, (), {})
@@ -119,6 +125,36 @@ def _filled_get(ev: Evaluator, node: nodes.Call, env: Env | None) -> Any | None:
 def _made_in_place(node: nodes.Call) -> bool:
     """`next(iter(...))`: the iterator is made in the call, so next() gives its first."""
     return bool(node.args) and isinstance(node.args[0], nodes.Call)
+
+
+def _unpacked(
+    ev: Evaluator, node: nodes.Call, env: Env | None
+) -> tuple[list[Any], dict[str, Any]] | None:
+    """The arguments of a call that unpacks some (`f(*args)`, `f(**TABLE[key])`), where
+    each unpacked value is a known tuple or list (its items may be unknown) or a known
+    dict with string keys (Hugging Face's `check(**COMPATIBILITY[version])`); None when
+    one is not, or a keyword is given twice (the call raises)."""
+    args: list[Any] = []
+    for arg in node.args:
+        if not isinstance(arg, nodes.Starred):
+            args.append(ev.eval(arg, env))
+            continue
+        items = ev.eval(arg.value, env)
+        if type(items) not in (tuple, list):
+            return None
+        args.extend(items)
+    kwargs: dict[str, Any] = {}
+    for keyword in node.keywords or ():
+        if keyword.arg is not None:
+            given = {str(keyword.arg): ev.eval(keyword.value, env)}
+        else:
+            given = ev.eval(keyword.value, env)
+            if type(given) is not dict or not all(type(k) is str for k in given):
+                return None
+        if any(k in kwargs for k in given):
+            return None
+        kwargs.update(given)
+    return args, kwargs
 
 
 def _argument(ev: Evaluator, arg: nodes.NodeNG, env: Env | None, local: bool) -> Any:

@@ -1,0 +1,43 @@
+"""A call that unpacks known values (semantics/calls._unpacked): `check(**TABLE[key])`
+with a dict of keyword arguments written in the project (Hugging Face's compatibility
+matrices), `f(*ARGS)` with a known tuple, is the call with those arguments. Anything
+else unpacked (an unknown dict, a string's characters) leaves the call to the callee's
+name, as before."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatecheck.config.model import RuleSet
+from gatecheck.semantics.admitted import admission_of
+
+EVERY = "every"
+BELOW_9 = frozenset({"sm70", "sm75", "sm80", "sm86", "sm87", "sm89"})
+SOURCE = """\
+import torch
+
+def too_old(name, lim=None):
+    major, _ = torch.cuda.get_device_capability()
+    return major < lim
+
+TABLE = {"fa2": {"name": "fa2", "lim": 9}, "fa1": {"name": "fa1", "lim": 8}}
+ARGS = ("fa2", 9)
+"""
+
+CASES = [
+    pytest.param('too_old(**{"name": "z", "lim": 9})', BELOW_9, id="dict-literal"),
+    pytest.param('too_old(**TABLE["fa2"])', BELOW_9, id="dict-from-a-table"),
+    pytest.param("too_old(*ARGS)", BELOW_9, id="tuple-of-positionals"),
+    pytest.param('too_old("z", **{"lim": 8})', frozenset({"sm70", "sm75"}), id="mixed"),
+    pytest.param("too_old(**unknown)", EVERY, id="an-unknown-dict"),
+    pytest.param('too_old(*"ab")', EVERY, id="a-string-unpacked"),
+    pytest.param('too_old(**{"lim": 9}, **{"lim": 8})', EVERY, id="a-keyword-twice-raises"),
+]
+
+
+@pytest.mark.parametrize(("expr", "expected"), CASES)
+def test_unpacked_arguments(ruleset: RuleSet, expr: str, expected: object) -> None:
+    admission = admission_of(SOURCE, expr, ruleset.registry)
+    assert admission.can_be_true == (
+        ruleset.registry.all_names() if expected == EVERY else expected
+    )

@@ -10,7 +10,7 @@ from astroid import nodes
 
 from gatecheck.loading.resolve import decorator_names, destructure_path
 from gatecheck.semantics import conventions, dispatch, replay
-from gatecheck.semantics.env import index_path
+from gatecheck.semantics.env import index_path, loop_item, loop_items
 from gatecheck.semantics.expressions import may_be_none
 from gatecheck.semantics.mutations import holds_container, may_change
 from gatecheck.semantics.reads import NOTHING
@@ -103,7 +103,38 @@ def _assigned_value(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) ->
         return ev.eval(parent.value, None)
     if isinstance(parent, nodes.Arguments):
         return _parameter_value(ev, node, parent)
+    if isinstance(parent, nodes.For) and isinstance(node, nodes.AssignName):
+        return _loop_target_value(ev, node, parent)
     return UNKNOWN
+
+
+def _loop_target_value(ev: Evaluator, node: nodes.AssignName, loop: nodes.For) -> Any:
+    """A `for` target over a known list or tuple (env.loop_items): one of the items, as
+    the statement walk reads it (env.loop_item), for a condition read in the loop's body
+    where no walk binds it (the audit's): xFormers looks its device up in a table of
+    records, `for lim in LIMITS: if lim.sm == device_sm`, true where some record's `sm`
+    can be the device's. Each iteration binds the target before its body runs, and a
+    non-empty loop leaves it one of the items, so the value holds after the loop too.
+    Unknown when the body binds the name again (`while ...: if k > c: ...; k = 5` reads
+    5 on the inner loop's next turn, which the lookup does not tell) or deletes it."""
+    path = destructure_path(loop.target, node)
+    if path is None or _rebound_in_body(ev, node, loop):
+        return UNKNOWN
+    return index_path(loop_item(loop_items(ev.eval(loop.iter, None))), path)
+
+
+def _rebound_in_body(ev: Evaluator, node: nodes.AssignName, loop: nodes.For) -> bool:
+    """Whether the loop's body (nested scopes too: `nonlocal`) binds or deletes the
+    target's name; found once per loop and name."""
+    key = ("loop-rebound", id(loop), node.name)
+    found = ev.facts.get(key)
+    if found is None:
+        found = ev.facts[key] = any(
+            bound.name == node.name
+            for statement in loop.body
+            for bound in statement.nodes_of_class((nodes.AssignName, nodes.DelName))
+        )
+    return bool(found)
 
 
 def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:

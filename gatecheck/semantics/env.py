@@ -7,10 +7,42 @@ from typing import Any
 
 from astroid import nodes
 
-from gatecheck.semantics.logic import item_of_options, join_optional
-from gatecheck.semantics.values import UNKNOWN, Iterating, NoneOr, OneOf, truth
+from gatecheck.semantics.logic import either, item_of_options, join_optional
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    Iterating,
+    NoneOr,
+    OneOf,
+    contains_unknown,
+    truth,
+)
 
 Env = dict[str, Any]
+
+# A `for` over a known list or tuple this short is read item by item (`for arch in
+# ["gfx940", "gfx942"]: if arch in name: return True`); a longer one, or one whose items
+# are not all known, is read as any number of iterations over items not known.
+MAX_UNROLLED = 16
+
+
+def loop_items(items: Any) -> tuple[Any, ...] | None:
+    """The items a `for` runs over, when its iterable evaluated to a known list or tuple
+    of at most MAX_UNROLLED items; None otherwise."""
+    known = (
+        isinstance(items, (tuple, list))
+        and len(items) <= MAX_UNROLLED
+        and not contains_unknown(items)
+    )
+    return tuple(items) if known else None
+
+
+def loop_item(items: tuple[Any, ...] | None) -> Any:
+    """What the target of a `for` over `items` (loop_items; None: not known) holds in the
+    loop's body: one of them, we cannot tell which (logic.either: a few constants or
+    references stay a OneOf, and a test of it is each one's). A condition there can be
+    true where it can for some item: `for kernel in (Fast, Slow): if
+    kernel.min_capability() > cc: continue` tests both classes' bounds."""
+    return UNKNOWN if items is None else either(items)
 
 
 def index_path(value: Any, path: Sequence[int]) -> Any:

@@ -15,6 +15,8 @@ from gatecheck.semantics.env import (
     bind_target,
     forget_assigned,
     forget_assigned_in,
+    loop_item,
+    loop_items,
     merge_into,
     narrowed,
 )
@@ -28,7 +30,6 @@ from gatecheck.semantics.values import (
     FunctionRef,
     NoneOr,
     OneOf,
-    contains_unknown,
     truth,
 )
 
@@ -177,35 +178,28 @@ def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
     return bool(exits) and f
 
 
-# A `for` over a known list or tuple this short runs its body once per item (`for arch
-# in ["gfx940", "gfx942"]: if arch in name: return True`); a longer one, or one whose
-# items are not all known, runs it as any number of iterations.
-MAX_UNROLLED = 16
-
-
 def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[Any]) -> bool:
-    if isinstance(stmt, nodes.For) and not _jumps(stmt.body):
-        items = ev.eval(stmt.iter, env)
-        if (
-            isinstance(items, (tuple, list))
-            and len(items) <= MAX_UNROLLED
-            and not contains_unknown(items)
-        ):
-            for item in items:
-                bind_target(stmt.target, item, env)
-                r, falls = exec_block(ev, stmt.body, env)
-                returns += r
-                if not falls:
-                    return False
-            r, falls = exec_block(ev, stmt.orelse, env)
+    items = loop_items(ev.eval(stmt.iter, env)) if isinstance(stmt, nodes.For) else None
+    if isinstance(stmt, nodes.For) and items is not None and not _jumps(stmt.body):
+        # Known items, no break or continue: the body once per item, in order.
+        for item in items:
+            bind_target(stmt.target, item, env)
+            r, falls = exec_block(ev, stmt.body, env)
             returns += r
-            return falls
-    alike = _iterations_alike(ev, stmt, env, returns)
+            if not falls:
+                return False
+        r, falls = exec_block(ev, stmt.orelse, env)
+        returns += r
+        return falls
+    alike = _iterations_alike(ev, stmt, env, returns, items)
     if alike is not None:
         return alike
     # Any number of iterations: what the body assigns is unknown after it.
     forget_assigned(stmt, env)
-    r, _ = exec_block(ev, stmt.body, dict(env))
+    body_env = dict(env)
+    if isinstance(stmt, nodes.For):
+        bind_target(stmt.target, loop_item(items), body_env)
+    r, _ = exec_block(ev, stmt.body, body_env)
     returns += r
     r, _ = exec_block(ev, stmt.orelse, dict(env))
     returns += r
@@ -213,20 +207,25 @@ def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[
 
 
 def _iterations_alike(
-    ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[Any]
+    ev: Evaluator,
+    stmt: nodes.For | nodes.While,
+    env: Env,
+    returns: list[Any],
+    items: tuple[Any, ...] | None,
 ) -> bool | None:
-    """A loop over items not known whose iterations all start alike: the body run once
-    (the item unknown) leaves every name it assigns as it found it, on each path that
-    goes on to a next iteration. Then every iteration does what the first did, and the
-    loop ends where it started (no iteration, or none that breaks; the `else` then
-    runs) or at one of the first iteration's `break`s: `found = False; for i in
-    range(n): if cap(i) < 100: found = True; break` leaves found True where the device
-    is older, False elsewhere. Whether control goes on after the loop; None (nothing
-    done) when an iteration changes what the next one starts from."""
+    """A loop whose iterations all start alike: the body run once (the item one of the
+    known items, env.loop_item, else unknown) leaves every name it assigns as it found
+    it, on each path that goes on to a next iteration. Then every iteration does what
+    the first did, and the loop ends where it started (no iteration, or none that
+    breaks; the `else` then runs) or at one of the first iteration's `break`s: `found =
+    False; for i in range(n): if cap(i) < 100: found = True; break` leaves found True
+    where the device is older, False elsewhere. Whether control goes on after the
+    loop; None (nothing done) when an iteration changes what the next one starts
+    from."""
     start = dict(env)
     first = dict(env)
     if isinstance(stmt, nodes.For):
-        bind_target(stmt.target, UNKNOWN, first)
+        bind_target(stmt.target, loop_item(items), first)
     ev.loop_exits.append([])
     try:
         body_returns, falls = exec_block(ev, stmt.body, first)

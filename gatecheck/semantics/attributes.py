@@ -88,7 +88,13 @@ def _super(ev: Evaluator, receiver: SuperRef, name: str) -> Any:
 
 
 def _one_of(ev: Evaluator, receiver: OneOf, name: str) -> Any:
-    return either(until_unknown(ev, (attribute(ev, option, name) for option in receiver.options)))
+    """Each option's attribute, met. Of one of two imported modules (`try: import
+    cutlass.cute as cute` / `except ImportError: import cute_compat as cute`), an
+    attribute from outside the project stays an option too (`cute.Arch` is either
+    module's Arch, and `cute.Arch.sm_90` each one's member)."""
+    outside = any(isinstance(option, ExternalRef) for option in receiver.options)
+    values = until_unknown(ev, (attribute(ev, option, name) for option in receiver.options))
+    return either(values, outside=outside)
 
 
 _BY_KIND: dict[type, Callable[[Evaluator, Any, str], Any]] = {

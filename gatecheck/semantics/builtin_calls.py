@@ -21,6 +21,7 @@ from gatecheck.semantics.values import (
     InstanceRef,
     Iterating,
     ModuleRef,
+    OneOf,
     PartialRef,
     contains_unknown,
     has_opaque,
@@ -94,14 +95,24 @@ _BUILTIN_IMPLS: dict[str, Callable[..., Any]] = {
 }
 
 
+def _options_of(value: Any) -> tuple[Any, ...]:
+    return value.options if isinstance(value, OneOf) else (value,)
+
+
+def _unclaimed(ev: Evaluator, value: Any) -> bool:
+    """A name from outside the project that no idiom gives a meaning."""
+    return isinstance(value, ExternalRef) and not ev.idioms.claims(value.dotted)
+
+
 def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
     if name == "getattr" and len(args) >= 2 and isinstance(args[1], str):
         found = ev.get_attribute(args[0], args[1])
         if found is UNKNOWN and len(args) == 3:
             return UNKNOWN
-        if len(args) == 3 and isinstance(found, ExternalRef) and not ev.idioms.claims(found.dotted):
+        if len(args) == 3 and any(_unclaimed(ev, f) for f in _options_of(found)):
             # An external module may lack the name (that is why a default is given): the
-            # result is the attribute or the default, which one is unknown.
+            # result is the attribute or the default, which one is unknown. So for one
+            # of two imported modules (resolve.imports_only) if either may lack it.
             return UNKNOWN
         return found
     if name == "hasattr" and len(args) == 2 and isinstance(args[1], str):

@@ -8,6 +8,7 @@ from typing import Any
 from gatecheck.semantics.values import (
     UNKNOWN,
     ClassRef,
+    ExternalRef,
     FunctionRef,
     InstanceRef,
     ModuleRef,
@@ -84,23 +85,27 @@ def join(a: Any, b: Any) -> Any:
 
 # What a OneOf may hold: the project's classes, instances, modules and functions, whose
 # attributes and calls can be read. (Two external names, `torch.bfloat16 if x else
-# torch.float16`, are values nothing can read: they meet as unknown.)
+# torch.float16`, are values nothing can read: they meet as unknown, unless `outside`.)
 _REFERENCES = (ClassRef, InstanceRef, ModuleRef, FunctionRef, PartialRef)
+_WITH_OUTSIDE = (*_REFERENCES, ExternalRef)
 # More options than this (a long chain of conditional expressions): unknown.
 MAX_OPTIONS = 8
 
 
-def either(values: Iterable[Any]) -> Any:
+def either(values: Iterable[Any], outside: bool = False) -> Any:
     """The value of one of `values`, we cannot tell which: their join, except that
     references that differ stay a OneOf (attributes and calls through it are each
-    option's, met again by `either`)."""
+    option's, met again by `either`). With `outside`, names from outside the scanned
+    roots are references too: the objects a name's imports bind (resolve.py), one of
+    which the name holds, whose attributes the idioms may read (`Arch.sm_90`)."""
     options: list[Any] = []
     for value in values:
         for option in value.options if isinstance(value, OneOf) else (value,):
             if not any(_same(option, seen) for seen in options):
                 options.append(option)
+    references = _WITH_OUTSIDE if outside else _REFERENCES
     if len(options) > 1 and (
-        all(isinstance(o, _REFERENCES) for o in options)
+        all(isinstance(o, references) for o in options)
         or all(is_constant(o) for o in options)
         or all(is_constant_method(o) for o in options)
     ):

@@ -152,10 +152,29 @@ def _bound_value(ev: Evaluator, node: nodes.Name, assigns: Sequence[nodes.NodeNG
     flowed = flow.value_after(ev, assigns, node)
     if flowed is not None:
         return flowed
-    return either(until_unknown(ev, (binding_of(ev, a, node.name) for a in assigns)))
+    values = until_unknown(ev, (binding_of(ev, a, node.name) for a in assigns))
+    return either(values, outside=imports_only(assigns))
 
 
 _IMPORTS = (nodes.ImportFrom, nodes.Import)
+# Bindings that give a name an object, not a value computed from others.
+_DEFINITIONS = (*_IMPORTS, nodes.FunctionDef, nodes.ClassDef)
+
+
+def imports_only(bindings: Sequence[nodes.NodeNG]) -> bool:
+    """Whether a name is bound only by imports (and defs or classes), one of them at
+    least: a compatibility shim (`try: from cutlass.base_dsl import Arch` / `except
+    ImportError: from cutlass.base_dsl.arch import Arch`; `import tomllib as toml` or
+    `import tomli as toml` by Python version). The name holds the object one of them
+    bound, whichever ran: one of those objects, names from outside the project
+    included (logic.either's `outside`), so `Arch.sm_90` is each import's member, known
+    where they agree. A name also assigned a value (`except ImportError: Arch = None`)
+    meets as before: None is no reference."""
+    return all(isinstance(b, _DEFINITIONS) for b in bindings) and any(
+        isinstance(b, _IMPORTS) for b in bindings
+    )
+
+
 # A name no scope around it binds (the lookup is skipped): no scope, no bindings.
 _UNBOUND: tuple[None, list[nodes.NodeNG]] = (None, [])
 
@@ -189,7 +208,8 @@ def module_attribute(
         flowed = flow.value_after(ev, bound)
         if flowed is not None:
             return flowed
-        return either(until_unknown(ev, (binding_of(ev, b, attr) for b in bound)))
+        values = until_unknown(ev, (binding_of(ev, b, attr) for b in bound))
+        return either(values, outside=imports_only(bound))
     if project.has_module(f"{module_name}.{attr}"):
         return ModuleRef(f"{module_name}.{attr}")
     if module_name in _seen:

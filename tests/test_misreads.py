@@ -50,6 +50,18 @@ CASES = [
         BLACKWELL_12,
         id="compiled-extension-capability-by-name",
     ),
+    pytest.param(
+        'import os, torch\nkind = "fp8" if os.environ.get("FP8") else "bf16"\n',
+        "isinstance(kind, str) and torch.cuda.get_device_capability()[0] == 12",
+        BLACKWELL_12,
+        id="isinstance-of-one-of-two-strings",
+    ),
+    pytest.param(
+        'import os, torch\nkind = "fp8" if os.environ.get("FP8") else 8\n',
+        "not isinstance(kind, str) or torch.cuda.get_device_capability()[0] == 12",
+        EVERY,
+        id="isinstance-of-options-that-disagree-is-unknown",
+    ),
 ]
 
 

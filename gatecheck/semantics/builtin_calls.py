@@ -207,6 +207,12 @@ def _iterating(value: Any) -> Any:
 
 
 def _isinstance(ev: Evaluator, value: Any, kinds: Any) -> Any:
+    if isinstance(value, OneOf):
+        # One of a few values (`"a" if flag else "b"`, one of two imported classes):
+        # each one's, known where they agree. Read as the OneOf object itself it was
+        # never a str, and `isinstance(x, str) and ...` admitted nothing.
+        each = {_isinstance(ev, option, kinds) for option in value.options}
+        return each.pop() if len(each) == 1 else UNKNOWN
     options = kinds if isinstance(kinds, tuple) else (kinds,)
     verdicts = [_isinstance_one(ev, value, kind) for kind in options]
     if True in verdicts:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from gatecheck.config.model import RuleSet
-from gatecheck.semantics.admitted import Semantics, admission_of, in_memory_project
+from gatecheck.semantics.admitted import Semantics, in_memory_project
+from tests.admission import EVERY, assert_can_be_true
 from tests.test_parameter_filled_from_device import returned
 
-EVERY = "every"
 FROM_SM80 = frozenset(
     {"sm80", "sm86", "sm87", "sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121"}
 ) | {"gfx90a", "gfx942", "gfx950"}  # ROCm reports the gfx9 parts as capability 9.x
@@ -67,10 +67,7 @@ def test_a_method_of_one_of_the_objects_made(
     ruleset: RuleSet, source: str, expected: object
 ) -> None:
     call = "get()().triton_ok()" if "return Cpu\n" in source else "get().triton_ok()"
-    admission = admission_of(CLASSES + source, call, ruleset.registry)
-    assert admission.can_be_true == (
-        ruleset.registry.all_names() if expected == EVERY else expected
-    )
+    assert_can_be_true(ruleset, CLASSES + source, call, expected)
 
 
 GETTER = """\

@@ -9,9 +9,8 @@ from __future__ import annotations
 import pytest
 
 from gatecheck.config.model import RuleSet
-from gatecheck.semantics.admitted import admission_of
+from tests.admission import EVERY, assert_can_be_true
 
-EVERY = "every"
 BELOW_9 = frozenset({"sm70", "sm75", "sm80", "sm86", "sm87", "sm89"})
 SOURCE = """\
 import torch
@@ -37,7 +36,4 @@ CASES = [
 
 @pytest.mark.parametrize(("expr", "expected"), CASES)
 def test_unpacked_arguments(ruleset: RuleSet, expr: str, expected: object) -> None:
-    admission = admission_of(SOURCE, expr, ruleset.registry)
-    assert admission.can_be_true == (
-        ruleset.registry.all_names() if expected == EVERY else expected
-    )
+    assert_can_be_true(ruleset, SOURCE, expr, expected)

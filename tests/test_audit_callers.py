@@ -158,6 +158,15 @@ CASES = [
         [(5, ("sm100", "sm103")), (14, ("sm100", "sm103"))],
         id="a-caller-through-one-of-two-receivers",
     ),
+    pytest.param(
+        "import triton\nfrom pkg.dev import major\n\n"
+        "@triton.jit\ndef _kernel(x, ARCH):\n    if ARCH in [100, 110]:\n        x = 1\n\n"
+        "def run(x):\n    _kernel[(4,)](x, ARCH=major() * 10, num_warps=4)\n",
+        "",
+        # A Triton launch binds the kernel's parameters as a call does.
+        [(6, MAJORS_10_11)],
+        id="a-triton-kernel-launched-with-the-device-major",
+    ),
 ]
 
 
@@ -206,6 +215,14 @@ NOOPS = [
         "            return 1\n\n"
         "def run(k, args):\n    return k.pick(major() * 10) + k.pick(*args)\n",
         id="a-method-caller-unpacking-unknown-arguments",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
+        "def run():\n    return _pick[0](major() * 10)\n",
+        # Subscripting a plain function raises: `_pick[0](...)` is no call of it (a
+        # launch is read only for a decorated one), so `_pick` has no caller.
+        id="a-subscript-call-of-a-plain-function-is-no-launch",
     ),
 ]
 

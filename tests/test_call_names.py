@@ -72,3 +72,18 @@ def test_same_matches_as_the_plain_and_forward_patterns() -> None:
 )
 def test_spells_call_of(source: str, names: set[str], expected: bool) -> None:
     assert spells_call_of(source, names) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "launched"),
+    [
+        ("_kernel[grid](x, FAST=f)", True),
+        ("ops._kernel[(triton.cdiv(n, 64),)](x)", True),
+        ("_kernel [grid](x)", True),
+        ("_kernel[lambda m: (m['B'],)](x)", False),  # brackets inside the grid: not read
+        ("_kernel[grid] (x)", False),  # a space before the call's parenthesis
+        ("y = _kernel[0]", False),
+    ],
+)
+def test_a_triton_launch_spells_a_call_of_the_kernel(text: str, launched: bool) -> None:
+    assert ("_kernel" in called_name_set(text)) is launched

@@ -37,9 +37,19 @@ def called_names(text: str) -> list[str]:
     return [name[::-1] for name in reversed(_CALLED_REVERSED.findall(text[::-1]))]
 
 
+# A Triton kernel's launch, `name[grid](...)`: the name before a one-level subscript
+# followed by `(` (a grid written with brackets inside, `[lambda m: (m["B"],)]`, is not
+# read; nor one spelled with a space before the `(`).
+_LAUNCHED = re.compile(r"\b([A-Za-z_]\w*)\s*\[[^\[\]\n]*\]\(")
+
+
 def called_name_set(text: str) -> set[str]:
-    """`set(called_names(text))`, each name turned round once."""
-    return {name[::-1] for name in set(_CALLED_REVERSED.findall(text[::-1]))}
+    """`set(called_names(text))`, each name turned round once, and the names launched
+    as `name[grid](...)`."""
+    names = {name[::-1] for name in set(_CALLED_REVERSED.findall(text[::-1]))}
+    if "](" in text:
+        names.update(_LAUNCHED.findall(text))
+    return names
 
 
 def spells_call_of(text: str, names: Collection[str]) -> bool:

@@ -172,6 +172,13 @@ def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
     for module in _modules(ev, home, files):
         for call in _calls_named(ev, module, spelled):
             callee = call.func
+            if isinstance(callee, nodes.Subscript):
+                # `kernel[grid](x, FAST=fast)`: a Triton kernel's launch binds its
+                # parameters as a call does (its launch options are not parameters). A
+                # function with no decorator is not subscriptable: not a call of it.
+                if not target.decorators:
+                    continue
+                callee = callee.value
             value = ev.value(callee)
             # A callee chosen at runtime (values.OneOf) calls it if one option is it.
             options = value.options if isinstance(value, OneOf) else (value,)
@@ -314,7 +321,8 @@ def _calls_named(ev: Evaluator, module: nodes.Module, name: str) -> list[nodes.C
     key = ("calls-named", id(module), name)
     held = ev.facts.get(key)
     if held is None:
-        held = ev.facts[key] = (module, calls_named(module, name))  # the module kept alive
+        # The module kept alive with them.
+        held = ev.facts[key] = (module, calls_named(module, name, launches=True))
     return held[1]
 
 
@@ -395,20 +403,23 @@ def calls_by_name(module: nodes.Module) -> dict[str, list[nodes.Call]]:
     return by_name
 
 
-def calls_named(module: nodes.Module, name: str) -> list[nodes.Call]:
+def calls_named(module: nodes.Module, name: str, launches: bool = False) -> list[nodes.Call]:
     """`calls_by_name(module).get(name, [])`, in the same order, walking only the
     statements whose text spells `name` (a function body that does not is never built:
-    loading/lazy.py)."""
+    loading/lazy.py). `launches`: also `name[grid](...)`."""
     return [
         call
         for call in spelled_nodes(module, (nodes.Call,), {name})
-        if isinstance(call, nodes.Call) and callee_name(call) == name
+        if isinstance(call, nodes.Call) and callee_name(call, launches) == name
     ]
 
 
-def callee_name(call: nodes.Call) -> str | None:
-    """The name a call spells its callee with (`f(...)`, `x.f(...)`), else None."""
+def callee_name(call: nodes.Call, launches: bool = False) -> str | None:
+    """The name a call spells its callee with (`f(...)`, `x.f(...)`), else None.
+    `launches`: also a Triton kernel's launch, `f[grid](...)` or `x.f[grid](...)`."""
     callee = call.func
+    if launches and isinstance(callee, nodes.Subscript):
+        callee = callee.value
     spelled = (
         callee.attrname if isinstance(callee, nodes.Attribute) else getattr(callee, "name", None)
     )

@@ -21,7 +21,7 @@ from gatecheck.semantics.logic import either
 from gatecheck.semantics.mutations import changed_before, holds_container
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.restores import without_restores
-from gatecheck.semantics.values import UNKNOWN, ExternalRef, ModuleRef
+from gatecheck.semantics.values import UNKNOWN, ExternalRef, FunctionRef, ModuleRef
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -221,7 +221,19 @@ def module_attribute(
                 return value
         else:
             return ExternalRef(f"{source}.{attr}")
-    return UNKNOWN
+    return _module_getattr(ev, module, attr)
+
+
+def _module_getattr(ev: Evaluator, module: nodes.Module, attr: str) -> Any:
+    """A name the module binds nowhere (nor a star import does): Python asks the
+    module's `__getattr__` (PEP 562) for it, so its body is read with the name
+    (DeepSpeed's `deepspeed.HAS_TRITON`, made on first use). A dunder is not asked."""
+    if attr.startswith("__") and attr.endswith("__"):
+        return UNKNOWN
+    hook = module.locals.get("__getattr__")
+    if not hook or len(hook) != 1 or not isinstance(hook[0], nodes.FunctionDef):
+        return UNKNOWN
+    return ev.invoke(FunctionRef(hook[0]), [attr], {})
 
 
 def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:

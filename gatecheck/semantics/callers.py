@@ -6,10 +6,19 @@ no caller passes (`_compute_capability=None`) is its default.
 A bounded search, never a guess: the function's own module and the files that spell its
 name before `(` (at most MAX_CALLER_FILES of them); every call spelled with that name
 must resolve to the function (an unresolved `x.name(...)` may be a caller), pass the
-parameter plainly (no `*args`/`**kwargs`), and give a known value; the values must agree
-(two different values are unknown; callers leaving a None default beside callers passing
-a value give None or that value). Otherwise the search answers nothing and the naming
-convention (conventions.py) is asked, marked assumed.
+parameter plainly (no `*args`/`**kwargs`), and give a known value. Otherwise the search
+answers nothing and the naming convention (conventions.py) is asked, marked assumed.
+
+Values that agree are that value. Values that differ meet as one of them (values.OneOf,
+logic.either): inside the function the parameter is what some caller passed, so a
+checker called with `min_major=8` for one kernel and `min_major=9` for another makes
+`major < min_major` true below 9 only. That holds when they are all constants (None
+among them) or all references (classes, instances, functions), at most MAX_OPTIONS of
+them; else the parameter is unknown. Callers leaving a None default beside callers
+that all pass one value give None or that value (values.NoneOr). A constructor's
+callers give the parameter its value, and so the field `__init__` stores it in (`cc <
+self.min_cc`, with `Cap(min_cc=(9, 0))` and `Cap(min_cc=(10, 0))` built, is true
+below 10.0 only).
 
 A method's callers (other than a constructor's, `__init__` called through its class) are
 the calls spelled `x.name(...)` that may reach it: those that resolve to it or to the
@@ -119,12 +128,15 @@ def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argume
             break
     if any(_unreadable(v) for v in values):
         return _NOT_FOUND
-    if any(isinstance(v, OneOf) for v in values):
-        return either(values)  # one of a few constants the callers pass
     # Callers that leave a None default and callers that pass a value: None or it.
     met = values[0]
     for value in values[1:]:
         met = join_optional(met, value)
+    if met is UNKNOWN or any(isinstance(v, OneOf) for v in values):
+        # Callers that pass different constants (`min_major=8` here, `9` there): inside
+        # the function the parameter is one of them (logic.either, unknown past
+        # MAX_OPTIONS or where they are not all constants, or all references).
+        return either(values)
     return met
 
 

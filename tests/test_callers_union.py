@@ -1,0 +1,156 @@
+"""Callers that pass different known values for a parameter (gatecheck/semantics/callers.py):
+inside the function the parameter is one of them (values.OneOf, logic.either), so a
+threshold given `min_major=8` at one call and `min_major=9` at another admits the
+generations below 9. Past logic.MAX_OPTIONS values, or values that are not all constants
+(or all references), it stays unknown, as does a caller that passes what is not read."""
+
+from __future__ import annotations
+
+import pytest
+from astroid import nodes
+
+from gatecheck.config.model import RuleSet
+from gatecheck.semantics.admitted import Semantics, in_memory_project
+
+DEVICE = "import torch\n\ndef major():\n    return torch.cuda.get_device_capability()[0]\n\n"
+
+BELOW_9 = {"sm70", "sm75", "sm80", "sm86", "sm87", "sm89"}
+BELOW_10 = BELOW_9 | {"sm90", "gfx90a", "gfx942", "gfx950"}
+FROM_9 = {"sm90", "sm100", "sm103", "sm110", "sm120", "sm121", "gfx90a", "gfx942", "gfx950"}
+
+CAPABILITY_CLASS = (
+    "class Cap:\n"
+    "    def __init__(self, min_cc=None):\n"
+    "        self.min_cc = min_cc\n"
+    "\n"
+    "    def ok(self):\n"
+    "        cc = torch.cuda.get_device_capability()\n"
+    "        return {test}  # gate\n"
+    "\n"
+)
+
+# (source after DEVICE, the generations the line marked `# gate` admits)
+CASES = [
+    pytest.param(
+        "def check(name, min_major=None):\n"
+        "    return major() < min_major  # gate\n"
+        "\n"
+        "def run():\n"
+        "    check('fa2', min_major=8)\n"
+        "    check('fa3', min_major=9)\n",
+        BELOW_9,
+        id="a-function-given-two-floors",
+    ),
+    pytest.param(
+        "class Loader:\n"
+        "    def check(self, name, min_major=None):\n"
+        "        return major() < min_major  # gate\n"
+        "\n"
+        "    def run(self):\n"
+        "        self.check('fa2', min_major=8)\n"
+        "        self.check('fa3', 9)\n",
+        BELOW_9,
+        id="a-method-given-two-floors-by-keyword-and-by-position",
+    ),
+    pytest.param(
+        CAPABILITY_CLASS.format(test="cc < self.min_cc")
+        + "A = Cap(min_cc=(9, 0))\n"
+        + "B = Cap((10, 0))\n",
+        BELOW_10,
+        id="an-instance-field-from-two-constructions",
+    ),
+    pytest.param(
+        CAPABILITY_CLASS.format(test="self.min_cc is not None and cc < self.min_cc")
+        + "A = Cap(min_cc=(9, 0))\n"
+        + "B = Cap(min_cc=(10, 0))\n"
+        + "NONE = Cap()\n",
+        BELOW_10,
+        id="an-instance-field-from-two-constructions-and-one-leaving-the-none-default",
+    ),
+    pytest.param(
+        "class Hopper:\n"
+        "    MIN_MAJOR = 9\n"
+        "\n"
+        "class Blackwell:\n"
+        "    MIN_MAJOR = 10\n"
+        "\n"
+        "def fits(kernel):\n"
+        "    return major() >= kernel.MIN_MAJOR  # gate\n"
+        "\n"
+        "def run():\n"
+        "    return fits(Hopper) or fits(Blackwell)\n",
+        FROM_9,
+        id="callers-passing-two-classes",
+    ),
+]
+
+# Each must stay unknown: not a gate, every generation admitted.
+NOOPS = [
+    pytest.param(
+        "def check(min_major):\n"
+        "    return major() < min_major  # gate\n"
+        "\n"
+        "def run():\n" + "".join(f"    check({n})\n" for n in range(1, 10)),
+        id="more-values-than-logic-max-options",
+    ),
+    pytest.param(
+        "def check(min_major, n):\n"
+        "    return major() < min_major  # gate\n"
+        "\n"
+        "def run(n):\n"
+        "    check(9, n)\n"
+        "    check(n, n)\n",
+        id="a-constant-beside-a-value-not-read",
+    ),
+    pytest.param(
+        "class Hopper:\n"
+        "    MIN_MAJOR = 9\n"
+        "\n"
+        "def check(min_major):\n"
+        "    return major() < min_major  # gate\n"
+        "\n"
+        "def run():\n"
+        "    check(9)\n"
+        "    check(Hopper)\n",
+        id="a-constant-beside-a-reference",
+    ),
+    pytest.param(
+        "def check(min_major):\n"
+        "    return major() < min_major  # gate\n"
+        "\n"
+        "def run(obj):\n"
+        "    check(8)\n"
+        "    check(9)\n"
+        "    obj.check(10)\n",
+        id="a-call-on-an-unresolved-receiver-may-pass-another",
+    ),
+]
+
+
+def _marked(module: nodes.Module, source: str) -> nodes.NodeNG:
+    """The expression the statement on the line marked `# gate` returns."""
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "# gate" in text)
+    found = next(r for r in module.nodes_of_class(nodes.Return) if r.lineno == line)
+    assert found.value is not None
+    return found.value
+
+
+def _admits(ruleset: RuleSet, source: str) -> frozenset[str]:
+    text = DEVICE + source
+    project = in_memory_project({"gate": text})
+    module = project.module("gate")
+    assert module is not None
+    semantics = Semantics(project, ruleset.registry, follow_callers=True)
+    return semantics.admission(_marked(module, text)).can_be_true
+
+
+@pytest.mark.parametrize(("source", "expected"), CASES)
+def test_callers_values_meet_as_one_of_them(
+    ruleset: RuleSet, source: str, expected: set[str]
+) -> None:
+    assert _admits(ruleset, source) == expected
+
+
+@pytest.mark.parametrize("source", NOOPS)
+def test_callers_values_that_stay_unknown(ruleset: RuleSet, source: str) -> None:
+    assert _admits(ruleset, source) == ruleset.registry.all_names()

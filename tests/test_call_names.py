@@ -7,7 +7,12 @@ import re
 
 import pytest
 
-from gatecheck.semantics.call_names import called_name_set, called_names, spells_call_of
+from gatecheck.semantics.call_names import (
+    call_arguments,
+    called_name_set,
+    called_names,
+    spells_call_of,
+)
 
 # The pattern as first written: a name followed by `(`, not the name of a `def`.
 PLAIN = re.compile(r"(?<!def )\b([A-Za-z_]\w*)\s*\(")
@@ -87,3 +92,20 @@ def test_spells_call_of(source: str, names: set[str], expected: bool) -> None:
 )
 def test_a_triton_launch_spells_a_call_of_the_kernel(text: str, launched: bool) -> None:
     assert ("_kernel" in called_name_set(text)) is launched
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("replace(cfg, **changes)", ["cfg, **changes"]),
+        ("x = dataclasses.replace(cfg, top_cc=f(9))", ["cfg, top_cc=f(9)"]),
+        ('s.replace(")", "(")', ['")", "("']),  # brackets in strings do not count
+        ("replace(cfg,  # ) closes nothing\n  **kw)", ["cfg,  # ) closes nothing\n  **kw"]),
+        ("def replace(self, **kwargs):\n    pass", []),  # a definition, not a call
+        ("# replace(cfg, **kw)\nx = 1", []),  # a comment's
+        ("preplace(cfg, **kw)", []),  # another name
+        ("replace(cfg, a=[1, (2, 3)]", ["cfg, a=[1, (2, 3)]"]),  # unclosed: to the end
+    ],
+)
+def test_call_arguments(source: str, expected: list[str]) -> None:
+    assert call_arguments(source, "replace") == expected

@@ -55,3 +55,47 @@ def called_name_set(text: str) -> set[str]:
 def spells_call_of(text: str, names: Collection[str]) -> bool:
     """Whether `text` spells a call of one of `names`."""
     return bool(names) and not called_name_set(text).isdisjoint(names)
+
+
+def call_arguments(text: str, name: str) -> list[str]:
+    """The text between the parentheses of each call of `name` spelled in `text`
+    (`replace(cfg, **changes)` -> `cfg, **changes`; `x.replace(...)` too, not `def
+    replace(...)`), read past nested brackets, strings and comments; an unclosed call
+    runs to the end of the text."""
+    found = []
+    for match in re.finditer(rf"(?<!\w)(?<!def ){re.escape(name)}\s*\(", text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if "#" in text[line_start : match.start()]:
+            continue  # a comment's (a `#` in a string before the call is too rare to read)
+        found.append(text[match.end() : _closing(text, match.end())])
+    return found
+
+
+def _closing(text: str, start: int) -> int:
+    """Where the bracket opened just before `start` closes (the text's end if never)."""
+    depth, at, end = 1, start, len(text)
+    while at < end:
+        char = text[at]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return at
+        elif char == "#":
+            newline = text.find("\n", at)
+            at = end if newline < 0 else newline
+            continue
+        elif char in "'\"":
+            at = _string_end(text, at)
+            continue
+        at += 1
+    return end
+
+
+def _string_end(text: str, start: int) -> int:
+    quote = text[start : start + 3] if text[start : start + 3] in ('"""', "'''") else text[start]
+    at = start + len(quote)
+    while at < len(text) and not text.startswith(quote, at):
+        at += 2 if text[at] == "\\" else 1
+    return at + len(quote)

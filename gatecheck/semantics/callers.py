@@ -18,7 +18,8 @@ them; else the parameter is unknown. Callers leaving a None default beside calle
 that all pass one value give None or that value (values.NoneOr). A constructor's
 callers give the parameter its value, and so the field `__init__` stores it in (`cc <
 self.min_cc`, with `Cap(min_cc=(9, 0))` and `Cap(min_cc=(10, 0))` built, is true
-below 10.0 only).
+below 10.0 only); a @dataclass's field takes the same from its constructions, by the
+`__init__` the decorator writes (dataclass_init.py, field_from_constructions).
 
 A method's callers (other than a constructor's, `__init__` called through its class) are
 the calls spelled `x.name(...)` that may reach it: those that resolve to it or to the
@@ -47,6 +48,7 @@ from gatecheck.semantics import classes
 from gatecheck.semantics.call_names import (
     MAX_CALLER_FILES,
     MAX_METHOD_CALLER_FILES,
+    call_arguments,
     called_name_set,
 )
 from gatecheck.semantics.lazy_joins import unknown_anyway
@@ -71,6 +73,9 @@ if TYPE_CHECKING:
 MAX_FILES = MAX_CALLER_FILES
 MAX_CALLS = 24
 _NOT_FOUND = object()
+# The name dataclasses.replace is called by, and a name spelled between its parentheses.
+_REPLACE = "replace"
+_WORD = re.compile(r"\w+")
 # A method's callers are searched for a parameter whose name speaks of the device (its
 # capability, SM number, arch, major or minor, the GPU or device): a bound on the cost,
 # not a reading (the value is still what the callers pass). Searched for every method
@@ -88,6 +93,31 @@ class _Site:
 
 
 NOT_FOUND = _NOT_FOUND
+# A default that is there but not read (`field(default_factory=list)`): a call that
+# leaves it gives what cannot be read.
+UNREAD_DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A parameter as a call binds it: by `name`, or at `index` among the positional
+    parameters (`self` counted; None: keyword-only), else its `default` (a node,
+    UNREAD_DEFAULT, or None: the call must pass it)."""
+
+    name: str
+    index: int | None
+    default: Any
+
+
+def _parameter(func: nodes.FunctionDef, node: nodes.NodeNG) -> Parameter:
+    name = str(getattr(node, "name", ""))
+    positional = [*func.args.posonlyargs, *func.args.args]
+    index = next((i for i, a in enumerate(positional) if a is node), None)
+    try:
+        default = func.args.default_value(name)
+    except Exception:  # astroid's NoDefault: a required parameter
+        default = None
+    return Parameter(name, index, default)
 
 
 def searched_names(facts: dict[Any, Any]) -> set[str]:
@@ -119,9 +149,52 @@ def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argume
     sites = [site for site in sites if not _passes_itself_on(site, func, node)]
     if not sites:
         return _NOT_FOUND
+    return _met(ev, sites, _parameter(func, node))
+
+
+def field_from_constructions(ev: Evaluator, cls: nodes.ClassDef, parameter: Parameter) -> Any:
+    """The value every construction of `cls` spelled with its name (`Specs(top_cc=...)`)
+    passes for `parameter` of the `__init__` a @dataclass writes (dataclass_init.py), or
+    `_NOT_FOUND`: constructions not all resolved, or a `dataclasses.replace(...)` call
+    that may give the field another value (`replace(specs, top_cc=...)`, or `**changes`
+    whose names are not read), found by its text (call_names.call_arguments)."""
+    if not ev.follow_callers or _may_be_replaced(ev, parameter.name):
+        return _NOT_FOUND
+    key = ("constructions", id(cls))
+    sites = remembered(ev, key, lambda: _calls_of(ev, str(cls.name), cls, 0, cls.root()), None)
+    if not sites:
+        return _NOT_FOUND
+    return _met(ev, sites, parameter)
+
+
+def _may_be_replaced(ev: Evaluator, name: str) -> bool:
+    """Whether a call spelled `replace(...)` in the project spells `name` or `**` between
+    its parentheses (the names and spreads of every such call, read once)."""
+    nothing: frozenset[str] = frozenset()
+    spread, words = remembered(
+        ev, ("replace-arguments",), lambda: _replace_arguments(ev), (True, nothing)
+    )
+    return spread or name in words
+
+
+def _replace_arguments(ev: Evaluator) -> tuple[bool, frozenset[str]]:
+    spread, words = False, set[str]()
+    searched_names(ev.facts).add(_REPLACE)
+    if ev.project.read_log is not None:
+        ev.project.read_log.note(f"{CALLS}{_REPLACE}")
+    with ev.project.scanning():  # read per name searched (CALLS), not per file
+        for path in _files_calling(ev).get(_REPLACE, ()):
+            for arguments in call_arguments(ev.project.text_of(path) or "", _REPLACE):
+                spread = spread or "**" in arguments
+                words.update(_WORD.findall(arguments))
+    return spread, frozenset(words)
+
+
+def _met(ev: Evaluator, sites: list[_Site], parameter: Parameter) -> Any:
+    """What `sites` pass for `parameter`, met (see the module's docstring)."""
     values: list[Any] = []
     for site in sites:
-        values.append(_argument(ev, site, func, node))
+        values.append(_argument(ev, site, parameter))
         # One caller passing what cannot be read: the search answers nothing, whatever
         # the others pass (lazy_joins.py).
         if _unreadable(values[-1]) and unknown_anyway(ev):
@@ -168,18 +241,27 @@ def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
     if isinstance(owner, nodes.ClassDef) and func.name != "__init__":
         return _method_sites(ev, func)
     if isinstance(owner, nodes.ClassDef):
-        spelled, target, offset = str(owner.name), owner, 1
-    elif isinstance(owner, (nodes.Module, nodes.FunctionDef)):
-        spelled, target, offset = str(func.name), func, 0
-    else:
-        return None
+        return _calls_of(ev, str(owner.name), owner, 1, func.root())
+    if isinstance(owner, (nodes.Module, nodes.FunctionDef)):
+        return _calls_of(ev, str(func.name), func, 0, func.root())
+    return None
+
+
+def _calls_of(
+    ev: Evaluator,
+    spelled: str,
+    target: nodes.FunctionDef | nodes.ClassDef,
+    offset: int,
+    home: nodes.NodeNG,
+) -> list[_Site] | None:
+    """The calls spelled `spelled(...)` that resolve to `target` (a function, or a class
+    constructed), or None when one may and does not resolve."""
     searched_names(ev.facts).add(spelled)
     if ev.project.read_log is not None:
         ev.project.read_log.note(f"{CALLS}{spelled}")  # the files spelling a call of it
     files = _files_calling(ev).get(spelled, ())
     if len(files) > MAX_FILES:
         return None
-    home = func.root()
     sites: list[_Site] = []
     for module in _modules(ev, home, files):
         for call in _calls_named(ev, module, spelled):
@@ -354,16 +436,14 @@ def _passes_itself_on(site: _Site, func: nodes.FunctionDef, node: nodes.NodeNG) 
     return isinstance(passed, nodes.Name) and passed.name == name
 
 
-def _argument(ev: Evaluator, site: _Site, func: nodes.FunctionDef, node: nodes.NodeNG) -> Any:
+def _argument(ev: Evaluator, site: _Site, parameter: Parameter) -> Any:
     """The value `site` passes for the parameter (its default when it passes none)."""
-    call, name = site.call, str(getattr(node, "name", ""))
+    call, name, index = site.call, parameter.name, parameter.index
     if any(k.arg is None for k in call.keywords or ()):
         return _NOT_FOUND
     for keyword in call.keywords or ():
         if keyword.arg == name:
             return _passed(ev, keyword.value)
-    positional = [*func.args.posonlyargs, *func.args.args]
-    index = next((i for i, a in enumerate(positional) if a is node), None)
     if any(isinstance(a, nodes.Starred) for a in call.args):
         passed = _spread(ev, call.args)
         if passed is None:
@@ -372,11 +452,11 @@ def _argument(ev: Evaluator, site: _Site, func: nodes.FunctionDef, node: nodes.N
             return passed[index - site.offset]
     elif index is not None and 0 <= index - site.offset < len(call.args):
         return _passed(ev, call.args[index - site.offset])
-    try:
-        default = func.args.default_value(name)
-    except Exception:  # astroid's NoDefault: a required parameter not passed
-        return _NOT_FOUND
-    return ev.value(default)
+    if parameter.default is None:
+        return _NOT_FOUND  # a required parameter not passed
+    if parameter.default is UNREAD_DEFAULT:
+        return UNKNOWN
+    return ev.value(parameter.default)
 
 
 def _passed(ev: Evaluator, argument: nodes.NodeNG) -> Any:

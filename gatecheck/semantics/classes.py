@@ -11,7 +11,7 @@ from astroid import nodes
 
 from gatecheck.loading.lazy import Spelling
 from gatecheck.loading.resolve import decorator_names
-from gatecheck.semantics import class_writes, flow
+from gatecheck.semantics import class_writes, dataclass_init, flow
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either, join_all
 from gatecheck.semantics.values import (
@@ -78,6 +78,13 @@ def class_attribute(
             member = enum_member(klass, name)
             if member is not None:
                 return member
+        if (
+            isinstance(receiver, InstanceRef)
+            and not receiver.defaults_hold
+            and isinstance(node.parent, nodes.AnnAssign)
+        ):
+            # A @dataclass's field: what the constructions pass (dataclass_init.py).
+            return dataclass_init.field_value(ev, receiver.cls, name)
         if (
             isinstance(receiver, InstanceRef)
             and not isinstance(node, (nodes.FunctionDef, nodes.ClassDef))
@@ -162,7 +169,7 @@ def _getattr_hook(ev: Evaluator, cls: nodes.ClassDef, name: str, receiver: Insta
         for base in klass.bases:
             value = ev.eval(base, None)
             known_base = isinstance(value, ClassRef) or (
-                isinstance(value, (Builtin, ExternalRef)) and _plain_base(value)
+                isinstance(value, (Builtin, ExternalRef)) and plain_base(value)
             )
             if not known_base:
                 return UNKNOWN
@@ -279,7 +286,8 @@ def _is_setattr(func: nodes.NodeNG) -> bool:
     )
 
 
-def _plain_base(value: Any) -> bool:
+def plain_base(value: Any) -> bool:
+    """`object`, or a base that gives an instance no attributes of its own."""
     if isinstance(value, Builtin):
         return value.name == "object"
     return isinstance(value, ExternalRef) and value.dotted in _PLAIN_BASES

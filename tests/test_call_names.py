@@ -8,6 +8,7 @@ import re
 import pytest
 
 from gatecheck.semantics.call_names import (
+    _LAUNCHED_REVERSED,
     call_arguments,
     called_name_set,
     called_names,
@@ -109,3 +110,15 @@ def test_a_triton_launch_spells_a_call_of_the_kernel(text: str, launched: bool) 
 )
 def test_call_arguments(source: str, expected: list[str]) -> None:
     assert call_arguments(source, "replace") == expected
+
+
+LAUNCHED_FORWARD = re.compile(r"\b([A-Za-z_]\w*)\s*\[[^\[\]\n]*\]\(")
+
+
+def test_launches_read_in_the_reversed_text_as_the_forward_pattern_reads_them() -> None:
+    alphabet = "ab_9é [](\n)x.,"
+    rnd = random.Random(44)
+    for _ in range(20_000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 24)))
+        reversed_found = {n[::-1] for n in _LAUNCHED_REVERSED.findall(text[::-1])}
+        assert reversed_found == set(LAUNCHED_FORWARD.findall(text)), text

@@ -171,3 +171,31 @@ def test_a_construction_passing_the_field_from_itself(ruleset: RuleSet) -> None:
     )
     assert admission.can_be_true == ruleset.registry.all_names()
     assert not admission.bounds
+
+
+@pytest.mark.parametrize(
+    ("other", "expected"),
+    [
+        # A string's replace in a file that never names dataclasses replaces no field.
+        ("def tidy(s, opts):\n    return s.replace('a', **opts)\n", NOT_SM70),
+        # One in a file that names dataclasses may be dataclasses.replace.
+        (
+            "from dataclasses import replace\n"
+            "def older(s, changes):\n    return replace(s, **changes)\n",
+            None,
+        ),
+    ],
+    ids=["a-string-replace-elsewhere", "dataclasses-replace-elsewhere"],
+)
+def test_replace_calls_in_other_files(
+    ruleset: RuleSet, other: str, expected: set[str] | None
+) -> None:
+    source = "import torch\n" + specs(
+        "    top_cc: tuple\n", "Specs(top_cc=torch.cuda.get_device_capability())"
+    )
+    project = in_memory_project({"gate": source, "other": other})
+    module = project.module("gate")
+    assert module is not None
+    semantics = Semantics(project, ruleset.registry, follow_callers=True)
+    admits = semantics.admission(_marked(module, source)).can_be_true
+    assert admits == (ruleset.registry.all_names() if expected is None else expected)

@@ -39,17 +39,20 @@ def called_names(text: str) -> list[str]:
 
 # A Triton kernel's launch, `name[grid](...)`: the name before a one-level subscript
 # followed by `(` (a grid written with brackets inside, `[lambda m: (m["B"],)]`, is not
-# read; nor one spelled with a space before the `(`).
-_LAUNCHED = re.compile(r"\b([A-Za-z_]\w*)\s*\[[^\[\]\n]*\]\(")
+# read; nor one spelled with a space before the `(`). Forward, `\b([A-Za-z_]\w*)\s*
+# \[[^\[\]\n]*\]\(`; matched in the reversed text, as _CALLED_REVERSED is, each match
+# starting at the literal `(]` (0.06 s against 1.0 s forward over sglang 0.5.23's and
+# vLLM 0.33.0's 7,950 files, the same names: tests/test_call_names.py).
+_LAUNCHED_REVERSED = re.compile(r"\(\][^\[\]\n]*+\[\s*+(\w++)(?<=[A-Za-z_])")
 
 
 def called_name_set(text: str) -> set[str]:
     """`set(called_names(text))`, each name turned round once, and the names launched
     as `name[grid](...)`."""
-    names = {name[::-1] for name in set(_CALLED_REVERSED.findall(text[::-1]))}
-    if "](" in text:
-        names.update(_LAUNCHED.findall(text))
-    return names
+    reversed_text = text[::-1]
+    found = set(_CALLED_REVERSED.findall(reversed_text))
+    found.update(_LAUNCHED_REVERSED.findall(reversed_text))
+    return {name[::-1] for name in found}
 
 
 def spells_call_of(text: str, names: Collection[str]) -> bool:

@@ -168,8 +168,11 @@ def field_from_constructions(ev: Evaluator, cls: nodes.ClassDef, parameter: Para
 
 
 def _may_be_replaced(ev: Evaluator, name: str) -> bool:
-    """Whether a call spelled `replace(...)` in the project spells `name` or `**` between
-    its parentheses (the names and spreads of every such call, read once)."""
+    """Whether a call spelled `replace(...)` in a file that spells `dataclasses` (the
+    module `dataclasses.replace` is imported from: `str.replace` calls elsewhere are
+    hundreds of files, 0.4 s of sglang 0.5.23's audit to read) spells `name` or `**`
+    between its parentheses (the names and spreads of every such call, read once; a
+    `replace` imported under another name is not seen)."""
     nothing: frozenset[str] = frozenset()
     spread, words = remembered(
         ev, ("replace-arguments",), lambda: _replace_arguments(ev), (True, nothing)
@@ -184,7 +187,10 @@ def _replace_arguments(ev: Evaluator) -> tuple[bool, frozenset[str]]:
         ev.project.read_log.note(f"{CALLS}{_REPLACE}")
     with ev.project.scanning():  # read per name searched (CALLS), not per file
         for path in _files_calling(ev).get(_REPLACE, ()):
-            for arguments in call_arguments(ev.project.text_of(path) or "", _REPLACE):
+            text = ev.project.text_of(path) or ""
+            if "dataclasses" not in text:
+                continue
+            for arguments in call_arguments(text, _REPLACE):
                 spread = spread or "**" in arguments
                 words.update(_WORD.findall(arguments))
     return spread, frozenset(words)

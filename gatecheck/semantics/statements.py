@@ -350,9 +350,19 @@ def _global(ev: Evaluator, stmt: nodes.Global, env: Env, returns: list[Any]) -> 
         value = resolve.module_attribute(ev, str(module.name), name)
         if isinstance(value, OneOf) and any(option is None for option in value.options):
             env[name] = value
-        elif _filled_on_first_call(ev, stmt, module, name):
+        elif _first_call_getter(ev, stmt, module, name):
             env[name] = None
     return True
+
+
+def _first_call_getter(ev: Evaluator, stmt: nodes.Global, module: nodes.Module, name: str) -> bool:
+    """_filled_on_first_call, found once per statement and name (the code's shape and the
+    project's calls: the same for every generation and every run of the body)."""
+    key = ("first-call-getter", id(stmt), name)
+    found = ev.facts.get(key)
+    if found is None:
+        found = ev.facts[key] = (stmt, _filled_on_first_call(ev, stmt, module, name))
+    return bool(found[1])
 
 
 def _filled_on_first_call(

@@ -15,6 +15,7 @@ from gatecheck.semantics.values import (
     UNKNOWN,
     Builtin,
     ClassRef,
+    EnumMember,
     ExternalRef,
     InstanceRef,
     ModuleRef,
@@ -97,6 +98,18 @@ def _one_of(ev: Evaluator, receiver: OneOf, name: str) -> Any:
     return either(values, outside=outside)
 
 
+def _enum_member(ev: Evaluator, receiver: EnumMember, name: str) -> Any:
+    """`Backend.HOPPER.value` / `.name`: what the class body binds to the member, and
+    its name (an alias's is its canonical member's). Thresholds kept in an Enum
+    (`HOPPER = 232448`, compared with the device's shared memory) are read through
+    it. Any other attribute (a method, a property) is unknown."""
+    if name == "name":
+        return receiver.name
+    if name == "value":
+        return classes.enum_value(ev, receiver)
+    return UNKNOWN
+
+
 _BY_KIND: dict[type, Callable[[Evaluator, Any, str], Any]] = {
     ModuleRef: _module,
     ExternalRef: _external,
@@ -105,6 +118,7 @@ _BY_KIND: dict[type, Callable[[Evaluator, Any, str], Any]] = {
     Builtin: _builtin,
     OneOf: _one_of,
     SuperRef: _super,
+    EnumMember: _enum_member,
 }
 
 

@@ -215,6 +215,18 @@ def enum_member(cls: nodes.ClassDef, name: str) -> EnumMember | None:
     return None
 
 
+def enum_value(ev: Evaluator, member: EnumMember) -> Any:
+    """`member.value`: the value its class body assigns it (`auto()` and other calls
+    from outside the project are unknown)."""
+    for stmt in member.cls.body:
+        if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if isinstance(target, nodes.AssignName) and target.name == member.name:
+            return ev.eval(stmt.value, None)
+    return UNKNOWN
+
+
 def is_namedtuple(ev: Evaluator, cls: nodes.ClassDef) -> bool:
     for klass in mro(ev, cls):
         for base in klass.bases:

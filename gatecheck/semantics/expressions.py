@@ -17,6 +17,7 @@ from gatecheck.semantics.logic import MAX_OPTIONS, bool_op, either, item_of_opti
 from gatecheck.semantics.mutations import filled_table
 from gatecheck.semantics.values import (
     UNKNOWN,
+    ClassRef,
     EachDevice,
     FunctionRef,
     NoneOr,
@@ -391,6 +392,12 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
         return safe(lambda: container.get(index, False))  # an unhashable key raises
     if isinstance(container, (tuple, list, str)):
         return safe(lambda: container[index])
+    if isinstance(container, ClassRef) and isinstance(index, str):
+        # `Backend["HOPPER"]`: an Enum's member by name (a missing name raises).
+        if not classes.is_enum(ev, container.node):
+            return UNKNOWN
+        member = classes.enum_member(container.node, index)
+        return UNKNOWN if member is None else member
     return UNKNOWN
 
 

@@ -1,0 +1,68 @@
+"""Members of an `enum.Enum` class read as values: `Kind.BIG.value` is what the class body
+assigns it, `.name` its name, `Kind["BIG"]` the member of that name. Thresholds kept in
+an Enum (a shared-memory amount per architecture, compared with the device's) are read
+through them; a member the class lacks, a value from `auto()` and an attribute that is
+not `.value` / `.name` stay unknown."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatecheck.config.model import RuleSet
+from tests.admission import EVERY, assert_can_be_true
+
+HOPPER_SIZED = frozenset({"sm90", "sm100", "sm103", "sm110"})
+AMD = frozenset({"gfx90a", "gfx942", "gfx950"})
+FROM_99_KB = HOPPER_SIZED | AMD | {"sm80", "sm86", "sm87", "sm89", "sm120", "sm121"}
+
+HEADER = """import enum
+import torch
+
+
+class Need(enum.Enum):
+    SMALL = 101376
+    BIG = 232448
+    LARGE = 232448
+    AUTO = enum.auto()
+
+    @classmethod
+    def of(cls, arch):
+        try:
+            return cls[arch.upper()].value
+        except KeyError:  # read too: whether the lookup raises is not
+            return cls.SMALL.value
+
+
+props = torch.cuda.get_device_properties(0)
+smem = props.shared_memory_per_block_optin
+"""
+
+CASES = [
+    pytest.param(HEADER, "smem >= Need.BIG.value", HOPPER_SIZED | AMD, id="value"),
+    pytest.param(HEADER, 'smem >= Need["BIG"].value', HOPPER_SIZED | AMD, id="by-name"),
+    pytest.param(
+        HEADER,
+        'smem >= Need.of("big")',
+        FROM_99_KB,
+        id="classmethod-by-name-or-its-fallback",
+    ),
+    pytest.param(HEADER, 'Need.BIG.name == "BIG"', EVERY, id="name"),
+    pytest.param(HEADER, 'Need.BIG.name == "SMALL"', frozenset(), id="name-differs"),
+    pytest.param(HEADER, 'Need.LARGE.name == "BIG"', EVERY, id="alias-is-its-member"),
+    pytest.param(HEADER, "Need.SMALL.value == 1", frozenset(), id="value-differs"),
+    # Noops: what the class does not say.
+    pytest.param(HEADER, "Need.AUTO.value == 4", EVERY, id="noop-auto"),
+    pytest.param(HEADER, 'Need["HUGE"].value == 1', EVERY, id="noop-missing-member"),
+    pytest.param(HEADER, "Need.BIG.label == 1", EVERY, id="noop-other-attribute"),
+    pytest.param(
+        HEADER + "class Plain:\n    BIG = 1\n",
+        'Plain["BIG"] == 1',
+        EVERY,
+        id="noop-not-an-enum",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "admitted"), CASES)
+def test_enum_values(ruleset: RuleSet, source: str, expr: str, admitted: object) -> None:
+    assert_can_be_true(ruleset, source, expr, admitted)

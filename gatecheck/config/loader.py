@@ -694,7 +694,14 @@ def _generation(entry: Entry) -> Generation:
         family=cast(str, entry["family"]),
         products=_strings(entry, "products"),
         min_cuda=_release(entry, "min_cuda"),
+        smem_per_block_optin=_shared_memory(entry, "per_block_optin"),
+        smem_per_sm=_shared_memory(entry, "per_sm"),
     )
+
+
+def _shared_memory(entry: Entry, key: str) -> int | None:
+    amounts = cast(Mapping[str, int], entry.get("shared_memory", {}))
+    return int(amounts[key]) if key in amounts else None
 
 
 def _release(entry: Entry, key: str) -> tuple[int, int] | None:

@@ -32,6 +32,9 @@ class Generation:
     # The first CUDA toolkit release that supports the device (None: not an NVIDIA
     # device, or not known): a torch that runs on it was built for at least this one.
     min_cuda: tuple[int, int] | None = None
+    # Bytes of shared memory a block may opt in to, and an SM holds (None: not known).
+    smem_per_block_optin: int | None = None
+    smem_per_sm: int | None = None
 
     @property
     def major(self) -> int:

@@ -71,6 +71,16 @@ GENERATION_SCHEMA: Schema = {
             "minItems": 2,
             "maxItems": 2,
         },
+        # Bytes of shared memory: per block once opted in, and per SM.
+        "shared_memory": {
+            "type": "object",
+            "properties": {
+                "per_block_optin": {"type": "integer", "minimum": 1},
+                "per_sm": {"type": "integer", "minimum": 1},
+            },
+            "required": ["per_block_optin", "per_sm"],
+            "additionalProperties": False,
+        },
     },
     "required": ["name", "vendor", "capability", "family"],
     "additionalProperties": False,

@@ -13,13 +13,13 @@ from gatecheck.config.model import (
     SourceLocation,
 )
 
-DIGEST = "27dafa2cf370dce8a605c128f328030605b653bcb8681126163fb7129141d295"
+DIGEST = "00a8d4ad62df04b7088b682413d5d0d40c155848b72f64cb42dd299bce9ffe96"
 
 # loader.validation_digest of each shipped file (schema and text): passed jsonschema.
 VALIDATED: frozenset[str] = frozenset(
     [
-        "542c53202e15d3bdfc2760807fc21d6bcd3b4e2ddc539f3f8bf2bd78c74439e8",  # sglang.yaml
-        "6ea51efb2f214305d3ea6bf547c43673b4d90f73653dc7c107d46900d97eb7bc",  # generations.yaml
+        "1490b9d92d5d00fe673cbe64827683fd4771cc7535b35373b28f3e543548a426",  # generations.yaml
+        "fb65d5a371ae6fd4b6e80f6e511aaf476ee6bb35b08076f6b9da3b8b2a3c0046",  # sglang.yaml
     ]
 )
 
@@ -35,6 +35,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Volta",
                     products=("V100",),
                     min_cuda=(9, 0),
+                    smem_per_block_optin=98304,
+                    smem_per_sm=98304,
                 ),
                 Generation(
                     name="sm75",
@@ -43,6 +45,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Turing",
                     products=("T4", "RTX 20"),
                     min_cuda=(10, 0),
+                    smem_per_block_optin=65536,
+                    smem_per_sm=65536,
                 ),
                 Generation(
                     name="sm80",
@@ -51,6 +55,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Ampere",
                     products=("A100", "A30"),
                     min_cuda=(11, 0),
+                    smem_per_block_optin=166912,
+                    smem_per_sm=167936,
                 ),
                 Generation(
                     name="sm86",
@@ -59,6 +65,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Ampere",
                     products=("A10", "A40", "RTX A6000", "RTX 30"),
                     min_cuda=(11, 1),
+                    smem_per_block_optin=101376,
+                    smem_per_sm=102400,
                 ),
                 Generation(
                     name="sm87",
@@ -67,6 +75,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Ampere",
                     products=("Jetson AGX Orin",),
                     min_cuda=(11, 4),
+                    smem_per_block_optin=166912,
+                    smem_per_sm=167936,
                 ),
                 Generation(
                     name="sm89",
@@ -75,6 +85,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Ada",
                     products=("L4", "L40S", "RTX 6000 Ada", "RTX 40"),
                     min_cuda=(11, 8),
+                    smem_per_block_optin=101376,
+                    smem_per_sm=102400,
                 ),
                 Generation(
                     name="sm90",
@@ -83,6 +95,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Hopper",
                     products=("H100", "H200", "H20", "GH200"),
                     min_cuda=(11, 8),
+                    smem_per_block_optin=232448,
+                    smem_per_sm=233472,
                 ),
                 Generation(
                     name="sm100",
@@ -91,6 +105,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Blackwell",
                     products=("B200", "GB200"),
                     min_cuda=(12, 8),
+                    smem_per_block_optin=232448,
+                    smem_per_sm=233472,
                 ),
                 Generation(
                     name="sm103",
@@ -99,6 +115,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Blackwell",
                     products=("B300", "GB300"),
                     min_cuda=(12, 9),
+                    smem_per_block_optin=232448,
+                    smem_per_sm=233472,
                 ),
                 Generation(
                     name="sm110",
@@ -107,6 +125,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Blackwell",
                     products=("Jetson Thor",),
                     min_cuda=(13, 0),
+                    smem_per_block_optin=232448,
+                    smem_per_sm=233472,
                 ),
                 Generation(
                     name="sm120",
@@ -115,6 +135,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Blackwell",
                     products=("RTX PRO 6000 Blackwell", "RTX 50"),
                     min_cuda=(12, 8),
+                    smem_per_block_optin=101376,
+                    smem_per_sm=102400,
                 ),
                 Generation(
                     name="sm121",
@@ -123,6 +145,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="Blackwell",
                     products=("GB10", "DGX Spark"),
                     min_cuda=(12, 9),
+                    smem_per_block_optin=101376,
+                    smem_per_sm=102400,
                 ),
                 Generation(
                     name="gfx90a",
@@ -131,6 +155,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="CDNA2",
                     products=("MI210", "MI250", "MI250X"),
                     min_cuda=None,
+                    smem_per_block_optin=None,
+                    smem_per_sm=None,
                 ),
                 Generation(
                     name="gfx942",
@@ -139,6 +165,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="CDNA3",
                     products=("MI300X", "MI300A", "MI325X"),
                     min_cuda=None,
+                    smem_per_block_optin=None,
+                    smem_per_sm=None,
                 ),
                 Generation(
                     name="gfx950",
@@ -147,6 +175,8 @@ def ruleset(folder: Path) -> RuleSet:
                     family="CDNA4",
                     products=("MI350X", "MI355X"),
                     min_cuda=None,
+                    smem_per_block_optin=None,
+                    smem_per_sm=None,
                 ),
             )
         ),

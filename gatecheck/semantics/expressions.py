@@ -13,6 +13,7 @@ from gatecheck.semantics import bounds, classes
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.env import Env, bind_target, none_compared, operand_scopes
 from gatecheck.semantics.free_atoms import single_binding
+from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.logic import MAX_OPTIONS, bool_op, either, item_of_options, kleene_not
 from gatecheck.semantics.mutations import filled_table
 from gatecheck.semantics.values import (
@@ -398,7 +399,9 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
             return UNKNOWN
         member = classes.enum_member(container.node, index)
         return UNKNOWN if member is None else member
-    return UNKNOWN
+    # A value an idiom made (Triton's device properties dict): what the idiom says.
+    item = ev.idioms.value_item(container, index)
+    return UNKNOWN if item is NOT_MINE else item
 
 
 def filled_item(ev: Evaluator, table: nodes.NodeNG, env: Env | None) -> tuple[Any, ...] | None:

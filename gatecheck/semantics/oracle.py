@@ -26,6 +26,7 @@ class IdiomRegistry:
         self._first_attribute = FirstMatch(self._attributes)
         self._value_attributes = _by_type(i.value_attributes for i in self.idioms)
         self._has_attribute = _by_type(i.has_attribute for i in self.idioms)
+        self._value_items = _by_type(i.value_items for i in self.idioms)
 
     def with_idiom(self, idiom: Idiom, first: bool = False) -> IdiomRegistry:
         return IdiomRegistry((idiom, *self.idioms) if first else (*self.idioms, idiom))
@@ -64,6 +65,10 @@ class IdiomRegistry:
 
     def has_attribute(self, receiver: Any, name: str) -> Tri | Any:
         return _first_answer(self._has_attribute.get(type(receiver), ()), receiver, name)
+
+    def value_item(self, receiver: Any, key: Any) -> Value:
+        """`receiver[key]` for a value an idiom made, or NOT_MINE."""
+        return _first_answer(self._value_items.get(type(receiver), ()), receiver, key)
 
     def knows_type(self, receiver: Any) -> bool:
         return type(receiver) in self._value_attributes

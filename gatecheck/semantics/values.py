@@ -191,6 +191,17 @@ class DeviceProps:
     major: int
     minor: int
     gcn_arch: str | None
+    # Bytes of shared memory: per block once opted in, per SM (None: not known).
+    smem_per_block_optin: int | None = None
+    smem_per_sm: int | None = None
+
+
+@dataclass(frozen=True)
+class TritonDeviceProps:
+    """Triton's `driver.active.utils.get_device_properties(i)` for one generation: a dict
+    of which gatecheck knows one key, the shared memory a block may opt in to."""
+
+    max_shared_mem: int | None
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ class Intrinsic:
 
 # (receiver, attribute name) -> its value, or NOT_MINE.
 AttributeRule = Callable[[Any, str], Value]
+# (receiver, key) -> receiver[key], or NOT_MINE.
+ItemRule = Callable[[Any, Any], Value]
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ class Idiom:
     value_attributes: tuple[tuple[type, AttributeRule], ...] = ()
     # hasattr(value, name) answers, by the value's exact type.
     has_attribute: tuple[tuple[type, AttributeRule], ...] = ()
+    # value[key] answers (a constant key), by the value's exact type.
+    value_items: tuple[tuple[type, ItemRule], ...] = ()
     examples: Sequence[Example] = ()
     noops: Sequence[Noop] = ()
 

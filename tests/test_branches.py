@@ -62,6 +62,28 @@ DISABLING = [
         "if c:\n    logger.info('no FA')\n    raise ValueError('no')\n", id="log-then-raise"
     ),
     pytest.param("if c:\n    unsupported.append('needs SM80')\n", id="records-a-problem"),
+    pytest.param(
+        "def capability_error(dev):\n"
+        "    if c:\n"
+        "        return f'needs sm_89 or newer, got {dev}'\n"
+        "    elif dev is None:\n"
+        "        return\n"
+        "    return None\n",
+        id="sentence-or-none",
+    ),
+    pytest.param(
+        "def combination(a, b):\n    if c:\n        return 'sinks need SM90'\n",
+        id="sentence-or-falls-through",
+    ),
+    pytest.param(
+        "def combination(a, b):\n"
+        "    if c:\n"
+        "        return 'sinks need SM90'\n"
+        "    if a:\n"
+        "        return f'{a} is not supported'\n"
+        "    return None\n",
+        id="one-of-several-reasons-or-none",
+    ),
 ]
 
 
@@ -78,6 +100,23 @@ ENABLING = [
         "def pick():\n    if c:\n        return 'fa3'\n", id="string-outside-a-reason-helper"
     ),
     pytest.param("def pick():\n    if c:\n        return FlashAttention()\n", id="fast-backend"),
+    pytest.param(
+        "def pick():\n    if c:\n        return 'fa3'\n    return None\n",
+        id="word-or-none-is-a-choice",
+    ),
+    pytest.param(
+        "def describe():\n    if c:\n        return 'uses the fast path'\n    return 'slow one'\n",
+        id="sentence-among-other-answers",
+    ),
+    pytest.param(
+        "def f():\n"
+        "    def g():\n"
+        "        return 'x y'\n"
+        "    if c:\n"
+        "        return 'a sentence'\n"
+        "    return g\n",
+        id="sentence-beside-a-value",
+    ),
     pytest.param("if c:\n    kernel = 'cutlass'\n", id="kernel-pick"),
     pytest.param("if c:\n    fast_path(x)\n", id="call"),
     pytest.param("if c:\n    kernels.append(fast)\n", id="collects-a-kernel"),

@@ -1,7 +1,8 @@
 """What a branch does to the feature it sits under: leaves without it (raise, `return False`,
 `return False, "reason"`, `sys.exit`, `pytest.skip`, `self.log_and_exit(...)`), switches it off
 (a flag set to False/None, a fallback chosen, a reason string returned from a `*_reason` /
-`check_*` helper, a warning then anything), or nothing a feature needs (it only logs or
+`check_*` helper or from a function that otherwise returns None, a warning then
+anything), or nothing a feature needs (it only logs or
 picks a message, or it tunes numbers with a generic fallback). Each idiom is one small
 function; `branch_disables` is their sum."""
 
@@ -132,9 +133,54 @@ def returns_off(ret: nodes.Return) -> bool:
     assert value is not None
     if isinstance(value, nodes.Tuple) and value.elts and _falsy_constant(value.elts[0]):
         return True
-    if _is_message(value) and in_reason_helper(ret):
+    if _is_message(value) and (in_reason_helper(ret) or _problem_or_none(ret)):
         return True
     return names_fallback(value)
+
+
+def _problem_or_none(ret: nodes.Return) -> bool:
+    """A sentence returned by a function whose other answers are None or sentences too,
+    None among them (an explicit `return None` or falling off the end): it says what is
+    wrong, or None when nothing is (`def capability_error(dev) -> str | None`, vLLM's
+    `supports_combination` returning "sink not supported on compute capability < 9.0"),
+    whatever it is called. A word (`return "fa3"`) is a choice, not a reason."""
+    if not _sentence(ret.value):
+        return False
+    scope = ret.scope()
+    if not isinstance(scope, nodes.FunctionDef):
+        return False
+    others = [r for r in _returns_of(scope) if r is not ret]
+    if not all(_is_none(r.value) or _sentence(r.value) for r in others):
+        return False
+    last = scope.body[-1] if scope.body else None
+    falls_off = not isinstance(last, (nodes.Return, nodes.Raise))
+    return falls_off or any(_is_none(r.value) for r in others)
+
+
+def _sentence(node: nodes.NodeNG | None) -> bool:
+    return (
+        node is not None
+        and _is_message(node)
+        and any(any(c.isspace() for c in text) for text in strings_in(node))
+    )
+
+
+def _returns_of(func: nodes.FunctionDef) -> list[nodes.Return]:
+    """The function's own returns (not those of functions or lambdas inside it)."""
+    found: list[nodes.Return] = []
+    stack: list[nodes.NodeNG] = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.Return):
+            found.append(node)
+        if isinstance(node, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
+            continue
+        stack.extend(node.get_children())
+    return found
+
+
+def _is_none(node: nodes.NodeNG | None) -> bool:
+    return node is None or (isinstance(node, nodes.Const) and node.value is None)
 
 
 def switches_off(assign: nodes.NodeNG, flags: set[str] | None) -> bool | None:

@@ -255,7 +255,9 @@ def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
         if left is UNKNOWN or right is UNKNOWN:
             return UNKNOWN
         found: Any
-        if isinstance(right, (tuple, list)) and contains_unknown(right):
+        if contains_unknown(left):
+            found = _member_of_known(ev, left, right)
+        elif isinstance(right, (tuple, list)) and contains_unknown(right):
             known = [v for v in right if not contains_unknown(v)]
             found = True if safe(lambda: left in known) is True else UNKNOWN
         else:
@@ -263,7 +265,12 @@ def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
         if found is UNKNOWN:
             return UNKNOWN
         return found if op == "in" else not found
-    if contains_unknown(left) or contains_unknown(right):
+    left_partly, right_partly = contains_unknown(left), contains_unknown(right)
+    if op in ("==", "!=") and left_partly != right_partly:
+        partial, known = (left, right) if left_partly else (right, left)
+        equal = _equal_to_known(ev, partial, known)
+        return equal if op == "==" else kleene_not(equal)
+    if left_partly or right_partly:
         return UNKNOWN
     if op in ("is", "is not") and not (left is None or right is None):
         # Identity of ints/strings is an implementation detail; only `is None` is known.
@@ -273,6 +280,48 @@ def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
 
 
 _EQUALITY = frozenset(("==", "!=", "in", "not in"))
+
+
+def _member_of_known(ev: Evaluator, value: Any, container: Any) -> Any:
+    """`value in container` where `value` is partly unknown, `(n, k) in {(1, 2), (3, 4)}`
+    (a shape allow-list): true (false) only where it is for whatever the unknown parts
+    are, so each item of a known tuple, list, set or dict is compared with
+    _equal_to_known. Python's own `in` would compare gatecheck's UNKNOWN object with
+    the items, call it false, and drop the gate around it (`IS_ROCM and (n, k) in
+    {...}` admitted nothing)."""
+    if isinstance(container, dict):
+        container = tuple(container)
+    if not isinstance(container, (tuple, list, set, frozenset)) or contains_unknown(container):
+        return UNKNOWN
+    found: Any = False
+    for item in container:
+        found = bool_op("or", [found, _equal_to_known(ev, value, item)])
+        if found is True:
+            break
+    return found
+
+
+def _equal_to_known(ev: Evaluator, value: Any, known: Any) -> Any:
+    """`value == known`, `known` fully known and `value` perhaps partly (a tuple with an
+    unknown item): item by item, so `(n, 1) == (8, 0)` is false whatever `n` is, and
+    `(major, n) == (9, 4)` false wherever the major is not 9. Only a tuple or list
+    against a tuple or list is read: a set holding an unknown is kept as a tuple
+    (_set), which never equals a known tuple or list either, but may equal a set."""
+    if not contains_unknown(value):
+        result = safe(lambda: value == known)
+        return result if isinstance(result, bool) else UNKNOWN
+    if isinstance(value, OneOf):
+        return _compare_options(ev, "==", value, known)
+    if not (isinstance(value, (tuple, list)) and isinstance(known, (tuple, list))):
+        return UNKNOWN
+    if isinstance(value, list) != isinstance(known, list) or len(value) != len(known):
+        return False
+    outcome: Any = True
+    for part, known_part in zip(value, known, strict=True):
+        outcome = bool_op("and", [outcome, _equal_to_known(ev, part, known_part)])
+        if outcome is False:
+            break
+    return outcome
 
 
 def _opaque_compare(op: str, left: Any, right: Any) -> Any:
@@ -312,7 +361,7 @@ def _opaque_equal(left: Any, right: Any) -> Any:
             if outcome is False:
                 break
         return outcome
-    if has_opaque(left) or has_opaque(right):
+    if has_opaque(left) or has_opaque(right) or contains_unknown(left) or contains_unknown(right):
         return UNKNOWN  # a set holding one, against anything
     result = safe(lambda: left == right)
     return result if isinstance(result, bool) else UNKNOWN
@@ -323,22 +372,40 @@ def _call(ev: Evaluator, node: nodes.Call, env: Env | None) -> Any:
 
 
 def _tuple(ev: Evaluator, node: nodes.Tuple, env: Env | None) -> Any:
-    if _too_long(ev, node.elts):
-        return UNKNOWN
-    return tuple(ev.eval(e, env) for e in node.elts)
+    values = _items(ev, node.elts, env)
+    return UNKNOWN if values is None else tuple(values)
 
 
 def _list(ev: Evaluator, node: nodes.List, env: Env | None) -> Any:
-    if _too_long(ev, node.elts):
-        return UNKNOWN
-    return [ev.eval(e, env) for e in node.elts]
+    values = _items(ev, node.elts, env)
+    return UNKNOWN if values is None else values
 
 
 def _set(ev: Evaluator, node: nodes.Set, env: Env | None) -> Any:
-    if _too_long(ev, node.elts):
+    values = _items(ev, node.elts, env)
+    if values is None:
         return UNKNOWN
-    values = [ev.eval(e, env) for e in node.elts]
     return tuple(values) if contains_unknown(values) else safe(lambda: set(values))
+
+
+def _items(ev: Evaluator, elts: list[nodes.NodeNG], env: Env | None) -> list[Any] | None:
+    """A display's items, a starred one spread when it is a list or a known tuple; None
+    when that is not so: `(*dims, 1)` has as many items as `dims`, not two, and read
+    as two it would equal no tuple of three (a partly unknown tuple is compared item
+    by item, _equal_to_known)."""
+    if _too_long(ev, elts):
+        return None
+    values: list[Any] = []
+    for elt in elts:
+        if not isinstance(elt, nodes.Starred):
+            values.append(ev.eval(elt, env))
+            continue
+        spread = ev.eval(elt.value, env)
+        # A set holding an unknown is kept as a tuple (_set), of perhaps too many items.
+        if not (isinstance(spread, list) or (is_constant(spread) and isinstance(spread, tuple))):
+            return None
+        values.extend(spread)
+    return values
 
 
 def _too_long(ev: Evaluator, items: list[Any]) -> bool:

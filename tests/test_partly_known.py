@@ -1,0 +1,77 @@
+"""Values partly known (a tuple with an unknown item, an f-string with an unknown field,
+a sequence whose items are all one value read at an unknown index), as (source, expr,
+admitted) tables against the pure entry point. Each rule decides only what every value
+of the unknown part decides; the noops are shapes that must stay unknown."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatecheck.config.model import RuleSet
+from tests.admission import EVERY, assert_can_be_true
+
+AMD = frozenset({"gfx90a", "gfx942", "gfx950"})
+NVIDIA_BELOW_8 = frozenset({"sm70", "sm75"})
+FROM_8 = AMD | {"sm80", "sm86", "sm87", "sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121"}
+# `n`, `k` and `xs` are unknown on every generation.
+HEADER = (
+    "import torch\n"
+    "IS_ROCM = torch.version.hip is not None\n"
+    "cap = torch.cuda.get_device_capability()\n"
+    "n = int(input())\n"
+    "k = int(input())\n"
+    "xs = list(input())\n"
+)
+
+TUPLES = [
+    # Python's own `in` compared gatecheck's unknown object with the items and said
+    # false: the gate admitted nothing.
+    pytest.param(HEADER, "IS_ROCM and (n, k) in {(1, 2), (3, 4)}", AMD, id="unknown-pair-in-a-set"),
+    pytest.param(
+        HEADER, "IS_ROCM and (n, k) in ((1, 2), (3, 4))", AMD, id="unknown-pair-in-a-tuple"
+    ),
+    pytest.param(HEADER, "IS_ROCM and (n, k) in {(1, 2): 8}", AMD, id="unknown-pair-dict-key"),
+    pytest.param(HEADER, "IS_ROCM and [n] in [[1], [2]]", AMD, id="unknown-item-list-in-list"),
+    pytest.param(
+        HEADER, "IS_ROCM and (n, 1) in {(1, 2), (3, 1)}", AMD, id="known-part-matches-one"
+    ),
+    pytest.param(
+        "import torch\n"
+        "def u32_layout(n, k, *, capability):\n"
+        "    if capability != (8, 0):\n"
+        "        return False\n"
+        "    return (n, k) in {(4096, 4096), (4096, 11008)}\n",
+        "u32_layout(_n, _k, capability=torch.cuda.get_device_capability())",
+        frozenset({"sm80"}),
+        id="shape-allow-list-behind-a-capability",
+    ),
+    # decided where every value of the unknown part decides it
+    pytest.param(
+        HEADER, "IS_ROCM and (n, 1) in {(1, 2), (3, 4)}", frozenset(), id="known-part-never"
+    ),
+    pytest.param(
+        HEADER, "(n, cap[0]) in {(1, 9), (2, 10)}", AMD | {"sm90", "sm100", "sm103"}, id="major"
+    ),
+    pytest.param(HEADER, "(cap[0], n) == (9, 4)", AMD | {"sm90"}, id="eq-known-part-decides"),
+    pytest.param(HEADER, "(cap[0], n) != (9, 4)", EVERY, id="ne-known-part-undecided"),
+    pytest.param(
+        HEADER, "(cap[0], n) != (9, 4) and cap[0] < 8", NVIDIA_BELOW_8, id="ne-known-part-true"
+    ),
+    pytest.param(HEADER, "IS_ROCM and (n, k) == (1, 2, 3)", frozenset(), id="eq-other-length"),
+    pytest.param(HEADER, "IS_ROCM and (n,) == [1]", frozenset(), id="tuple-never-equals-list"),
+    pytest.param(HEADER, "IS_ROCM and (n, k) not in {(1, 2)}", AMD, id="not-in-unknown"),
+    pytest.param(HEADER, "IS_ROCM and (n, 1) not in {(1, 2)}", AMD, id="not-in-decided"),
+    # noops: shapes that must stay unknown
+    pytest.param(HEADER, "IS_ROCM and {n, 1} == {1, 2}", AMD, id="noop-set-holding-an-unknown"),
+    pytest.param(HEADER, "IS_ROCM and (n, 1) == (n, 1)", AMD, id="noop-both-sides-partly"),
+    pytest.param(HEADER, "IS_ROCM and (*xs, 1) == (9, 0, 1)", AMD, id="noop-starred-unknown"),
+    pytest.param(
+        HEADER, "IS_ROCM and (*{n, k}, 1) == (1, 2, 1)", AMD, id="noop-starred-set-of-unknowns"
+    ),
+    pytest.param(HEADER, "(*cap, 1) == (9, 0, 1)", frozenset({"sm90", "gfx90a"}), id="starred"),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "admitted"), TUPLES)
+def test_partly_known_tuple(ruleset: RuleSet, source: str, expr: str, admitted: object) -> None:
+    assert_can_be_true(ruleset, source, expr, admitted)

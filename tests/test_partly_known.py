@@ -75,3 +75,55 @@ TUPLES = [
 @pytest.mark.parametrize(("source", "expr", "admitted"), TUPLES)
 def test_partly_known_tuple(ruleset: RuleSet, source: str, expr: str, admitted: object) -> None:
     assert_can_be_true(ruleset, source, expr, admitted)
+
+
+PER_DEVICE = (
+    "import torch\n"
+    "def per_device():\n"
+    "    n = torch.cuda.device_count()\n"
+    "    return tuple(torch.cuda.get_device_capability(i)[0] >= 8 for i in range(n))\n"
+    "def per_device_or_empty():\n"
+    "    try:\n"
+    "        return per_device()\n"
+    "    except RuntimeError:\n"
+    "        return ()\n"
+    "def per_device_or_none():\n"
+    "    try:\n"
+    "        return per_device()\n"
+    "    except RuntimeError:\n"
+    "        return None\n"
+    "FLAGS = per_device()\n"
+    "FLAGS_OR_EMPTY = per_device_or_empty()\n"
+    "SAME = (True, True, True)\n"
+    "MIXED = (True, False)\n"
+    "k = int(input())\n"
+)
+
+ITEMS = [
+    # every device is one generation: any item of the per-device tuple is its value
+    pytest.param(PER_DEVICE, "not FLAGS[k]", NVIDIA_BELOW_8, id="per-device-unknown-index"),
+    pytest.param(
+        PER_DEVICE, "k < len(FLAGS) and not FLAGS[k]", NVIDIA_BELOW_8, id="len-guarded-index"
+    ),
+    # `()` from the `except` has no item at all: reading one raises, which is no value
+    pytest.param(PER_DEVICE, "not FLAGS_OR_EMPTY[0]", NVIDIA_BELOW_8, id="or-empty-first"),
+    pytest.param(PER_DEVICE, "not FLAGS_OR_EMPTY[k]", NVIDIA_BELOW_8, id="or-empty-any"),
+    pytest.param(PER_DEVICE, "not per_device_or_none()[k]", NVIDIA_BELOW_8, id="or-none-any"),
+    pytest.param(
+        PER_DEVICE,
+        "not (FLAGS if k else ())[k]",
+        NVIDIA_BELOW_8,
+        id="conditional-expression-with-empty",
+    ),
+    pytest.param(PER_DEVICE, "not SAME[k] and FLAGS[0]", frozenset(), id="equal-items"),
+    # noops: items that differ, or a truth that `()` decides differently
+    pytest.param(PER_DEVICE, "MIXED[k] and FLAGS[0]", FROM_8, id="noop-mixed"),
+    pytest.param(PER_DEVICE, "not MIXED[k] and FLAGS[0]", FROM_8, id="noop-mixed-not"),
+    pytest.param(PER_DEVICE, "not FLAGS_OR_EMPTY", EVERY, id="noop-truth-of-tuple-or-empty"),
+    pytest.param(PER_DEVICE, "isinstance(FLAGS, tuple)", EVERY, id="noop-isinstance-per-device"),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "admitted"), ITEMS)
+def test_item_at_unknown_index(ruleset: RuleSet, source: str, expr: str, admitted: object) -> None:
+    assert_can_be_true(ruleset, source, expr, admitted)

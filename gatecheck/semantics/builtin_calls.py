@@ -229,6 +229,8 @@ def _isinstance_one(ev: Evaluator, value: Any, kind: Any) -> Any:
             return python_type is tuple and classes.is_namedtuple(ev, value.cls)
         if isinstance(value, (FunctionRef, PartialRef, ClassRef, ModuleRef, ExternalRef)):
             return False
+        if isinstance(value, EachDevice):
+            return False if python_type not in (tuple, list) else UNKNOWN  # made by either
         return isinstance(value, python_type)
     if isinstance(kind, ClassRef) and isinstance(value, InstanceRef):
         return any(k is kind.node for k in classes.mro(ev, value.cls)) or UNKNOWN

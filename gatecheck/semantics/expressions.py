@@ -28,6 +28,7 @@ from gatecheck.semantics.values import (
     contains_unknown,
     has_opaque,
     is_constant,
+    is_option,
     one_value_set,
     plain,
     truth,
@@ -448,7 +449,7 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
         return safe(lambda: container[slice(*parts)])
     index = ev.eval(node.slice, env)
     if contains_unknown(index):
-        return UNKNOWN
+        return _item_at_any_index(container)
     if isinstance(container, OneOf):
         return item_of_options(container, index)
     if isinstance(container, EachDevice):
@@ -469,6 +470,43 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     # A value an idiom made (Triton's device properties dict): what the idiom says.
     item = ev.idioms.value_item(container, index)
     return UNKNOWN if item is NOT_MINE else item
+
+
+def _item_at_any_index(container: Any) -> Any:
+    """`x[k]` with `k` not known: where every item of `x` is one value, that value (or
+    a raise, past the end, which is no value). A machine's per-device values are
+    (values.EachDevice: `FLAGS = tuple(cap(i)[0] >= 8 for i in range(n))`, read as
+    `FLAGS[t.device.index]`), and so is a known tuple or list of equal items. Of one of
+    a few values (values.OneOf), each one's, an option with no item at all (None, `()`)
+    raising there. An index is read as an integer: a slice is spelled with a colon."""
+    if isinstance(container, OneOf):
+        if not all(is_option(o) for o in container.options):
+            return UNKNOWN
+        items = []
+        for option in container.options:
+            if option is None or (isinstance(option, (tuple, list, str)) and not option):
+                continue  # raises whatever the index
+            item = _item_at_any_index(option)
+            if item is UNKNOWN:
+                return UNKNOWN
+            items.append(item)
+        return either(items) if items else UNKNOWN
+    if isinstance(container, EachDevice):
+        return container.item
+    if isinstance(container, (tuple, list)) and container and not contains_unknown(container):
+        first = container[0]
+        if all(_identical(first, other) for other in container[1:]):
+            return first
+    return UNKNOWN
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """One value, not merely equal ones (`True == 1`, `(1,) == Capability(...)`)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b, strict=True))
+    return bool(safe(lambda: a == b) is True)
 
 
 def filled_item(ev: Evaluator, table: nodes.NodeNG, env: Env | None) -> tuple[Any, ...] | None:

@@ -8,6 +8,7 @@ from typing import Any
 from gatecheck.semantics.values import (
     UNKNOWN,
     ClassRef,
+    EachDevice,
     ExternalRef,
     FunctionRef,
     InstanceRef,
@@ -16,9 +17,9 @@ from gatecheck.semantics.values import (
     OneOf,
     PartialRef,
     Tri,
-    constant_options,
     is_constant,
     is_constant_method,
+    is_option,
     truth,
 )
 
@@ -106,7 +107,7 @@ def either(values: Iterable[Any], outside: bool = False) -> Any:
     references = _WITH_OUTSIDE if outside else _REFERENCES
     if len(options) > 1 and (
         all(isinstance(o, references) for o in options)
-        or all(is_constant(o) for o in options)
+        or all(is_option(o) for o in options)
         or all(is_constant_method(o) for o in options)
     ):
         return OneOf(tuple(options)) if len(options) <= MAX_OPTIONS else UNKNOWN
@@ -119,7 +120,9 @@ def join_returns(values: Sequence[Any]) -> Any:
     result = values[0]
     for value in values[1:]:
         result = join_optional(result, value)
-    if result is UNKNOWN and all(constant_options(v) is not None for v in values):
+    if result is UNKNOWN and all(
+        all(is_option(o) for o in (v.options if isinstance(v, OneOf) else (v,))) for v in values
+    ):
         return either(values)
     return result
 
@@ -187,12 +190,17 @@ def _reference_options(value: Any) -> bool:
 def item_of_options(container: OneOf, index: Any) -> Any:
     """`x[i]` where x is one of a few constants: each option's item. An option that has
     no such item raises there (None, the module global a function fills on first use,
-    `_cap = None` ... `_cap[0] < 9`), and a raise is no value: the others' items, met."""
-    options = constant_options(container)
-    if options is None:
+    `_cap = None` ... `_cap[0] < 9`; `()`, a per-device helper's `except` fallback),
+    and a raise is no value: the others' items, met. A machine's per-device values
+    (values.EachDevice) have at least one item, each the one value, at an integer index."""
+    if not all(is_option(o) for o in container.options):
         return UNKNOWN  # references: what their items are is not read
     items = []
-    for option in options:
+    for option in container.options:
+        if isinstance(option, EachDevice):
+            if isinstance(index, int):
+                items.append(option.item)  # past the last device it raises
+            continue
         try:
             items.append(option[index])
         except (TypeError, IndexError, KeyError):

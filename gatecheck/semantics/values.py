@@ -292,6 +292,15 @@ def constant_options(value: Any) -> tuple[Any, ...] | None:
     return options if all(is_constant(o) for o in options) else None
 
 
+def is_option(value: Any) -> bool:
+    """What a OneOf of values (not references) may hold: a constant, or a machine's
+    per-device values (EachDevice), whose items are read.
+    A helper that gives the per-device tuple, or `()` where its query raised (`except
+    Exception: return ()`), is one of the two: its item is the tuple's, as `()` has
+    none (logic.item_of_options)."""
+    return is_constant(value) or isinstance(value, EachDevice)
+
+
 def is_constant_method(value: Any) -> bool:
     """A method of a constant (`"hopper".startswith`), as attribute() gives it."""
     return isinstance(value, types.BuiltinMethodType) and is_constant(

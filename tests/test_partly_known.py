@@ -127,3 +127,62 @@ ITEMS = [
 @pytest.mark.parametrize(("source", "expr", "admitted"), ITEMS)
 def test_item_at_unknown_index(ruleset: RuleSet, source: str, expr: str, admitted: object) -> None:
     assert_can_be_true(ruleset, source, expr, admitted)
+
+
+VALIDATOR = (
+    "import torch\n"
+    "def error(device):\n"
+    "    if torch.cuda.get_device_capability(device) != (9, 0):\n"
+    "        name = torch.cuda.get_device_properties(device).name\n"
+    '        return f"needs sm90, found {name}"\n'
+    '    return ""\n'
+    "def check(device):\n"
+    '    if name == "":\n'
+    '        return "no name"\n'
+    "    return error(device)\n"
+    "name = input()\n"
+    'TABLE = {"sm90": True}\n'
+)
+SM90 = frozenset({"sm90", "gfx90a"})
+NOT_SM90 = (FROM_8 | NVIDIA_BELOW_8) - SM90
+
+FSTRINGS = [
+    # an f-string with literal text is never "" and always true
+    pytest.param(VALIDATOR, 'error(0) == ""', SM90, id="never-empty"),
+    pytest.param(VALIDATOR, 'error(0) != ""', NOT_SM90, id="never-empty-ne"),
+    pytest.param(VALIDATOR, "not error(0)", SM90, id="always-true"),
+    pytest.param(VALIDATOR, "bool(error(0))", NOT_SM90, id="bool-builtin"),
+    pytest.param(VALIDATOR, 'error(0) in ("", None)', SM90, id="in-short-strings"),
+    pytest.param(VALIDATOR, 'f"sm{name}" == "s"', frozenset(), id="shorter-than-its-text"),
+    pytest.param(VALIDATOR, 'f"sm{name}" == None', frozenset(), id="not-none-eq"),
+    pytest.param(VALIDATOR, 'isinstance(f"sm{name}", str)', EVERY, id="is-a-str"),
+    # noops: what the text's fields decide stays unknown
+    pytest.param(VALIDATOR, 'check(0) == ""', SM90, id="noop-other-message-on-a-path"),
+    pytest.param(VALIDATOR, 'f"{name}" == "" and error(0) == ""', SM90, id="noop-no-literal-text"),
+    pytest.param(VALIDATOR, 'f"sm{name}" == "sm90"', EVERY, id="noop-long-enough"),
+    pytest.param(VALIDATOR, 'f"sm{name}" < "a"', EVERY, id="noop-order"),
+    pytest.param(VALIDATOR, 'f"sm{name}".startswith("x")', EVERY, id="noop-method"),
+    pytest.param(VALIDATOR, 'len(f"sm{name}") > 5', EVERY, id="noop-len"),
+    pytest.param(VALIDATOR, 'f"sm{name}" == f"sm{name}"', EVERY, id="noop-two-texts"),
+    pytest.param(
+        VALIDATOR,
+        'TABLE.get(f"sm{name}", False) and error(0) == ""',
+        SM90,
+        id="noop-table-key",
+    ),
+    pytest.param(VALIDATOR, '{f"sm{name}": 1}.get("sm90") == 1', EVERY, id="noop-dict-key"),
+    pytest.param(VALIDATOR, '(f"sm{name}", "a")[0] == "sm9"', EVERY, id="noop-item-of-tuple"),
+    pytest.param(
+        VALIDATOR,
+        '(f"sm{name}" if name else "abc")[0] == "a"',
+        EVERY,
+        id="noop-item-of-one-of-two-texts",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "admitted"), FSTRINGS)
+def test_fstring_with_literal_text(
+    ruleset: RuleSet, source: str, expr: str, admitted: object
+) -> None:
+    assert_can_be_true(ruleset, source, expr, admitted)

@@ -23,6 +23,7 @@ from gatecheck.semantics.values import (
     ModuleRef,
     OneOf,
     PartialRef,
+    SomeText,
     contains_unknown,
     has_opaque,
     one_value_set,
@@ -229,6 +230,8 @@ def _isinstance_one(ev: Evaluator, value: Any, kind: Any) -> Any:
             return python_type is tuple and classes.is_namedtuple(ev, value.cls)
         if isinstance(value, (FunctionRef, PartialRef, ClassRef, ModuleRef, ExternalRef)):
             return False
+        if isinstance(value, SomeText):
+            return python_type is str
         if isinstance(value, EachDevice):
             return False if python_type not in (tuple, list) else UNKNOWN  # made by either
         return isinstance(value, python_type)

@@ -24,6 +24,7 @@ from gatecheck.semantics.values import (
     NoneOr,
     OneOf,
     Opaque,
+    SomeText,
     constant_options,
     contains_unknown,
     has_opaque,
@@ -349,6 +350,11 @@ def _opaque_compare(op: str, left: Any, right: Any) -> Any:
 def _opaque_equal(left: Any, right: Any) -> Any:
     if left is UNKNOWN or right is UNKNOWN or isinstance(left, OneOf) or isinstance(right, OneOf):
         return UNKNOWN
+    if isinstance(left, SomeText) or isinstance(right, SomeText):
+        text, other = (left, right) if isinstance(left, SomeText) else (right, left)
+        if isinstance(other, str):
+            return False if len(other) < text.least else UNKNOWN
+        return False if other is None or isinstance(other, (int, float)) else UNKNOWN
     if isinstance(left, Opaque) and type(left) is type(right):
         return left == right
     if isinstance(left, Opaque) or isinstance(right, Opaque):
@@ -615,28 +621,36 @@ def _str(value: Any) -> Any:
 
 
 def _fstring(ev: Evaluator, node: nodes.JoinedStr, env: Env | None) -> Any:
-    # f"{major * 10 + minor}" style arch strings: known when every part is.
+    """f"{major * 10 + minor}" style arch strings: known when every part is. Else, with
+    literal text, some string at least that long (values.SomeText: the validator's
+    `f"needs sm90, found {name}"` is never "", so `err() == ""` is known)."""
     parts: list[str] = []
     for value in node.values:
         if isinstance(value, nodes.Const):
             parts.append(str(value.value))
             continue
-        if not isinstance(value, nodes.FormattedValue) or value.format_spec is not None:
-            return UNKNOWN
-        inner = ev.eval(value.value, env)
-        if contains_unknown(inner) or value.conversion not in (-1, None, 115):
-            return UNKNOWN
-        if not isinstance(inner, (int, str, float, bool)) or inner is None:
-            return UNKNOWN
-        text = _str(inner)
+        text = _formatted(ev, value, env)
         if text is UNKNOWN:
-            return UNKNOWN
+            least = sum(len(str(v.value)) for v in node.values if isinstance(v, nodes.Const))
+            return SomeText(least) if least else UNKNOWN
         parts.append(text)
     joined = "".join(parts)
     if len(joined) > bounds.MAX_LENGTH:
         ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
         return UNKNOWN
     return joined
+
+
+def _formatted(ev: Evaluator, value: nodes.NodeNG, env: Env | None) -> Any:
+    """A field's text, where its value is a known str, number or bool written plainly."""
+    if not isinstance(value, nodes.FormattedValue) or value.format_spec is not None:
+        return UNKNOWN
+    inner = ev.eval(value.value, env)
+    if contains_unknown(inner) or value.conversion not in (-1, None, 115):
+        return UNKNOWN
+    if not isinstance(inner, (int, str, float, bool)) or inner is None:
+        return UNKNOWN
+    return _str(inner)
 
 
 HANDLERS: dict[type, Handler] = {

@@ -15,6 +15,7 @@ from gatecheck.semantics.values import (
     ModuleRef,
     NoneOr,
     OneOf,
+    Opaque,
     PartialRef,
     Tri,
     is_constant,
@@ -201,6 +202,8 @@ def item_of_options(container: OneOf, index: Any) -> Any:
             if isinstance(index, int):
                 items.append(option.item)  # past the last device it raises
             continue
+        if isinstance(option, Opaque):
+            return UNKNOWN  # SomeText: a string whose characters are not read
         try:
             items.append(option[index])
         except (TypeError, IndexError, KeyError):

@@ -153,6 +153,21 @@ class Opaque:
     __slots__ = ()
 
 
+@dataclass(frozen=True)
+class SomeText(Opaque):
+    """An f-string whose fields are not all read (`f"needs sm90, found {props.name}"`,
+    the message a validator returns where the device falls short, `""` where it
+    passes): some str of at least `least` characters, its literal text, so never ""
+    and always true (`if err:`, `err == ""` are known where it is). Compared with a
+    shorter string, None or a number it is unequal (expressions._opaque_equal); its
+    content, length and order are unknown (contains_unknown)."""
+
+    least: int
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def has_opaque(value: Any) -> bool:
     """An Opaque value, or one inside a tuple, list or set."""
     if isinstance(value, Opaque):
@@ -286,19 +301,20 @@ def is_constant(value: Any) -> bool:
 
 
 def constant_options(value: Any) -> tuple[Any, ...] | None:
-    """The constants `value` may be (a OneOf's options, else the value itself); None when
-    one of them is not a constant (a reference, an unknown)."""
+    """The constants `value` may be (a OneOf's options, else the value itself; a
+    SomeText among them, compared and tested as the string it is); None when one of
+    them is not a constant (a reference, an unknown)."""
     options = value.options if isinstance(value, OneOf) else (value,)
-    return options if all(is_constant(o) for o in options) else None
+    return options if all(is_constant(o) or isinstance(o, SomeText) for o in options) else None
 
 
 def is_option(value: Any) -> bool:
-    """What a OneOf of values (not references) may hold: a constant, or a machine's
-    per-device values (EachDevice), whose items are read.
+    """What a OneOf of values (not references) may hold: a constant, some text
+    (SomeText), or a machine's per-device values (EachDevice), whose items are read.
     A helper that gives the per-device tuple, or `()` where its query raised (`except
     Exception: return ()`), is one of the two: its item is the tuple's, as `()` has
     none (logic.item_of_options)."""
-    return is_constant(value) or isinstance(value, EachDevice)
+    return is_constant(value) or isinstance(value, (SomeText, EachDevice))
 
 
 def is_constant_method(value: Any) -> bool:
@@ -375,8 +391,9 @@ def is_known(value: Any) -> bool:
 
 
 def contains_unknown(value: Any) -> bool:
-    """UNKNOWN itself, or inside a tuple, list or set (a partly known arch list)."""
-    if value is UNKNOWN or isinstance(value, (OneOf, EachDevice)):
+    """UNKNOWN itself, or inside a tuple, list or set (a partly known arch list); a
+    partly known value (OneOf, EachDevice, SomeText) too."""
+    if value is UNKNOWN or isinstance(value, (OneOf, EachDevice, SomeText)):
         return True
     if isinstance(value, (tuple, list, frozenset, set)):
         return any(contains_unknown(v) for v in value)

@@ -50,20 +50,21 @@ class Builder:
             {2: ["sm70", "sm75"]},
             id="ordered-without-the-test-raises-on-none",
         ),
-        # `==` and `in` do not raise on None: without the test, unknown.
+        # `==` and `in` do not raise on None, and None is not 7: without the test, the
+        # major's test decides where it is false (None's is false too).
         pytest.param(
             "    def unchecked(self):\n"
             "        cap = self.capability_major()\n"
             "        return cap == 7\n",
-            {},
-            id="equality-without-the-test-is-unknown",
+            {2: ["sm70", "sm75"]},
+            id="equality-without-the-test-is-the-majors",
         ),
         pytest.param(
             "    def unchecked(self):\n"
             "        cap = self.capability_major()\n"
             "        return bool(cap) and cap in (7, 8)\n",
-            {},
-            id="membership-without-the-test-is-unknown",
+            {2: ["sm70", "sm75", "sm80", "sm86", "sm87", "sm89"]},
+            id="membership-without-the-test-is-the-majors",
         ),
         pytest.param(
             "    def two_bindings(self, given):\n"
@@ -174,7 +175,7 @@ NEWER_THAN_HOPPER = ["sm100", "sm103", "sm110", "sm120", "sm121", "sm90"]
             id="map-int-unpacked",
         ),
         # A local that may be None passed on: the callee's parameter is its value
-        # where the callee dereferences it, unknown where it is read whole.
+        # where the callee dereferences it; compared whole, None's and its value's.
         pytest.param(
             "def dtypes(capability):\n"
             "    major, minor = capability\n"
@@ -185,7 +186,7 @@ NEWER_THAN_HOPPER = ["sm100", "sm103", "sm110", "sm120", "sm121", "sm90"]
             "    cap = probe(device)\n"
             "    assert cap is not None\n"
             "    return dtypes(cap), whole(cap)\n",
-            {2: ["gfx90a", "gfx942", "gfx950", *NEWER_THAN_HOPPER]},
+            {2: ["gfx90a", "gfx942", "gfx950", *NEWER_THAN_HOPPER], 4: ["gfx90a", "sm90"]},
             id="passed-on-then-unpacked",
         ),
         # Arithmetic on None raises too (`==` alone would not).
@@ -199,12 +200,13 @@ NEWER_THAN_HOPPER = ["sm100", "sm103", "sm110", "sm120", "sm121", "sm90"]
             {1: ["sm103"]},
             id="arithmetic-on-a-call",
         ),
-        # A None test, or anything that does not raise on None, stays unknown.
+        # Equality does not raise on None, and None is not (9, 0): the capability's.
         pytest.param(
             "def f(device):\n    cap = probe(device)\n    return cap == (9, 0)\n",
-            {},
-            id="equality-does-not-dereference",
+            {2: ["gfx90a", "sm90"]},
+            id="equality-with-none-or-the-capability",
         ),
+        # Anything else that does not raise on None stays unknown.
         pytest.param(
             "def f(device):\n    p = props(device)\n    return p.__class__ is Props\n",
             {},

@@ -188,10 +188,11 @@ def _bin_op(ev: Evaluator, node: nodes.BinOp, env: Env | None) -> Any:
 
 def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
     # Ordering None raises: `cap >= (9, 0)` reads a `cap` that may be None as its value.
+    # Else a value that may be None is compared as None and as its value (_none_or).
     ordering = all(op in _ORDERING for op, _ in node.ops)
 
     def read(operand: nodes.NodeNG) -> Any:
-        return dereferenced(ev, operand, env) if ordering else ev.eval(operand, env)
+        return dereferenced(ev, operand, env) if ordering else may_be_none(ev, operand, env)
 
     left = read(node.left)
     if left is UNKNOWN and len(node.ops) == 1:
@@ -199,7 +200,7 @@ def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
     outcome: Any = True
     for op, right_node in node.ops:
         right = read(right_node)
-        step = _compare_one(ev, op, left, right)
+        step = _none_or(ev, op, left, right)
         if step is False:
             return False
         if step is UNKNOWN or outcome is UNKNOWN:
@@ -209,6 +210,19 @@ def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
 
 
 _ORDERING = frozenset(("<", "<=", ">", ">="))
+
+
+def _none_or(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
+    """A comparison where a side may be None (values.NoneOr: a helper that returns None
+    off CUDA, else the device's capability): None's outcome and the value's, known where
+    they agree. `cap(dev) == (8, 0)` is false wherever the capability is not (8, 0), as
+    None is not (8, 0) either; `cap(dev) != (8, 0)` can be true everywhere."""
+    lefts = (None, left.value) if isinstance(left, NoneOr) else (left,)
+    rights = (None, right.value) if isinstance(right, NoneOr) else (right,)
+    if len(lefts) == len(rights) == 1:
+        return _compare_one(ev, op, left, right)
+    outcomes = {_compare_one(ev, op, a, b) for a in lefts for b in rights}
+    return outcomes.pop() if len(outcomes) == 1 else UNKNOWN
 
 
 def _compare_options(ev: Evaluator, op: str, left: Any, right: Any) -> Any:

@@ -329,7 +329,9 @@ class NoneOr:
     """A function's result when some of its paths return None and the others one known
     value (`sm = probe_nvml()`: None when NVML cannot answer, else the device's SM). It
     lives only in a function's local variables, where `if sm is not None:` narrows it
-    (env.narrowed); read anywhere else it is unknown."""
+    (env.narrowed); read anywhere else it is unknown, except where None would raise (an
+    item, an ordering: expressions.dereferenced) and in `==`, `in`, `is`, which are
+    None's outcome or the value's (expressions._none_or)."""
 
     value: Any
 

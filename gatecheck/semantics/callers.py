@@ -15,7 +15,9 @@ checker called with `min_major=8` for one kernel and `min_major=9` for another m
 `major < min_major` true below 9 only. That holds when they are all constants (None
 among them) or all references (classes, instances, functions), at most MAX_OPTIONS of
 them; else the parameter is unknown. Callers leaving a None default beside callers
-that all pass one value give None or that value (values.NoneOr). A constructor's
+that all pass one value give None or that value (values.NoneOr). A comprehension of
+each device's capability (values.EachDevice: `[get_device_capability(i) for i in
+range(device_count())]`) is a value too, its every item the device's. A constructor's
 callers give the parameter its value, and so the field `__init__` stores it in (`cc <
 self.min_cc`, with `Cap(min_cc=(9, 0))` and `Cap(min_cc=(10, 0))` built, is true
 below 10.0 only); a @dataclass's field takes the same from its constructions, by the
@@ -57,6 +59,7 @@ from gatecheck.semantics.reads import remembered
 from gatecheck.semantics.values import (
     UNKNOWN,
     ClassRef,
+    EachDevice,
     FunctionRef,
     NoneOr,
     OneOf,
@@ -227,7 +230,18 @@ def never_called(ev: Evaluator, func: nodes.FunctionDef) -> bool:
 
 
 def _unreadable(value: Any) -> bool:
-    return value is _NOT_FOUND or (contains_unknown(value) and not _options(value))
+    return value is _NOT_FOUND or (
+        contains_unknown(value) and not _options(value) and not _each_device(value)
+    )
+
+
+def _each_device(value: Any) -> bool:
+    """A sequence with an item per device, each the device's (values.EachDevice: a
+    caller passes `[get_device_capability(i) for i in range(device_count())]`, the
+    length not known): every item is the one known value, so the callee reads it as
+    the comprehension in place is read (`all(major in (10, 12) for major, _ in caps)`
+    in a helper that decides for all visible GPUs)."""
+    return isinstance(value, EachDevice) and not contains_unknown(value.item)
 
 
 def _options(value: Any) -> bool:

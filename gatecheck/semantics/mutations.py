@@ -36,7 +36,7 @@ from astroid import nodes
 from astroid.const import Context
 
 from gatecheck.loading.lazy import spelled_nodes
-from gatecheck.semantics.values import NoneOr, OneOf
+from gatecheck.semantics.values import EachDevice, NoneOr, OneOf
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -106,12 +106,14 @@ _CHANGING_FUNCTIONS = frozenset(
 
 
 def holds_container(value: Any) -> bool:
-    """Whether `value` is (or may be) a list, dict or set: what a change can alter."""
+    """Whether `value` is (or may be) a list, dict or set: what a change can alter. A
+    machine's per-device values (values.EachDevice) may be a list, made by a list
+    comprehension: `caps.append((12, 0))` leaves an item that is not the device's."""
     if isinstance(value, NoneOr):
         return holds_container(value.value)
     if isinstance(value, OneOf):
         return any(holds_container(o) for o in value.options)
-    return isinstance(value, (list, dict, set))
+    return isinstance(value, (list, dict, set, EachDevice))
 
 
 _FUNCTIONS = (nodes.FunctionDef, nodes.AsyncFunctionDef, nodes.Lambda)

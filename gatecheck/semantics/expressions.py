@@ -562,7 +562,9 @@ def _comprehension(
 ) -> Any:
     """`any(arch in name for arch in ["gfx90a", "gfx942"])`: one `for` over a known
     list, tuple or string, its `if`s known for every item: the items as a tuple (a
-    list for a list comprehension), as far as each is known. Anything else: unknown."""
+    list for a list comprehension), as far as each is known. A target of several names
+    unpacks each known tuple (`for major, _ in [cap(0), cap(1)]`, a table of pairs).
+    Anything else: unknown."""
     if len(node.generators) != 1:
         return UNKNOWN
     loop = node.generators[0]
@@ -570,10 +572,12 @@ def _comprehension(
         return UNKNOWN
     items = ev.eval(loop.iter, env)
     if not isinstance(loop.target, nodes.AssignName):
-        # `major * 10 + minor for major, minor in caps`: only over the devices
+        # `major * 10 + minor for major, minor in caps`: over the devices, or over a
+        # known list of known tuples (`[cap(0), cap(1)]`), each unpacked.
         if isinstance(items, EachDevice):
             return _over_devices(ev, node, loop, items, env)
-        return UNKNOWN
+        if not isinstance(items, (tuple, list)) or contains_unknown(items):
+            return UNKNOWN
     if not isinstance(items, (tuple, list, str)) or contains_unknown(items):
         found = _over_devices(ev, node, loop, items, env)
         if isinstance(node, nodes.SetComp) and isinstance(found, EachDevice):
@@ -584,7 +588,7 @@ def _comprehension(
     values: list[Any] = []
     for item in items:
         inner = dict(env or {})
-        inner[loop.target.name] = item
+        bind_target(loop.target, item, inner)
         keep = True
         for test in loop.ifs:
             verdict = truth(ev.eval(test, inner))

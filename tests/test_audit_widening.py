@@ -278,3 +278,116 @@ def test_a_large_round_is_shared_with_workers(
     assert two.parsed == one.parsed
     assert two.diagnostics == one.diagnostics
     assert users_files - evaluated_here, "every module of the round was evaluated here"
+
+
+# -- values: a name whose value (not only its truth) tells generations apart ---------------
+
+# Spells an idiom: a helper answering the capability as a number, a constant holding the
+# device's properties, a tag picked by the major, and values the same on every NVIDIA
+# generation (the SM count is not read; the AMD arch name is None on NVIDIA).
+HARDWARE = (
+    "import torch\n\n\n"
+    "def device_cc():\n"
+    "    major, minor = torch.cuda.get_device_capability()\n"
+    "    return major * 10 + minor\n\n\n"
+    "def speed_tag():\n"
+    "    major, _ = torch.cuda.get_device_capability()\n"
+    "    return {9: 'fast', 10: 'wide'}.get(major, 'slow')\n\n\n"
+    "PROPS = torch.cuda.get_device_properties(0)\n"
+    "NUM_SMS = torch.cuda.get_device_properties(0).multi_processor_count\n"
+    "ROCM_NAME = torch.cuda.get_device_properties(0).gcnArchName\n"
+)
+SM100_UP = ("sm100", "sm103", "sm110", "sm120", "sm121")
+
+
+def value_rows(
+    make_tree: MakeTree, files: Mapping[str, str]
+) -> tuple[list[tuple[str, int, tuple[str, ...]]], list[str]]:
+    """(file name, line, admitted generations) of every gate and hop outside hw.py, and
+    the names of the files searched."""
+    root = make_tree({"pkg/__init__.py": "", "pkg/hw.py": HARDWARE, **files})
+    report = run_audit([root], load_ruleset([]), "sm120")
+    found = [
+        (g.path.name, g.found.line, tuple(sorted(g.found.admission.can_be_true)))
+        for g in report.gates
+    ]
+    found += [(h.path.name, h.line, ("hop",)) for h in report.hops]
+    return sorted(r for r in found if r[0] != "hw.py"), sorted(p.name for p in report.parsed)
+
+
+VALUE_CASES = [
+    pytest.param(
+        {
+            "pkg/user.py": "from pkg.hw import device_cc\n\n\n"
+            "def threads():\n"
+            "    if device_cc() == 90:\n"
+            "        return 256\n"
+            "    return 128\n"
+        },
+        [("user.py", 5, ("gfx90a", "sm90"))],
+        id="a-helper-returning-a-number",
+    ),
+    pytest.param(
+        {
+            "pkg/consts.py": "from pkg.hw import device_cc\n\nCC = device_cc()\n",
+            "pkg/user.py": "from pkg import consts\n\n\n"
+            "def block():\n"
+            "    return 64 if consts.CC >= 100 else 32\n",
+        },
+        [("user.py", 5, SM100_UP)],
+        id="a-constant-holding-it-a-round-later",
+    ),
+    pytest.param(
+        {
+            "pkg/user.py": "from pkg.hw import speed_tag\n\n\n"
+            "def run(x):\n"
+            "    if speed_tag() == 'wide':\n"
+            "        return x * 2\n"
+            "    return x\n"
+        },
+        [("user.py", 5, ("sm100", "sm103"))],
+        id="a-string-picked-by-the-major",
+    ),
+    pytest.param(
+        {
+            "pkg/user.py": "from pkg import hw\n\n\n"
+            "def run(x):\n"
+            "    if hw.PROPS.major >= 10:\n"
+            "        return x * 2\n"
+            "    return x\n"
+        },
+        [("user.py", 5, SM100_UP)],
+        id="an-object-whose-attributes-differ",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "expected"), VALUE_CASES)
+def test_files_using_a_name_whose_value_varies_are_searched(
+    make_tree: MakeTree, files: Mapping[str, str], expected: list[tuple[str, int, tuple[str, ...]]]
+) -> None:
+    assert not any(mentions_arch(text) for text in files.values()), "the prefilter alone"
+    assert value_rows(make_tree, files)[0] == expected
+
+
+VALUE_NOOPS = [
+    pytest.param(
+        "def grid(n):\n    return min(n, hw.NUM_SMS)\n",
+        id="a-value-not-read-is-the-same-everywhere",
+    ),
+    pytest.param(
+        "def fnuz():\n    return hw.ROCM_NAME is not None\n",
+        id="a-value-that-differs-only-between-vendors",
+    ),
+]
+
+
+@pytest.mark.parametrize("user", VALUE_NOOPS)
+def test_noop_values_the_same_on_every_generation_of_the_vendor(
+    make_tree: MakeTree, user: str
+) -> None:
+    text = "from pkg import hw\n\n\n" + user
+    assert not mentions_arch(text)
+    rows_found, searched = value_rows(make_tree, {"pkg/user.py": text})
+    assert rows_found == []
+    assert "user.py" not in searched

@@ -15,6 +15,15 @@ ARCH_IDIOM = re.compile(
     r"|supported_major_versions|get_device_sm",
     re.IGNORECASE,
 )
+# Pieces of text every name spelling the idiom's words holds (one of them, in some case):
+# the statements a definition made of such a name can be (audit/widening.py); `sm_90`,
+# `is_sm90` are left out, "sm" being in too many words (a predicate so named returns a
+# condition, found as one).
+IDIOM_PIECES = tuple(
+    spelled
+    for word in ("capability", "hopper", "blackwell", "gfx9", "arch", "get_device_")
+    for spelled in (word, word.capitalize(), word.upper())
+)
 # A device predicate asks about the device: is_/has_/supports_ plus an arch or vendor word.
 _PREDICATE_PREFIX = re.compile(r"^_*(is|has|supports?)_", re.IGNORECASE)
 _ARCH_WORD = re.compile(

@@ -8,16 +8,27 @@ a varying condition is assigned to, and a definition made of such names whose ow
 varies (a function's returns, a module or class attribute, `self.x = ...`). A file that
 spells one of them is audited too, and what it defines is read the same way, round after
 round. A file brought in by a name costs time, never a wrong row: its conditions are
-evaluated like any other file's."""
+evaluated like any other file's.
+
+A value tells generations apart as a condition does: a helper returning the capability as
+a number (`def sm(): major, minor = get_device_capability(); return major * 10 + minor`),
+or a constant holding it (`SM = sm()`), is tested in a file that spells no idiom (`if
+sm() == 90:`). So a definition is followed when its value varies within the vendor, not
+only its truth (a number, a tuple, a string, an object whose attributes differ), and the
+definitions the searched files make of an arch idiom (`get_device_capability` above) are
+read from the first round, as if the idiom were a name found to carry the device. A value
+the same on every generation of the vendor (`torch.version.hip is not None` on NVIDIA, a
+device count, an unknown) brings in no file."""
 
 from __future__ import annotations
 
 import functools
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from astroid import nodes
 
@@ -29,11 +40,20 @@ from gatecheck.audit.conditions import (
     function_scope,
     varies,
 )
-from gatecheck.audit.prefilter import mentions_arch
+from gatecheck.audit.prefilter import IDIOM_PIECES, mentions_arch
 from gatecheck.containment import Containment
 from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.class_writes import ASSIGNED_ATTRIBUTE
+from gatecheck.semantics.values import (
+    Capability,
+    CuteArch,
+    DeviceProps,
+    EnumMember,
+    InstanceRef,
+    TritonTarget,
+    is_constant,
+)
 from gatecheck.textsearch import Words
 
 # Rounds of "files spelling a name -> their names": a chain of definitions this deep
@@ -76,6 +96,7 @@ class Widening:
         self._by_path = {Path(m.file): m for m in self.modules if m.file}
         self._read_for: set[str] = set()  # names whose spelling modules were read
         self._checked: set[Definition] = set()
+        self._idioms_read = False
         self._known: set[tuple[str, int, frozenset[str]]] = set()  # each read once
         self._counts: Counter[str] = Counter()
         for path in self._by_path:
@@ -133,6 +154,11 @@ class Widening:
         fixpoint (each definition is evaluated once: what it admits does not depend on
         which names are known), less the protocols' names (MAX_DEFINITIONS)."""
         closed = {n for n in names if self._counts[n] <= MAX_DEFINITIONS}
+        if not self._idioms_read:
+            # Only the files the prefilter passed spell an idiom: read once.
+            self._idioms_read = True
+            for module in self._by_path.values():
+                self._define(idiom_definitions(module))
         while True:
             self._read_definitions(closed - self._read_for)
             added: set[str] = set()
@@ -140,7 +166,9 @@ class Widening:
                 name = definition.name
                 if definition in self._checked or name in closed or name in added:
                     continue
-                if self._counts[name] > MAX_DEFINITIONS or definition.made_of.isdisjoint(closed):
+                if self._counts[name] > MAX_DEFINITIONS or not (
+                    definition.of_idiom or not definition.made_of.isdisjoint(closed)
+                ):
                     continue
                 self._checked.add(definition)
                 if self._varies(definition):
@@ -171,19 +199,34 @@ class Widening:
                 self.defined.append(definition)
 
     def _varies(self, definition: Definition) -> bool:
+        """Whether the definition's truth, else its value, differs between generations
+        of the vendor."""
+        return self._each_value(definition, self._truth_varies) or self._each_value(
+            definition, self._value_varies
+        )
+
+    def _truth_varies(self, value: nodes.NodeNG) -> bool:
+        admission = self.semantics.admission(value)
+        return varies(admission, self.vendor_gens)
+
+    def _value_varies(self, value: nodes.NodeNG) -> bool:
+        found = self.semantics.values(value, self.vendor_gens).values()
+        return len({key for v in found if (key := generation_value(v)) is not None}) > 1
+
+    def _each_value(self, definition: Definition, test: Callable[[nodes.NodeNG], bool]) -> bool:
         for value in definition.values:
             root = value.root()
             path = Path(root.file) if isinstance(root, nodes.Module) and root.file else Path()
             # Which files are searched is not a file's read: impact compares the names
             # themselves (impact/run.py), so no file's reads grow by these.
             with self.project.scanning():
-                admission = self.contain.run(
+                found = self.contain.run(
                     path,
                     int(value.lineno or 1),
                     int(value.col_offset or 0),
-                    functools.partial(self.semantics.admission, value),
+                    functools.partial(test, value),
                 )
-            if admission is not None and varies(admission, self.vendor_gens):
+            if found:
                 return True
         return False
 
@@ -196,6 +239,24 @@ class Definition:
     name: str
     values: tuple[nodes.NodeNG, ...]
     made_of: frozenset[str]
+    of_idiom: bool = False  # made of a name that spells an arch idiom (idiom_definitions)
+
+
+def generation_value(value: Any) -> Hashable | None:
+    """`value` as generations are told apart by it, None when it is not known: a
+    constant, a capability, a device's properties or target, an enum member, a tuple of
+    them, an object by its class and its attributes so known. Two generations whose
+    keys differ hold different values."""
+    if isinstance(value, (Capability, DeviceProps, TritonTarget, CuteArch, EnumMember)):
+        return value
+    if isinstance(value, tuple) and not isinstance(value, Capability):
+        items = tuple(generation_value(v) for v in value)
+        return None if None in items else items
+    if isinstance(value, InstanceRef):
+        attributes = {k: generation_value(v) for k, v in value.attrs.items()}
+        known = tuple(sorted((k, v) for k, v in attributes.items() if v is not None))
+        return ("instance", id(value.cls), repr(known))
+    return value if is_constant(value) else None
 
 
 def found_names(conditions: Iterable[ArchCondition], vendor_gens: frozenset[str]) -> set[str]:
@@ -230,8 +291,32 @@ def definitions(module: nodes.Module, names: Collection[str]) -> list[Definition
     object (`self.x = ...`), each with the names its value uses. Only the statements
     whose text spells one of `names` are visited (lazy.spelled_nodes)."""
     words = set(names)
+    return [d for d in _definitions(module, words) if not d.made_of.isdisjoint(words)]
+
+
+def idiom_definitions(module: nodes.Module) -> list[Definition]:
+    """What `module` defines (as `definitions` reads them) made of a name that spells an
+    arch idiom: `major, minor = get_device_capability(); return major * 10 + minor`. Only
+    the statements whose text holds a piece of the idiom are visited."""
+    found = _definitions(module, set(IDIOM_PIECES))
+    return [
+        Definition(d.name, d.values, d.made_of, of_idiom=True)
+        for d in found
+        if any(_spells_idiom(n) for n in d.made_of)
+    ]
+
+
+@functools.lru_cache(maxsize=4096)
+def _spells_idiom(name: str) -> bool:
+    return mentions_arch(name)
+
+
+def _definitions(module: nodes.Module, words: set[str]) -> list[Definition]:
     found: list[Definition] = []
     statements = (nodes.Return, nodes.Assign, nodes.AnnAssign)
+    # A function's returned values and their names, read once for all its assignments
+    # (a walk of its body for each took 7.6 s of vLLM 0.33.0's idiom definitions).
+    returns: dict[nodes.FunctionDef, list[tuple[nodes.NodeNG, frozenset[str]]]] = {}
     for node in spelled_nodes(module, statements, words):
         if node.value is None:
             continue
@@ -247,11 +332,16 @@ def definitions(module: nodes.Module, names: Collection[str]) -> list[Definition
         if function is None or not _exported(str(function.name)):
             continue
         local = {n.name for n in node.nodes_of_class(nodes.AssignName)}
-        for returned in _own_nodes(function, nodes.Return):
-            value = returned.value
-            if value is not None and not local.isdisjoint(uses := _names_in(value)):
+        if function not in returns:
+            returns[function] = [
+                (r.value, _names_in(r.value))
+                for r in _own_nodes(function, nodes.Return)
+                if r.value is not None
+            ]
+        for value, uses in returns[function]:
+            if not local.isdisjoint(uses):
                 found.append(Definition(str(function.name), (value,), uses | made_of))
-    return [d for d in found if not d.made_of.isdisjoint(words)]
+    return found
 
 
 def _uses_any(text: str, words: Words) -> bool:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 import gc
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from gatecheck.audit.prefilter import mentions_arch
 from gatecheck.audit.report import AuditedGate, AuditReport
+from gatecheck.audit.widening import spelling
 from gatecheck.config.model import Registry
 from gatecheck.discovery import Discovery, discover
 from gatecheck.impact.compare import compare_reports
@@ -301,11 +303,33 @@ def _reused(
             # BASE knows a name carrying the device that the working tree does not: it
             # would search files (audit/widening.py) the working tree read nothing in.
             return after, audit_base(None), None
+        if _uses_unknown_name(only, set(after.device_names) - set(before.device_names), base_bytes):
+            # BASE's audit of these files alone never read the definition of a name one
+            # of them uses (`major()`, defined in a file it did not audit), which BASE
+            # whole may know: it would search that file and find its hop sources.
+            return after, audit_base(None), None
         # BASE's own hop sources (a changed file may call another function now).
         more = hop_files(before.reads, dirty, candidates) - only
         if not more:
             return after, before, dirty
         only |= more
+
+
+def _uses_unknown_name(
+    files: Collection[Path], names: Collection[str], base_bytes: Mapping[Path, bytes]
+) -> bool:
+    """Whether one of `files`, as at BASE, spells no arch idiom (the prefilter searches
+    it anyway) and uses one of `names` as the widening reads a use (an attribute, a
+    call, an import)."""
+    if not names:
+        return False
+    pattern = spelling(tuple(sorted(names)))
+    for path in files:
+        raw = base_bytes[path] if path in base_bytes else _raw(path)
+        text = None if raw is None else raw.decode("utf-8", "replace")
+        if text is not None and not mentions_arch(text) and pattern.search(text):
+            return True
+    return False
 
 
 def _inside(top: Path, target: Path) -> str:

@@ -273,6 +273,15 @@ class Semantics:
         of `generations`), in registry order."""
         return {gen: result for gen, result, _ in self._each(compute, flags, generations, False)}
 
+    def values(self, node: nodes.NodeNG, generations: Collection[str]) -> dict[str, Any]:
+        """What `node` evaluates to on each of `generations`, with the shortcuts the
+        admission takes (nothing the device decides read: one evaluation for all)."""
+
+        def value(_gen: str, evaluator: Evaluator) -> Any:
+            return evaluator.value(node)
+
+        return {gen: v for gen, v, _ in self._each(value, None, generations, self.shortcuts)}
+
     def admission(
         self,
         node: nodes.NodeNG,

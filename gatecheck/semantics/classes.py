@@ -265,6 +265,10 @@ def instantiate(cls: nodes.ClassDef, args: Sequence[Any], kwargs: Mapping[str, A
 
 
 def _setattr_calls(cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
+    """Also torch's `self.register_buffer("w", t)` / `self.register_parameter("w", p)`:
+    the module then has attribute `w` (a quantized layer's `self.w = None` in a release
+    method is not its only value: `if self.w is None: return False` must not read as
+    always false)."""
     found: dict[str, list[nodes.NodeNG]] = {}
     spelling = Spelling(cls.root())
     for method in cls.mymethods():
@@ -272,18 +276,44 @@ def _setattr_calls(cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
         if not params:
             continue
         receiver = params[0].name
-        if not spelling.may_spell(method, "setattr"):  # both spellings hold it
+        if not (
+            spelling.may_spell(method, "setattr")  # both spellings hold it
+            or spelling.may_spell(method, "register_")
+        ):
             continue
         for call in method.nodes_of_class(nodes.Call):
-            args = call.args
-            if not _is_setattr(call.func) or len(args) != 3:
+            written = _written_on(call, receiver)
+            if written is None:
                 continue
-            if not (isinstance(args[0], nodes.Name) and args[0].name == receiver):
-                continue
-            if not (isinstance(args[1], nodes.Const) and isinstance(args[1].value, str)):
+            name, value = written
+            if not (isinstance(name, nodes.Const) and isinstance(name.value, str)):
                 return None
-            found.setdefault(args[1].value, []).append(args[2])
+            found.setdefault(name.value, []).append(value)
     return found
+
+
+def _written_on(call: nodes.Call, receiver: str) -> tuple[nodes.NodeNG, nodes.NodeNG] | None:
+    """(name, value) of `setattr(self, name, value)`, `object.__setattr__(...)` or
+    `self.register_buffer(name, value)` / `self.register_parameter(name, value)`."""
+    args = call.args
+    func = call.func
+    if _is_setattr(func):
+        if len(args) == 3 and isinstance(args[0], nodes.Name) and args[0].name == receiver:
+            return args[1], args[2]
+        return None
+    if (
+        isinstance(func, nodes.Attribute)
+        and func.attrname in _REGISTERS
+        and isinstance(func.expr, nodes.Name)
+        and func.expr.name == receiver
+        and len(args) >= 2
+    ):
+        return args[0], args[1]
+    return None
+
+
+# torch.nn.Module methods that give the module an attribute of that name.
+_REGISTERS = frozenset({"register_buffer", "register_parameter"})
 
 
 def _is_setattr(func: nodes.NodeNG) -> bool:

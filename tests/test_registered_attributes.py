@@ -43,6 +43,19 @@ CASES = [
         GFX950,
         id="register-parameter",
     ),
+    pytest.param(
+        "import torch\n\n\n"
+        "class Base(torch.nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        '        self.register_buffer("w", torch.zeros(n))\n\n\n'
+        + LAYER.split("\n\n\n", 1)[1]
+        .replace("class Layer(torch.nn.Module):", "class Layer(Base):")
+        .replace("__REGISTER__", "pass"),
+        "Layer(4).ready()",
+        GFX950,
+        id="registered-by-a-base-class",
+    ),
     # Noops: a name the call does not give, and the plain assignment alone.
     pytest.param(
         LAYER.replace("__REGISTER__", 'self.register_buffer("scale", torch.zeros(n))'),

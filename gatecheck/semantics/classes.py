@@ -108,7 +108,9 @@ def class_attribute(
         return either(until_unknown(ev, chain((value,), (ev.binding_value(w) for w in outside))))
     if after is None and isinstance(receiver, InstanceRef):
         assigned = cls.instance_attrs.get(name)
-        on_self = (set_on_self(ev, cls) or {}).get(name, ())
+        # setattr / register_buffer in any class of the instance's (a base's
+        # `self.register_buffer("w", t)` beside the subclass's `self.w = None`).
+        on_self = [v for k in mro(ev, cls) for v in (set_on_self(ev, k) or {}).get(name, ())]
         flowed = None if on_self else flow.value_after(ev, assigned or ())
         if flowed is not None:
             return flowed  # `self.use_x = False` then `if cap >= ...: self.use_x = True`

@@ -56,6 +56,12 @@ CASES = [
         GFX950,
         id="registered-by-a-base-class",
     ),
+    pytest.param(
+        LAYER.replace("__REGISTER__", 'self.register_buffer("w", self.w.clone())'),
+        "Layer(4).ready()",
+        GFX950,
+        id="registered-from-itself-reads-as-unknown",
+    ),
     # Noops: a name the call does not give, and the plain assignment alone.
     pytest.param(
         LAYER.replace("__REGISTER__", 'self.register_buffer("scale", torch.zeros(n))'),

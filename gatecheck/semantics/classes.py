@@ -117,12 +117,18 @@ def class_attribute(
         if assigned or on_self:
             values = chain(
                 (ev.binding_value(a) for a in assigned or ()),
-                (ev.eval(v, None) for v in on_self),
+                # Memoized with the bindings (a cycle back reads as unknown): a
+                # base's `register_buffer("w", f(self.v))` may lead back here.
+                (ev.memoized(id(v), _value_set, v) for v in on_self),
             )
             return join_all(until_unknown(ev, values))
         if fallback:
             return _getattr_hook(ev, cls, name, receiver)
     return UNKNOWN
+
+
+def _value_set(ev: Evaluator, value: nodes.NodeNG) -> Any:
+    return ev.eval(value, None)
 
 
 def _method(

@@ -17,7 +17,7 @@ from gatecheck.audit.report import AuditReport
 from gatecheck.config.loader import load_ruleset
 from gatecheck.impact.overlay import amended_index
 from gatecheck.impact.reuse import Change, dirty_files, everything_moves, hop_files, meets
-from gatecheck.impact.run import OnOpen, Strategy, run_impact
+from gatecheck.impact.run import OnOpen, Strategy, base_knows_more, run_impact
 from gatecheck.loading.readlog import FileReads
 from gatecheck.semantics.call_names import called_names
 from tests.conftest import write_tree
@@ -426,3 +426,20 @@ def test_amended_callers_index_is_bases_own(
     base_texts = {p: base.get(p, now.get(p, "")) for p in base_files}
     amended = amended_index(_index(now_files, now), base_files, base_texts.__getitem__, changed)
     assert amended == _index(base_files, base_texts)
+
+
+@pytest.mark.parametrize(
+    ("base", "tree", "expected"),
+    [
+        pytest.param({"major"}, set(), True, id="a-name-only-base-knows"),
+        pytest.param({"major"}, {"major"}, False, id="both-know-it"),
+        pytest.param(set(), {"major"}, False, id="only-the-tree-knows-it"),
+        # A wrapper named as the idiom: the prefilter searches its users anyway.
+        pytest.param({"get_device_capability"}, set(), False, id="a-name-spelling-an-idiom"),
+        pytest.param(
+            {"get_device_capability", "device_cc"}, set(), True, id="and-one-that-does-not"
+        ),
+    ],
+)
+def test_base_knows_more(base: set[str], tree: set[str], expected: bool) -> None:
+    assert base_knows_more(base, tree) is expected

@@ -299,7 +299,7 @@ def _reused(
                 on_open=laid_over(kept, changes, base_bytes),
                 laid_over=True,
             )
-        if not set(before.device_names) <= set(after.device_names):
+        if base_knows_more(before.device_names, after.device_names):
             # BASE knows a name carrying the device that the working tree does not: it
             # would search files (audit/widening.py) the working tree read nothing in.
             return after, audit_base(None), None
@@ -313,6 +313,15 @@ def _reused(
         if not more:
             return after, before, dirty
         only |= more
+
+
+def base_knows_more(base_names: Collection[str], tree_names: Collection[str]) -> bool:
+    """Whether BASE's audit knows a name carrying the device that the working tree's
+    does not and that would bring in a file: a name that spells an idiom itself
+    (`get_device_capability`, a wrapper's, one of the widening's seeds) brings none,
+    as every file using it is searched anyway, by the prefilter (counting it made every
+    edit on sglang 0.5.9 audit BASE whole: impact 1.34x -> 2.45x of a cold audit)."""
+    return any(not mentions_arch(name) for name in set(base_names) - set(tree_names))
 
 
 def _uses_unknown_name(

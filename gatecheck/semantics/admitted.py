@@ -128,6 +128,9 @@ class Semantics:
         self._evaluators: dict[tuple[str, tuple[tuple[str, Any], ...], bool], Evaluator] = {}
         # Facts about classes, the same for every generation (see dispatch.py).
         self._facts: dict[Any, Any] = {}
+        # Every node an evaluation started from, kept as long as the facts and memos
+        # keyed by its id (Evaluator.held).
+        self._held: dict[int, Any] = {}
         # What every generation's evaluator reads alike (see Memo), per flag assumptions.
         self._shared: dict[
             tuple[tuple[tuple[str, Any], ...], bool], tuple[dict[Any, Any], dict[Any, Any]]
@@ -217,6 +220,7 @@ class Semantics:
                 binding_memo=Memo(bindings, None if base is None else base.binding_memo),
                 call_memo=Memo(calls, None if base is None else base.call_memo),
                 facts=self._facts,
+                held=self._held,
                 follow_callers=self.follow_callers,
                 follow_flow=self.follow_flow,
                 unset_environment=unset_environment,

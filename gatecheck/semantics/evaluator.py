@@ -61,6 +61,13 @@ class Evaluator:
     # evaluator (Semantics gives them one dict): runtime platform dispatch per (declared
     # class, vendor), attributes set on the instance per class.
     facts: dict[Any, Any] = field(default_factory=dict)
+    # Every node an evaluation started from, by id, shared as `facts` is. Facts and memos
+    # are keyed by node identity (`id(node)`), which names one node only while it lives:
+    # a node made for one question and then dropped (a fix's candidate test, parsed
+    # where the gate is: fixing/strategies/base.py) would give its id, and so its
+    # answers, to the next object made, often the next candidate, read in another scope.
+    # The project's own trees live as long as the run; a question's node is kept here.
+    held: dict[int, nodes.NodeNG] = field(default_factory=dict)
     # A parameter read where no call bound it takes the value every caller passes
     # (callers.py); off, only the naming conventions are asked.
     follow_callers: bool = False
@@ -85,6 +92,7 @@ class Evaluator:
         outermost = self._entered == 0
         if outermost:
             self._steps_left = bounds.MAX_STEPS
+            self.held[id(node)] = node
         self._entered += 1
         try:
             return expressions.may_be_none(self, node, env) if optional else self.eval(node, env)

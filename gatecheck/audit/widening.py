@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ from gatecheck.audit.conditions import (
 from gatecheck.audit.prefilter import IDIOM_PIECES, mentions_arch
 from gatecheck.containment import Containment
 from gatecheck.loading.lazy import spelled_nodes
+from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.class_writes import ASSIGNED_ATTRIBUTE
 from gatecheck.semantics.values import (
@@ -335,7 +336,7 @@ def _definitions(module: nodes.Module, words: set[str]) -> list[Definition]:
         if function not in returns:
             returns[function] = [
                 (r.value, _names_in(r.value))
-                for r in _own_nodes(function, nodes.Return)
+                for r in own_nodes(function.get_children(), nodes.Return)
                 if r.value is not None
             ]
         for value, uses in returns[function]:
@@ -380,7 +381,7 @@ def _returns(statement: nodes.NodeNG) -> bool:
     returns = [
         node
         for branch in [*statement.body, *statement.orelse]
-        for node in (branch, *_own_nodes(branch, nodes.Return))
+        for node in (branch, *own_nodes(branch.get_children(), nodes.Return))
         if isinstance(node, nodes.Return)
     ]
     # `if is_sm90(): return True` / `return "trtllm"`: the answer is the decision. A
@@ -395,18 +396,6 @@ def _literal(value: nodes.NodeNG | None) -> bool:
     if isinstance(value, (nodes.Tuple, nodes.List)):
         return all(_literal(e) for e in value.elts)
     return isinstance(value, nodes.UnaryOp) and _literal(value.operand)
-
-
-def _own_nodes(root: nodes.NodeNG, kind: type[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
-    """Nodes of `kind` below `root` that belong to the same function (not to a nested
-    function, lambda or class)."""
-    pending = list(root.get_children())
-    while pending:
-        node = pending.pop()
-        if isinstance(node, kind):
-            yield node
-        if not isinstance(node, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
-            pending.extend(node.get_children())
 
 
 def _assigned_outside(

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 from astroid import nodes
 
+from gatecheck.loading.trees import own_nodes
+
 # Calls that end the run, the process or the test: the feature is not reached after them.
 EXIT_CALLS = frozenset({"exit", "_exit", "abort", "skip", "skipTest", "xfail", "fail"})
 _EXIT_SUFFIX = "_and_exit"  # self.log_and_exit(...), print_and_exit(...)
@@ -149,7 +151,7 @@ def _problem_or_none(ret: nodes.Return) -> bool:
     scope = ret.scope()
     if not isinstance(scope, nodes.FunctionDef):
         return False
-    others = [r for r in _returns_of(scope) if r is not ret]
+    others = [r for r in own_nodes(scope.body, nodes.Return) if r is not ret]
     if not all(_is_none(r.value) or _sentence(r.value) for r in others):
         return False
     last = scope.body[-1] if scope.body else None
@@ -163,20 +165,6 @@ def _sentence(node: nodes.NodeNG | None) -> bool:
         and _is_message(node)
         and any(any(c.isspace() for c in text) for text in strings_in(node))
     )
-
-
-def _returns_of(func: nodes.FunctionDef) -> list[nodes.Return]:
-    """The function's own returns (not those of functions or lambdas inside it)."""
-    found: list[nodes.Return] = []
-    stack: list[nodes.NodeNG] = list(func.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, nodes.Return):
-            found.append(node)
-        if isinstance(node, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
-            continue
-        stack.extend(node.get_children())
-    return found
 
 
 def _is_none(node: nodes.NodeNG | None) -> bool:

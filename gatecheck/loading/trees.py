@@ -5,7 +5,8 @@ name lookup with astroid's builtins module made on demand."""
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Iterator
+from typing import TypeVar
 
 from astroid import nodes
 from astroid.builder import AstroidBuilder, _parse_string
@@ -15,6 +16,24 @@ from astroid.raw_building import InspectBuilder
 from astroid.rebuilder import TreeRebuilder
 
 from gatecheck.loading.lazy import LazyRebuilder, record_attribute
+
+N = TypeVar("N", bound=nodes.NodeNG)
+
+# What starts a scope of its own: the nodes below it are not the enclosing function's.
+_SCOPES = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
+
+
+def own_nodes(roots: Iterable[nodes.NodeNG], kind: type[N]) -> Iterator[N]:
+    """The nodes of `kind` among `roots` and below them that run in the roots' scope:
+    not inside a nested function, lambda or class (whose node itself is yielded when it
+    is of `kind`). A function's own returns are `own_nodes(func.body, nodes.Return)`."""
+    pending = list(roots)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, kind):
+            yield node
+        if not isinstance(node, _SCOPES):
+            pending.extend(node.get_children())
 
 
 def lookup(

@@ -4,11 +4,12 @@ control can go on to the next statement."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
+from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics import callers, replay, resolve
 from gatecheck.semantics.env import (
     Env,
@@ -237,7 +238,7 @@ def _iterations_alike(
         if isinstance(stmt, nodes.For)
         else set()
     )
-    assigned = {n.name for n in _own_assigned(stmt)} - item
+    assigned = {n.name for n in own_nodes(stmt.body, nodes.AssignName)} - item
     again = [first] if falls else []
     again += [e for kind, e in exits if kind == "continue"]
     if any(not _alike(e, start, assigned) for e in again):
@@ -254,17 +255,6 @@ def _iterations_alike(
             bind_target(stmt.target, UNKNOWN, end)
     merge_into(env, ends)
     return True
-
-
-def _own_assigned(stmt: nodes.For | nodes.While) -> Iterator[nodes.AssignName]:
-    """The names the loop's body binds, not in nested scopes."""
-    pending: list[nodes.NodeNG] = list(stmt.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, nodes.AssignName):
-            yield node
-        if not isinstance(node, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
-            pending.extend(node.get_children())
 
 
 def _alike(env: Env, start: Env, names: set[str]) -> bool:

@@ -105,6 +105,23 @@ CASES = [
         NVIDIA,
         id="hip-early-return",
     ),
+    # Truth: a name from outside is a flag, None or a function; only `import x` itself
+    # is known to be a module, always true.
+    pytest.param(HEADER, "not extlib.HAS_FP8", EVERY, id="external-attribute-may-be-false"),
+    pytest.param(
+        HEADER + "from extlib import HAS_FP8\n",
+        f"not HAS_FP8 and {MAJOR} >= 9",
+        FROM_9,
+        id="imported-name-may-be-false",
+    ),
+    pytest.param(
+        HEADER,
+        f"{MAJOR} >= 12 if extlib.FAST else {MAJOR} >= 9",
+        FROM_9,
+        id="external-test-takes-either-branch",
+    ),
+    pytest.param(HEADER, f"extlib and {MAJOR} >= 9", FROM_9, id="noop-a-module-is-true"),
+    pytest.param(HEADER, "not extlib", frozenset(), id="noop-a-module-is-never-false"),
 ]
 
 

@@ -279,4 +279,4 @@ def _import_value(ev: Evaluator, node: nodes.Import, local: str) -> Any:
     if target is None:
         return UNKNOWN
     name, _aliased = target
-    return ModuleRef(name) if ev.project.has_module(name) else ExternalRef(name)
+    return ModuleRef(name) if ev.project.has_module(name) else ExternalRef(name, module=True)

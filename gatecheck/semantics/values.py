@@ -180,9 +180,13 @@ def has_opaque(value: Any) -> bool:
 @dataclass(frozen=True)
 class ExternalRef(Opaque):
     """A dotted name from outside the scanned roots (torch, a compiled extension, ...):
-    no body to read, so only the device oracle or naming conventions can say anything."""
+    no body to read, so only the device oracle or naming conventions can say anything.
+    `module`: bound by `import x` itself, so a module, always true; any other (`x.FLAG`,
+    `from x import HAS_FP8`) may be a flag, None or a function, so its truth is unknown
+    (`not ext.HAS_FP8` is not false everywhere)."""
 
     dotted: str
+    module: bool = field(default=False, compare=False)
 
     @property
     def last(self) -> str:
@@ -276,6 +280,8 @@ def truth(value: Any) -> Tri:
     """Python truthiness, three-valued. A OneOf of constants is true (false) where every
     option is; a OneOf of references' truth is not read (its attributes and calls are)."""
     if value is UNKNOWN:
+        return UNKNOWN
+    if isinstance(value, ExternalRef) and not value.module:
         return UNKNOWN
     if isinstance(value, OneOf):
         options = constant_options(value)

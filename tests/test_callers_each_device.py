@@ -78,6 +78,18 @@ CASES = [
         FROM_10,
         id="two-callers-passing-the-same",
     ),
+    # Another caller's constant list is one more of the parameter's values, as a tuple
+    # is (values.is_option): `[(8, 0)][0][0] >= 10` is false, so it adds no generation.
+    pytest.param(
+        _decide("caps[0][0] >= 10", "[cap(i) for i in range(n)]", "[(8, 0)]"),
+        FROM_10,
+        id="another-caller-passes-a-constant-list",
+    ),
+    pytest.param(
+        _decide("caps[0][0] >= 10", "[cap(i) for i in range(n)]", "((8, 0),)"),
+        FROM_10,
+        id="another-caller-passes-a-constant-tuple",
+    ),
 ]
 
 # Each stays unknown: not a gate, every generation admitted.
@@ -89,10 +101,6 @@ NOOPS = [
     pytest.param(
         _decide("caps[0][0] >= 10", "[str(i) for i in range(n)]"),
         id="items-not-read-from-the-device",
-    ),
-    pytest.param(
-        _decide("caps[0][0] >= 10", "[cap(i) for i in range(n)]", "[(8, 0)]"),
-        id="another-caller-passes-a-constant-list",
     ),
     pytest.param(
         _decide("caps[0][0] >= 10", "[cap(i) for i in range(n)]", "wanted"),

@@ -84,7 +84,8 @@ def _classes(count: int) -> list[ClassRef]:
         pytest.param(["hopper", "cuda", "hopper"], ("hopper", "cuda"), id="each-option-once"),
         pytest.param([1, "a"], (1, "a"), id="constants-of-two-kinds"),
         pytest.param([True, UNKNOWN], UNKNOWN, id="unknown-wins"),
-        pytest.param([list(range(i)) for i in (1, 2)], UNKNOWN, id="a-list-is-no-constant"),
+        pytest.param([list(range(i)) for i in (1, 2)], ([0], [0, 1]), id="lists-of-constants-too"),
+        pytest.param([[0], [[0]]], [UNKNOWN], id="lists-holding-lists-join-item-by-item"),
         pytest.param(list(range(MAX_OPTIONS + 1)), UNKNOWN, id="past-max-options"),
     ],
 )

@@ -129,6 +129,48 @@ def test_item_at_unknown_index(ruleset: RuleSet, source: str, expr: str, admitte
     assert_can_be_true(ruleset, source, expr, admitted)
 
 
+PER_DEVICE_LIST = (
+    "import torch\n"
+    "def majors():\n"
+    "    try:\n"
+    "        n = torch.cuda.device_count()\n"
+    "        return [torch.cuda.get_device_capability(i)[0] for i in range(n)]\n"
+    "    except Exception:\n"
+    "        return [-1]\n"
+    "def by_major():\n"
+    "    if torch.cuda.get_device_capability()[0] >= 9:\n"
+    "        return [1, 2]\n"
+    "    return [3]\n"
+    "def grown():\n"
+    "    xs = by_major()\n"
+    "    xs.append(4)\n"
+    "    return xs\n"
+    "k = int(input())\n"
+)
+FROM_9 = FROM_8 - {"sm80", "sm86", "sm87", "sm89"}
+FROM_10 = frozenset({"sm100", "sm103", "sm110", "sm120", "sm121"})
+BELOW_9 = NVIDIA_BELOW_8 | {"sm80", "sm86", "sm87", "sm89"}
+
+LISTS = [
+    # a list of constants is one of a helper's values, as a tuple is (`except: return
+    # [-1]` beside the per-device list: fla's shared-memory check)
+    pytest.param(PER_DEVICE_LIST, "majors()[0] >= 9", FROM_9, id="per-device-or-list-fallback"),
+    pytest.param(PER_DEVICE_LIST, "majors()[k] >= 10", FROM_10, id="fallback-unknown-index"),
+    pytest.param(PER_DEVICE_LIST, "by_major()[0] == 1", FROM_9, id="lists-by-generation"),
+    pytest.param(PER_DEVICE_LIST, "3 in by_major()", BELOW_9, id="membership-in-list-option"),
+    # noops: the fallback's own item decides where the query raised (on any machine); a
+    # list changed in place is not the one returned; a list compared whole
+    pytest.param(PER_DEVICE_LIST, "majors()[0] < 8", EVERY, id="noop-the-fallback-item"),
+    pytest.param(PER_DEVICE_LIST, "grown()[-1] == 4", EVERY, id="noop-list-changed-in-place"),
+    pytest.param(PER_DEVICE_LIST, "majors() == [-1]", EVERY, id="noop-list-compared-whole"),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "admitted"), LISTS)
+def test_list_options(ruleset: RuleSet, source: str, expr: str, admitted: object) -> None:
+    assert_can_be_true(ruleset, source, expr, admitted)
+
+
 VALIDATOR = (
     "import torch\n"
     "def error(device):\n"

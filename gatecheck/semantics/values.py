@@ -319,8 +319,14 @@ def is_option(value: Any) -> bool:
     (SomeText), or a machine's per-device values (EachDevice), whose items are read.
     A helper that gives the per-device tuple, or `()` where its query raised (`except
     Exception: return ()`), is one of the two: its item is the tuple's, as `()` has
-    none (logic.item_of_options)."""
-    return is_constant(value) or isinstance(value, (SomeText, EachDevice))
+    none (logic.item_of_options). A list of constants is one too (`except Exception:
+    return [-1]` beside the per-device list): values are never changed in place here,
+    a name whose list is changed is read as unknown (mutations.py)."""
+    return (
+        is_constant(value)
+        or isinstance(value, (SomeText, EachDevice))
+        or (type(value) is list and all(is_constant(v) for v in value))
+    )
 
 
 def is_constant_method(value: Any) -> bool:

@@ -29,7 +29,7 @@ class Need(enum.Enum):
     def of(cls, arch):
         try:
             return cls[arch.upper()].value
-        except KeyError:  # read too: whether the lookup raises is not
+        except KeyError:  # runs only for a name the class lacks (raising.py)
             return cls.SMALL.value
 
 
@@ -40,11 +40,9 @@ smem = props.shared_memory_per_block_optin
 CASES = [
     pytest.param(HEADER, "smem >= Need.BIG.value", HOPPER_SIZED | AMD, id="value"),
     pytest.param(HEADER, 'smem >= Need["BIG"].value', HOPPER_SIZED | AMD, id="by-name"),
+    pytest.param(HEADER, 'smem >= Need.of("big")', HOPPER_SIZED | AMD, id="classmethod-by-name"),
     pytest.param(
-        HEADER,
-        'smem >= Need.of("big")',
-        FROM_99_KB,
-        id="classmethod-by-name-or-its-fallback",
+        HEADER, 'smem >= Need.of("none")', FROM_99_KB, id="classmethod-missing-name-fallback"
     ),
     pytest.param(HEADER, 'Need.BIG.name == "BIG"', EVERY, id="name"),
     pytest.param(HEADER, 'Need.BIG.name == "SMALL"', frozenset(), id="name-differs"),

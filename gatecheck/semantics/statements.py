@@ -25,6 +25,7 @@ from gatecheck.semantics.expressions import by_node_class
 from gatecheck.semantics.lazy_joins import unknown_anyway
 from gatecheck.semantics.logic import join_returns
 from gatecheck.semantics.mutations import changed_names, holds_container
+from gatecheck.semantics.raising import catches, certain_raise, completes
 from gatecheck.semantics.values import (
     UNKNOWN,
     ClassRef,
@@ -155,15 +156,24 @@ def _assert(ev: Evaluator, stmt: nodes.Assert, env: Env, returns: list[Any]) -> 
 
 def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
     try_env = dict(env)
-    r, falls = exec_block(ev, stmt.body, try_env)
-    returns += r
     exits: list[Env] = []
-    if falls:
-        r, f = exec_block(ev, stmt.orelse, try_env)
+    # What the body certainly does on this generation (raising.py): raise at its first
+    # statement (only the handlers that may catch it run), or complete (none does).
+    raised = certain_raise(ev, stmt.body[0], try_env) if stmt.body else None
+    handlers = stmt.handlers
+    if raised is not None:
+        handlers = _catching(ev, handlers, raised)
+    else:
+        r, falls = exec_block(ev, stmt.body, try_env)
         returns += r
-        if f:
-            exits.append(try_env)
-    for handler in stmt.handlers:
+        if falls:
+            r, f = exec_block(ev, stmt.orelse, try_env)
+            returns += r
+            if f:
+                exits.append(try_env)
+        if handlers and completes(ev, stmt.body, env):
+            handlers = []
+    for handler in handlers:
         handler_env = dict(env)
         forget_assigned_in(stmt.body, handler_env)
         if handler.name is not None:
@@ -177,6 +187,22 @@ def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
     r, f = exec_block(ev, stmt.finalbody, env)
     returns += r
     return bool(exits) and f
+
+
+def _catching(
+    ev: Evaluator, handlers: list[nodes.ExceptHandler], raised: type[BaseException]
+) -> list[nodes.ExceptHandler]:
+    """The handlers that may run for `raised`: the first that certainly catches it, and
+    those before it whose type is not known (they may catch it first)."""
+    may: list[nodes.ExceptHandler] = []
+    for handler in handlers:
+        caught = catches(ev, handler, raised)
+        if caught is None:
+            may.append(handler)
+        elif caught:
+            may.append(handler)
+            break
+    return may
 
 
 def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[Any]) -> bool:

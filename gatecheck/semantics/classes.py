@@ -105,23 +105,29 @@ def class_attribute(
         if not outside:
             return value
         # Given another value from outside the body (`Utils.is_installed = True`).
-        return either(until_unknown(ev, chain((value,), (ev.binding_value(w) for w in outside))))
+        written = (class_writes.value_of(ev, w) for w in outside)
+        return either(until_unknown(ev, chain((value,), written)))
     if after is None and isinstance(receiver, InstanceRef):
-        assigned = cls.instance_attrs.get(name)
-        # setattr / register_buffer in any class of the instance's (a base's
-        # `self.register_buffer("w", t)` beside the subclass's `self.w = None`).
-        on_self = [v for k in mro(ev, cls) for v in (set_on_self(ev, k) or {}).get(name, ())]
-        flowed = None if on_self else flow.value_after(ev, assigned or ())
-        if flowed is not None:
-            return flowed  # `self.use_x = False` then `if cap >= ...: self.use_x = True`
+        assigned: list[nodes.NodeNG] = []
+        on_self: list[nodes.NodeNG] = []
+        for klass in mro(ev, cls):
+            by_name = set_on_self(ev, klass)
+            if by_name is None:
+                return UNKNOWN  # a name set only known at runtime may be this one
+            assigned.extend(klass.instance_attrs.get(name, ()))
+            on_self.extend(by_name.get(name, ()))
         if assigned or on_self:
-            values = chain(
-                (ev.binding_value(a) for a in assigned or ()),
-                # Memoized with the bindings (a cycle back reads as unknown): a
-                # base's `register_buffer("w", f(self.v))` may lead back here.
-                (ev.memoized(id(v), _value_set, v) for v in on_self),
-            )
-            return join_all(until_unknown(ev, values))
+            flowed = None if on_self else flow.value_after(ev, assigned)
+            if flowed is None:
+                values = chain(
+                    (ev.binding_value(a) for a in assigned),
+                    # Memoized with the bindings (a cycle back reads as unknown): a
+                    # base's `register_buffer("w", f(self.v))` may lead back here.
+                    (ev.memoized(id(v), _value_set, v) for v in on_self),
+                )
+                flowed = join_all(until_unknown(ev, values))
+            # else `self.use_x = False` then `if cap >= ...: self.use_x = True`
+            return _also_set_elsewhere(ev, cls, name, flowed, assigned)
         if fallback:
             return _getattr_hook(ev, cls, name, receiver)
     return UNKNOWN
@@ -129,6 +135,27 @@ def class_attribute(
 
 def _value_set(ev: Evaluator, value: nodes.NodeNG) -> Any:
     return ev.eval(value, None)
+
+
+def _also_set_elsewhere(
+    ev: Evaluator, cls: nodes.ClassDef, name: str, value: Any, own: list[nodes.NodeNG]
+) -> Any:
+    """A flag or slot the class's methods set (`self.w = None` in a release method) is
+    also what code outside them gives it: a subclass's `__init__`, a loader's `layer.w =
+    t`, `setattr(layer, "w", t)` (class_writes.instance_writes). Only for flags, as for
+    class attributes (class_writes.is_flag), that the class declares as such (some
+    method assigns it None, True or False as it is spelled: a computed value that is
+    None on some generations, `self.mode = self._select_mode()`, is not a slot): a None
+    read alone made `if self.w is None: return False` false everywhere."""
+    if value is UNKNOWN or not class_writes.is_flag(value):
+        return value
+    if not class_writes.declares_flag(own):
+        return value
+    outside = class_writes.instance_writes(ev, cls, name, own)
+    if not outside:
+        return value
+    written = (class_writes.value_of(ev, w) for w in outside)
+    return either(until_unknown(ev, chain((value,), written)))
 
 
 def _method(
@@ -272,56 +299,67 @@ def instantiate(cls: nodes.ClassDef, args: Sequence[Any], kwargs: Mapping[str, A
     return instance
 
 
+# Words a method spells when it sets attributes of its instance by a name held in a
+# string: `setattr`, `object.__setattr__`, torch's `register_buffer`/`register_parameter`,
+# a write through `self.__dict__` or `vars(self)`.
+_SETTING_WORDS = ("setattr", "register_buffer", "register_parameter", "__dict__", "vars")
+# torch.nn.Module's methods that bind `self.<name>` to their second argument.
+_REGISTERING = frozenset({"register_buffer", "register_parameter"})
+
+
 def _setattr_calls(cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
-    """Also torch's `self.register_buffer("w", t)` / `self.register_parameter("w", p)`:
-    the module then has attribute `w` (a quantized layer's `self.w = None` in a release
-    method is not its only value: `if self.w is None: return False` must not read as
-    always false)."""
+    """The values each method of `cls` gives its instance by a name in a string: the
+    name's own `self.w = None` (a release method) is not all it holds when
+    `self.register_buffer("w", t)` made it (GPTQ-style quantized linears free their
+    buffers so; read as None alone, `if self.w is None: return False` made the fused
+    ROCm path false everywhere). None when some name is known only at runtime
+    (`setattr(self, name, v)`, `self.__dict__.update(kw)`, `vars(self)[k] = v`)."""
     found: dict[str, list[nodes.NodeNG]] = {}
-    spelling = Spelling(cls.root())
+    spells = Spelling(cls.root()).spelling_any(_SETTING_WORDS)
     for method in cls.mymethods():
         params = [*(method.args.posonlyargs or ()), *(method.args.args or ())]
         if not params:
             continue
         receiver = params[0].name
-        if not (
-            spelling.may_spell(method, "setattr")  # both spellings hold it
-            or spelling.may_spell(method, "register_")
-        ):
+        if spells is not None and not spells(method):  # both spellings hold it
             continue
-        for call in method.nodes_of_class(nodes.Call):
-            written = _written_on(call, receiver)
-            if written is None:
+        for node in method.nodes_of_class((nodes.Call, nodes.Attribute)):
+            if isinstance(node, nodes.Attribute):
+                if node.attrname == "__dict__" and _is_name(node.expr, receiver):
+                    return None
                 continue
-            name, value = written
+            set_by = set_by_name(node)
+            if set_by is None or not _is_name(set_by[0], receiver):
+                continue
+            _, name, value = set_by
             if not (isinstance(name, nodes.Const) and isinstance(name.value, str)):
+                return None
+            if value is None:
                 return None
             found.setdefault(name.value, []).append(value)
     return found
 
 
-def _written_on(call: nodes.Call, receiver: str) -> tuple[nodes.NodeNG, nodes.NodeNG] | None:
-    """(name, value) of `setattr(self, name, value)`, `object.__setattr__(...)` or
-    `self.register_buffer(name, value)` / `self.register_parameter(name, value)`."""
-    args = call.args
-    func = call.func
-    if _is_setattr(func):
-        if len(args) == 3 and isinstance(args[0], nodes.Name) and args[0].name == receiver:
-            return args[1], args[2]
-        return None
-    if (
-        isinstance(func, nodes.Attribute)
-        and func.attrname in _REGISTERS
-        and isinstance(func.expr, nodes.Name)
-        and func.expr.name == receiver
-        and len(args) >= 2
-    ):
-        return args[0], args[1]
+def set_by_name(
+    call: nodes.Call,
+) -> tuple[nodes.NodeNG, nodes.NodeNG | None, nodes.NodeNG | None] | None:
+    """(object, name, value) of a call that sets an attribute of the object by a string
+    (`setattr(o, "w", v)`, `o.register_buffer("w", t)`; name or value None when not
+    passed by place, `vars(o)` neither), or None for any other call."""
+    func, args = call.func, call.args
+    if _is_setattr(func) or (isinstance(func, nodes.Name) and func.name == "vars"):
+        if not args:
+            return None
+        if isinstance(func, nodes.Name) and func.name == "vars":
+            return (args[0], None, None)
+        return (args[0], args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else None)
+    if isinstance(func, nodes.Attribute) and func.attrname in _REGISTERING:
+        return (func.expr, args[0] if args else None, args[1] if len(args) > 1 else None)
     return None
 
 
-# torch.nn.Module methods that give the module an attribute of that name.
-_REGISTERS = frozenset({"register_buffer", "register_parameter"})
+def _is_name(node: nodes.NodeNG, name: str) -> bool:
+    return isinstance(node, nodes.Name) and node.name == name
 
 
 def _is_setattr(func: nodes.NodeNG) -> bool:

@@ -13,7 +13,7 @@ from astroid import nodes
 from gatecheck.loading.project import Project
 from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
 from gatecheck.loading.trees import bound_in_scopes, lookup
-from gatecheck.semantics import bounds, flow, replay
+from gatecheck.semantics import bounds, flow, global_writes, replay
 from gatecheck.semantics.bindings import binding_value
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.lazy_joins import until_unknown
@@ -132,6 +132,8 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
         star = _star_imported(ev, node)
         return star if star is not None else BUILTINS.get(node.name, UNKNOWN)
     value = _bound_value(ev, node, assigns)
+    if isinstance(scope, nodes.Module) and (value is None or value is True or value is False):
+        return global_writes.also_set(ev, scope, node.name, value, assigns)  # set elsewhere
     if (
         isinstance(scope, (nodes.FunctionDef, nodes.AsyncFunctionDef, nodes.Lambda))
         and holds_container(value)
@@ -203,13 +205,7 @@ def module_attribute(
             ev.facts[key] = (bound, without_restores(bound))
         bound = ev.facts[key][1]
     if bound:
-        if len(bound) == 1:
-            return binding_of(ev, bound[0], attr)
-        flowed = flow.value_after(ev, bound)
-        if flowed is not None:
-            return flowed
-        values = until_unknown(ev, (binding_of(ev, b, attr) for b in bound))
-        return either(values, outside=imports_only(bound))
+        return global_writes.also_set(ev, module, attr, _module_binding(ev, bound, attr), bound)
     if project.has_module(f"{module_name}.{attr}"):
         return ModuleRef(f"{module_name}.{attr}")
     if module_name in _seen:
@@ -222,6 +218,16 @@ def module_attribute(
         else:
             return ExternalRef(f"{source}.{attr}")
     return _module_getattr(ev, module, attr)
+
+
+def _module_binding(ev: Evaluator, bound: Sequence[nodes.NodeNG], attr: str) -> Any:
+    if len(bound) == 1:
+        return binding_of(ev, bound[0], attr)
+    flowed = flow.value_after(ev, bound)
+    if flowed is not None:
+        return flowed
+    values = until_unknown(ev, (binding_of(ev, b, attr) for b in bound))
+    return either(values, outside=imports_only(bound))
 
 
 def _module_getattr(ev: Evaluator, module: nodes.Module, attr: str) -> Any:

@@ -33,10 +33,10 @@ MakeTree = Callable[[Mapping[str, str]], Path]
         ("fill(table=d)", {"d"}),
         ("fill(*d)", {"d"}),
         ("heapq.heappush(h, 1)", {"h", "heapq"}),  # a module: never a container
-        ("e = d", {"d"}),
+        ("e = d", {"d", "e"}),  # both hold one container: a change of d is one of e
         ("pair = (d, 1)", {"d"}),
         ("x = d[k]", set()),
-        ("for k in d:\n    total = k", {"k"}),  # k bound again: d is only read
+        ("for k in d:\n    total = k", {"k", "total"}),  # d is only read
         ("if d:\n    d.clear()", {"d"}),
     ],
 )

@@ -1,8 +1,8 @@
 """Values given other than by a plain binding in the reading class or module: an
 attribute made by `self.register_buffer("w", t)` or `setattr`, a slot filled by a
 subclass or a loader (`layer.w = t`), a module global set through `globals()` or from
-another module
-(classes.py, class_writes.py, global_writes.py). Read from the plain
+another module, a container filled through an import or an alias
+(classes.py, class_writes.py, global_writes.py, mutations.py). Read from the plain
 bindings alone, each was narrower than the truth: `self.w = None` in a release method
 made `if self.w is None: return False` false everywhere."""
 
@@ -118,6 +118,33 @@ CASES = [
         },
         id="global-set-from-another-module",
     ),
+    pytest.param(
+        HEAD + "from pkg.state import ENTRIES\n",
+        "IS_ROCM and len(ENTRIES) > 0",
+        ROCM,
+        {
+            "pkg.state": "ENTRIES = []\n",
+            "pkg.reg": "from pkg.state import ENTRIES as E\nE.append(print)\n",
+        },
+        id="list-filled-through-an-import",
+    ),
+    pytest.param(
+        HEAD + "from pkg.state import TABLE\n",
+        "IS_ROCM and len(TABLE) > 0",
+        ROCM,
+        {
+            "pkg.state": "TABLE = {}\n",
+            "pkg.reg": "from pkg import state\nstate.TABLE['fp8'] = print\n",
+        },
+        id="dict-filled-through-its-module",
+    ),
+    pytest.param(
+        HEAD + "ENTRIES = []\nACTIVE = ENTRIES\nACTIVE.append(print)\n",
+        "IS_ROCM and len(ENTRIES) > 0",
+        ROCM,
+        {},
+        id="list-filled-through-an-alias",
+    ),
     # Noops: writes that cannot reach the value read keep it.
     pytest.param(
         HEAD + SLOT + "class Other:\n    def __init__(self, t):\n        self.w = t\n",
@@ -127,17 +154,195 @@ CASES = [
         id="noop-same-name-on-an-unrelated-class",
     ),
     pytest.param(
+        HEAD + "class Lin:\n"
+        "    def __init__(self):\n"
+        "        self.fast = IS_ROCM\n"
+        "    def memo(self, wide):\n"
+        "        key = '_wide' if wide else '_narrow'\n"
+        "        found = self.__dict__.get(key)\n"
+        "        self.__dict__[key] = found\n",
+        "Lin().fast",
+        ROCM,
+        {},
+        id="noop-instance-dict-written-under-other-constant-names",
+    ),
+    pytest.param(
+        HEAD + "class Lin:\n"
+        "    def __init__(self):\n"
+        "        self.fast = IS_ROCM\n"
+        "        for name in ('a', 'b'):\n"
+        "            setattr(self, name, None)\n",
+        "Lin().fast",
+        ROCM,
+        {},
+        id="noop-setattr-over-other-constant-names",
+    ),
+    pytest.param(
+        HEAD + "import os\n"
+        "class Base:\n"
+        "    def __init__(self):\n"
+        "        self.fast = os.environ.get('FAST')\n"
+        "class Lin(Base):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fast = IS_ROCM\n"
+        "    def ready(self):\n"
+        "        return self.fast\n",
+        "Lin().ready()",
+        ROCM,
+        {},
+        id="noop-base-init-value-set-anew-after-it",
+    ),
+    pytest.param(
         HEAD + "KERNEL = None\n",
         "IS_ROCM and KERNEL is not None",
         frozenset(),
         {"pkg.other": "KERNEL = 1\n"},
         id="noop-same-name-bound-in-another-module",
     ),
+    pytest.param(
+        HEAD + "from pkg.state import ENTRIES\n",
+        "IS_ROCM and len(ENTRIES) > 0",
+        frozenset(),
+        {
+            "pkg.state": "ENTRIES = []\n",
+            "pkg.other": "ENTRIES = []\nENTRIES.append(print)\n",
+        },
+        id="noop-another-modules-own-list",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("source", "expr", "admitted", "modules"), CASES)
 def test_written_elsewhere(
+    ruleset: RuleSet, source: str, expr: str, admitted: object, modules: dict[str, str]
+) -> None:
+    assert_can_be_true(ruleset, source, expr, admitted, modules=modules)
+
+
+# Containers filled by their own scope's statements (mutations.grown, filled_at_import).
+FP8_UP = frozenset({"sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121"}) | ROCM
+BELOW_FP8 = frozenset({"sm70", "sm75", "sm80", "sm86", "sm87"})
+CAP = "import torch\nmajor, minor = torch.cuda.get_device_capability()\n"
+CHECK = (
+    "import torch\n"
+    "def fp8_ok():\n"
+    "    return torch.cuda.get_device_capability(0) >= (8, 9)\n"
+    "def check_a(m):\n"
+    "    if not fp8_ok():\n"
+    "        return False\n"
+    "    return m.ready\n"
+)
+
+FILLED = [
+    pytest.param(
+        "import torch\n"
+        "def dtypes(cap):\n"
+        "    major, minor = cap\n"
+        "    s = {torch.float16}\n"
+        "    if major >= 9 or (major, minor) == (8, 9):\n"
+        "        s.add(torch.float8_e4m3fn)\n"
+        "    return frozenset(s)\n",
+        "torch.float8_e4m3fn not in dtypes(torch.cuda.get_device_capability())",
+        BELOW_FP8,
+        {},
+        id="local-set-added-to-under-a-capability-test",
+    ),
+    pytest.param(
+        "import torch\n"
+        "def table():\n"
+        "    d = {}\n"
+        "    if torch.cuda.get_device_capability()[0] >= 9:\n"
+        "        d['fp8'] = True\n"
+        "    return d\n",
+        "'fp8' in table()",
+        frozenset({"sm90", "sm100", "sm103", "sm110", "sm120", "sm121"}) | ROCM,
+        {},
+        id="local-dict-item-stored-under-a-capability-test",
+    ),
+    pytest.param(
+        CAP + "SUPPORTED = {torch.float16}\n"
+        "if major >= 9 or (major, minor) == (8, 9):\n"
+        "    SUPPORTED.add(torch.float8_e4m3fn)\n",
+        "torch.float8_e4m3fn in SUPPORTED",
+        FP8_UP,
+        {},
+        id="module-set-added-to-under-a-capability-test",
+    ),
+    pytest.param(
+        CHECK + "ENTRIES = []\nENTRIES.append(check_a)\n",
+        "any(c(m) for c in ENTRIES)",
+        FP8_UP,
+        {},
+        id="module-registry-appended-to",
+    ),
+    pytest.param(
+        CHECK + "ENTRIES = []\nENTRIES.extend([check_a])\n",
+        "ENTRIES[0](m)",
+        FP8_UP,
+        {},
+        id="module-registry-extended",
+    ),
+    pytest.param(
+        "import torch\ndef f():\n    s = [1]\n    t = s\n    s.append(2)\n    return 2 in t\n",
+        "torch.version.hip is not None and f()",
+        ROCM,
+        {},
+        id="local-list-changed-through-another-name",
+    ),
+    # Noops: fills the walk cannot follow stay unknown.
+    pytest.param(
+        "import torch\n"
+        "def dtypes(flag):\n"
+        "    s = {torch.float16}\n"
+        "    if flag:\n"
+        "        s.add(torch.float8_e4m3fn)\n"
+        "    return s\n",
+        "torch.float8_e4m3fn in dtypes(x)",
+        EVERY,
+        {},
+        id="noop-local-set-added-to-under-an-unknown-test",
+    ),
+    pytest.param(
+        CHECK + "import os\nENTRIES = []\nif os.environ.get('X'):\n    ENTRIES.append(check_a)\n",
+        "len(ENTRIES) > 0 and torch.version.hip is not None",
+        ROCM,
+        {},
+        id="noop-module-list-appended-to-under-an-unknown-test",
+    ),
+    pytest.param(
+        CHECK + "ENTRIES = []\ndef register(f):\n    ENTRIES.append(f)\n",
+        "len(ENTRIES) > 0 and torch.version.hip is not None",
+        ROCM,
+        {},
+        id="noop-module-list-appended-to-in-a-function",
+    ),
+    pytest.param(
+        CHECK + "ENTRIES = []\nfor f in (check_a,):\n    ENTRIES.append(f)\n",
+        "len(ENTRIES) > 0 and torch.version.hip is not None",
+        ROCM,
+        {},
+        id="noop-module-list-appended-to-in-a-loop",
+    ),
+    pytest.param(
+        CHECK + "ENTRIES = []\nSEEN = len(ENTRIES) == 0\nENTRIES.append(check_a)\n",
+        "SEEN and fp8_ok()",
+        FP8_UP,
+        {},
+        id="noop-module-read-before-the-append",
+    ),
+    pytest.param(
+        CHECK + "ENTRIES = []\nENTRIES.append(check_a)\n",
+        "len(ENTRIES) > 1 and torch.version.hip is not None",
+        ROCM,
+        {"pkg.more": "from gate import ENTRIES\nENTRIES.append(print)\n"},
+        id="noop-module-list-appended-to-from-another-module",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "admitted", "modules"), FILLED)
+def test_filled_in_place(
     ruleset: RuleSet, source: str, expr: str, admitted: object, modules: dict[str, str]
 ) -> None:
     assert_can_be_true(ruleset, source, expr, admitted, modules=modules)

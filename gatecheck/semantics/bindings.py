@@ -12,7 +12,7 @@ from gatecheck.loading.resolve import decorator_names, destructure_path
 from gatecheck.semantics import conventions, dispatch, replay
 from gatecheck.semantics.env import index_path, loop_item, loop_items
 from gatecheck.semantics.expressions import may_be_none
-from gatecheck.semantics.mutations import holds_container, may_change
+from gatecheck.semantics.mutations import filled_at_import, holds_container, may_change
 from gatecheck.semantics.reads import NOTHING
 from gatecheck.semantics.subclasses import RECEIVER
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
@@ -68,7 +68,10 @@ def _value_of(ev: Evaluator, node: nodes.NodeNG) -> Any:
 def _assigned(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) -> Any:
     value = _assigned_value(ev, node)
     if holds_container(value) and may_change(ev, node):
-        return UNKNOWN  # filled or changed after it is made (mutations.py)
+        # Filled or changed after it is made (mutations.py): unknown, unless only the
+        # module's own statements fill it.
+        filled = filled_at_import(ev, node, value)
+        return UNKNOWN if filled is None else filled
     return value
 
 

@@ -8,6 +8,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
+from astroid.const import Context
 
 from gatecheck.loading.lazy import Spelling
 from gatecheck.loading.resolve import decorator_names
@@ -110,12 +111,17 @@ def class_attribute(
     if after is None and isinstance(receiver, InstanceRef):
         assigned: list[nodes.NodeNG] = []
         on_self: list[nodes.NodeNG] = []
+        overridden = False  # a class before sets it in `__init__` after the bases' run
         for klass in mro(ev, cls):
             by_name = set_on_self(ev, klass)
             if by_name is None:
                 return UNKNOWN  # a name set only known at runtime may be this one
-            assigned.extend(klass.instance_attrs.get(name, ()))
+            own = klass.instance_attrs.get(name, ())
+            if overridden:
+                own = [a for a in own if not _in_init(a, klass)]
+            assigned.extend(own)
             on_self.extend(by_name.get(name, ()))
+            overridden = overridden or name in _set_last_in_init(ev, klass)
         if assigned or on_self:
             flowed = None if on_self else flow.value_after(ev, assigned)
             if flowed is None:
@@ -137,6 +143,50 @@ def _value_set(ev: Evaluator, value: nodes.NodeNG) -> Any:
     return ev.eval(value, None)
 
 
+def _in_init(node: nodes.NodeNG, klass: nodes.ClassDef) -> bool:
+    scope = node.scope()
+    return (
+        isinstance(scope, nodes.FunctionDef) and scope.name == "__init__" and scope.parent is klass
+    )
+
+
+def _set_last_in_init(ev: Evaluator, klass: nodes.ClassDef) -> frozenset[str]:
+    """The names the class's `__init__` sets on `self` in its own body (not under an
+    `if`) after the last call of a base's `__init__` (`super().__init__()`): what the
+    bases' `__init__` gave them is gone when it returns (sglang's MoE scheme subclasses
+    decide `self.use_flashinfer_trtllm` anew after the base's). Once per class."""
+    key = ("set-last-in-init", id(klass))
+    found: frozenset[str] | None = ev.facts.get(key)
+    if found is None:
+        found = ev.facts[key] = _names_set_last(klass)
+    return found
+
+
+def _names_set_last(klass: nodes.ClassDef) -> frozenset[str]:
+    bound = klass.locals.get("__init__")
+    init = bound[-1] if bound else None
+    if not isinstance(init, nodes.FunctionDef) or not init.args.args:
+        return frozenset()
+    receiver = init.args.args[0].name
+    names: set[str] = set()
+    for statement in init.body:
+        if any(
+            isinstance(call.func, nodes.Attribute) and call.func.attrname == "__init__"
+            for call in statement.nodes_of_class(nodes.Call)
+        ):
+            names.clear()  # a base's `__init__` runs after what came before
+        if isinstance(statement, (nodes.Assign, nodes.AnnAssign)):
+            targets = (
+                statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
+            )
+            names.update(
+                t.attrname
+                for t in targets
+                if isinstance(t, nodes.AssignAttr) and _is_name(t.expr, receiver)
+            )
+    return frozenset(names)
+
+
 def _also_set_elsewhere(
     ev: Evaluator, cls: nodes.ClassDef, name: str, value: Any, own: list[nodes.NodeNG]
 ) -> Any:
@@ -154,8 +204,15 @@ def _also_set_elsewhere(
     outside = class_writes.instance_writes(ev, cls, name, own)
     if not outside:
         return value
-    written = (class_writes.value_of(ev, w) for w in outside)
-    return either(until_unknown(ev, chain((value,), written)))
+    # Memoized: a write's value may read the attribute again (`layer.w = layer.w.to(d)`),
+    # a cycle, read as unknown.
+    key = ("instance-written", id(cls), name)
+    written = ev.memoized(key, _written_values, outside)
+    return UNKNOWN if written is UNKNOWN else either(until_unknown(ev, (value, written)))
+
+
+def _written_values(ev: Evaluator, outside: tuple[nodes.NodeNG | None, ...]) -> Any:
+    return either(until_unknown(ev, (class_writes.value_of(ev, w) for w in outside)))
 
 
 def _method(
@@ -326,17 +383,21 @@ def _setattr_calls(cls: nodes.ClassDef) -> dict[str, list[nodes.NodeNG]] | None:
         for node in method.nodes_of_class((nodes.Call, nodes.Attribute)):
             if isinstance(node, nodes.Attribute):
                 if node.attrname == "__dict__" and _is_name(node.expr, receiver):
-                    return None
+                    written = _dict_write(node)
+                    if written is None:
+                        return None
+                    for key, value in written:
+                        found.setdefault(key, []).append(value)
                 continue
             set_by = set_by_name(node)
             if set_by is None or not _is_name(set_by[0], receiver):
                 continue
             _, name, value = set_by
-            if not (isinstance(name, nodes.Const) and isinstance(name.value, str)):
+            names = None if name is None else _constant_strings(name)
+            if names is None or value is None:
                 return None
-            if value is None:
-                return None
-            found.setdefault(name.value, []).append(value)
+            for each in names:
+                found.setdefault(each, []).append(value)
     return found
 
 
@@ -356,6 +417,82 @@ def set_by_name(
     if isinstance(func, nodes.Attribute) and func.attrname in _REGISTERING:
         return (func.expr, args[0] if args else None, args[1] if len(args) > 1 else None)
     return None
+
+
+# `self.__dict__` methods that read it or take a name out (the lookup then goes on to
+# the class, whose attribute is read as before).
+_DICT_READS = frozenset({"get", "keys", "values", "items", "copy", "pop", "__contains__"})
+
+
+def _dict_write(node: nodes.Attribute) -> list[tuple[str, nodes.NodeNG]] | None:
+    """What a use of `self.__dict__` writes, by name: nothing for a read
+    (`self.__dict__.get(key)`), the value of `self.__dict__[key] = v` under each name
+    `key` may be (a constant, or a local bound only to constants: sglang's memo of a
+    flag under one of two names); None for a write by a runtime name (`update`,
+    `setdefault`, an unknown key) or a use not read here."""
+    parent = node.parent
+    if isinstance(parent, nodes.Attribute) and parent.expr is node:
+        return [] if parent.attrname in _DICT_READS else None
+    if isinstance(parent, nodes.Compare):
+        return []
+    if not (isinstance(parent, nodes.Subscript) and parent.value is node):
+        return None
+    if parent.ctx == Context.Load:
+        return []
+    keys = _constant_strings(parent.slice)
+    statement = parent.parent
+    if keys is None or not (isinstance(statement, nodes.Assign) and statement.targets == [parent]):
+        return None
+    return [(key, statement.value) for key in keys]
+
+
+def _constant_strings(node: nodes.NodeNG) -> list[str] | None:
+    """The strings `node` may be: a constant, a conditional expression of them, or a
+    local of its function bound only to such expressions or as a loop's target over a
+    tuple or list of them; None otherwise."""
+    if isinstance(node, nodes.Const):
+        return [node.value] if isinstance(node.value, str) else None
+    if isinstance(node, nodes.IfExp):
+        body, orelse = _constant_strings(node.body), _constant_strings(node.orelse)
+        return None if body is None or orelse is None else body + orelse
+    if not isinstance(node, nodes.Name):
+        return None
+    function = node.scope()
+    if not isinstance(function, nodes.FunctionDef):
+        return None
+    out: list[str] = []
+    try:  # the bindings that reach it, as every name is resolved (resolve.looked_up)
+        scope, reaching = node.lookup(node.name)
+    except Exception:
+        return None
+    if scope is not function:
+        return None
+    for bound in reaching:
+        if not isinstance(bound, nodes.AssignName):
+            return None
+        statement = bound.parent
+        if isinstance(statement, nodes.For) and statement.target is bound:
+            # `for name in ("weight_schema", "input_schema"): setattr(self, name, ...)`
+            items = statement.iter
+            if not isinstance(items, (nodes.Tuple, nodes.List)):
+                return None
+            found: list[str] | None = [] if items.elts else None
+            for item in items.elts:
+                each = _constant_strings(item)
+                if each is None or found is None:
+                    found = None
+                    break
+                found.extend(each)
+        elif isinstance(statement, nodes.Assign) and statement.targets == [bound]:
+            found = _constant_strings(statement.value)
+        else:
+            return None
+        if found is None:
+            return None
+        out.extend(found)
+    if any(a.name == node.name for a in function.args.arguments or ()):
+        return None
+    return out or None
 
 
 def _is_name(node: nodes.NodeNG, name: str) -> bool:

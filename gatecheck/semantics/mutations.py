@@ -22,7 +22,10 @@ start of a loop that changes it; a read by name (resolve.py) is unknown past a c
 earlier in the text, in a loop around the read, or in a nested function (changed_before).
 A module global or an attribute (`self.backends`, `x.name` anywhere in the module that
 binds it) is unknown wherever its module changes it: a function may run at any time
-(may_change). Writes from other modules (`mod._TABLE[k] = v`) are not looked for.
+(may_change), and wherever another module changes it: through its import (`from .state
+import ENTRIES` then `ENTRIES.append(check)`), the module (`state.ENTRIES.append`), or
+another name bound to it in its own module (`ACTIVE = ENTRIES`; changed_elsewhere,
+aliases_changed).
 
 A memo table, a module dict that functions only fill item by item (`_CACHE[device] =
 cap`), gives on an item read one of the values it was made with or stored (filled_table).
@@ -30,13 +33,22 @@ cap`), gives on an item read one of the values it was made with or stored (fille
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 from astroid.const import Context
 
 from gatecheck.loading.lazy import spelled_nodes
-from gatecheck.semantics.values import EachDevice, NoneOr, OneOf
+from gatecheck.loading.resolve import absolute_import_name
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    EachDevice,
+    ModuleRef,
+    NoneOr,
+    OneOf,
+    contains_unknown,
+)
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -136,7 +148,92 @@ def may_change(ev: Evaluator, binding: nodes.AssignName | nodes.AssignAttr) -> b
             scope = scope.root()
     if not isinstance(scope, nodes.Module):
         return True  # a comprehension's or an odd scope's: not followed
-    return bool(module_changes(ev, scope, name, attribute))
+    if module_changes(ev, scope, name, attribute) or aliases_changed(ev, scope, name, attribute):
+        return True
+    return changed_elsewhere(ev, scope, name, attribute)
+
+
+def aliases_changed(ev: Evaluator, module: nodes.Module, name: str, attribute: bool) -> bool:
+    """Whether a global bound to another name in its module (`ACTIVE = ENTRIES`, in a
+    function or not) is changed through that name (`ACTIVE.append(check)`): the other
+    name holds the same list. Kept per module and name in the facts."""
+    if attribute:
+        return False
+    key = ("aliases-changed", id(module), name)
+    found: bool | None = ev.facts.get(key)
+    if found is None:
+        found = False
+        for node in spelled_nodes(module, (nodes.Name,), {name}):
+            statement = node.parent
+            if not (
+                node.name == name
+                and isinstance(statement, (nodes.Assign, nodes.AnnAssign))
+                and statement.value is node
+            ):
+                continue
+            targets = (
+                statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
+            )
+            for target in targets:
+                if not isinstance(target, nodes.AssignName):
+                    found = True  # into an item or an attribute: not followed
+                    continue
+                scope = target.scope()
+                if isinstance(scope, nodes.Module):
+                    found = found or bool(module_changes(ev, module, str(target.name), False))
+                else:
+                    found = found or any(
+                        n.name == target.name and _changes(n, escapes=False)
+                        for n in scope.nodes_of_class(nodes.Name)
+                    )
+        ev.facts[key] = found
+    return found
+
+
+def changed_elsewhere(ev: Evaluator, module: nodes.Module, name: str, attribute: bool) -> bool:
+    """Whether another module of the project may change it: `from pkg.state import
+    ENTRIES` (or `*`) then `ENTRIES.append(check)`, `state.ENTRIES.append(check)` on a
+    module that may be this one, and for an attribute `x.name.append(...)` on any `x`
+    (as in its own module). A registry filled at import by the modules that register
+    into it was read as its empty literal. Found by text first: the files spelling the
+    name next to `[`, `.`, an augmented assignment or `as` (an import under another name)."""
+    key = ("changed-elsewhere", id(module), name, attribute)
+    found: bool | None = ev.facts.get(key)
+    if found is None:
+        found = ev.facts[key] = any(
+            _changed_in(ev, module, name, attribute, path)
+            for path in ev.project.files_mentioning([name])
+            if str(path) != module.file
+        )
+    return found
+
+
+def _changed_in(ev: Evaluator, module: nodes.Module, name: str, attribute: bool, path: Any) -> bool:
+    text = ev.project.text_of(path) or ""
+    if not re.search(rf"\b{re.escape(name)}(?:\s*(?:[\[.]|[-+|&^*]=)|\s+as\b)", text):
+        return False
+    tree = ev.project.module_at(path)
+    if tree is None:
+        return False
+    if attribute:
+        return bool(module_changes(ev, tree, name, True))
+    for node in spelled_nodes(tree, (nodes.ImportFrom, nodes.Attribute), {name}):
+        if isinstance(node, nodes.Attribute):
+            if node.attrname == name and _changes(node, escapes=True):
+                receiver = ev.eval(node.expr, None)
+                if receiver is UNKNOWN or receiver == ModuleRef(str(module.name)):
+                    return True
+            continue
+        if absolute_import_name(node) != module.name:
+            continue
+        for imported, alias in node.names:
+            if imported in (name, "*"):
+                local = name if imported == "*" else (alias or name)
+                if module_changes(ev, tree, local, False) or aliases_changed(
+                    ev, tree, local, False
+                ):
+                    return True
+    return False
 
 
 def module_changes(
@@ -219,10 +316,17 @@ def changed_names(ev: Evaluator, statement: nodes.NodeNG) -> frozenset[str]:
 
 def names_changed(statement: nodes.NodeNG) -> frozenset[str]:
     """The names `statement` spells in a position that may change a function's local
-    container in place (pure; changed_names keeps it per statement)."""
-    return frozenset(
+    container in place (pure; changed_names keeps it per statement). `t = s` names `t`
+    too: both hold one container from then on, and a change through `s` (`s.append(x)`,
+    which the walk follows or forgets for `s` alone) is one of `t`'s."""
+    changed = {
         str(n.name) for n in statement.nodes_of_class(nodes.Name) if _changes(n, escapes=False)
-    )
+    }
+    for bound in statement.nodes_of_class((nodes.Assign, nodes.AnnAssign, nodes.NamedExpr)):
+        if isinstance(bound.value, nodes.Name):
+            targets = bound.targets if isinstance(bound, nodes.Assign) else [bound.target]
+            changed.update(str(t.name) for t in targets if isinstance(t, nodes.AssignName))
+    return frozenset(changed)
 
 
 def _changes(node: nodes.NodeNG, escapes: bool) -> bool:
@@ -291,7 +395,9 @@ def filled_table(ev: Evaluator, read: nodes.Name) -> tuple[Any, ...] | None:
     ):
         return None
     stores = _item_stores(module_changes(ev, scope, str(binding.name), False))
-    if stores is None:
+    if stores is None or changed_elsewhere(ev, scope, str(binding.name), False):
+        return None
+    if aliases_changed(ev, scope, str(binding.name), False):
         return None
     made = statement.value
     if any(isinstance(k, nodes.DictUnpack) for k, _ in made.items):
@@ -323,3 +429,186 @@ def _item_stores(changes: tuple[nodes.NodeNG, ...]) -> list[nodes.NodeNG] | None
             return None
         stores.append(statement.value)
     return stores
+
+
+# A local container's own methods whose change the walk follows, by the container's type.
+_GROWING: dict[type, frozenset[str]] = {
+    set: frozenset({"add", "update"}),
+    list: frozenset({"append", "extend"}),
+    dict: frozenset({"update"}),
+}
+
+
+def grown(ev: Evaluator, statement: nodes.NodeNG, env: dict[str, Any]) -> tuple[str, Any] | None:
+    """(name, what it holds now) when `statement` only adds known items to a function's
+    local list, dict or set that `env` holds (`s.add(x)`, `s.update((x, y))`,
+    `l.append(f)`, `l.extend([f, g])`, `d.update({k: v})`, `d[k] = v`); None for any
+    other statement (the walk then forgets what it changes). A dtype-support set built
+    from the capability (`s = {fp16}`, `if major >= 9: s.add(fp8)`, then `return s`) was
+    forgotten at the `add`, and `fp8 in s` was unknown on every generation. The walk
+    decides a test per generation, so each path's set is its own; where it cannot (two
+    paths' different sets meet) they meet as unknown."""
+    if isinstance(statement, nodes.Assign):
+        return _item_stored(ev, statement, env)
+    if not isinstance(statement, nodes.Expr) or not isinstance(statement.value, nodes.Call):
+        return None
+    call = statement.value
+    func = call.func
+    if not (
+        isinstance(func, nodes.Attribute)
+        and isinstance(func.expr, nodes.Name)
+        and len(call.args) == 1
+        and not call.keywords
+        and not isinstance(call.args[0], nodes.Starred)
+    ):
+        return None
+    name = str(func.expr.name)
+    held = env.get(name)
+    if func.attrname not in _GROWING.get(type(held), ()):
+        return None
+    argument = ev.eval(call.args[0], env)
+    if isinstance(held, set):
+        items = (argument,) if func.attrname == "add" else argument
+        if not isinstance(items, (tuple, list, set, frozenset)) or contains_unknown(items):
+            return None
+        try:
+            return name, held | set(items)
+        except TypeError:
+            return None
+    if isinstance(held, list):
+        if func.attrname == "append":
+            return name, [*held, argument]
+        if isinstance(argument, (tuple, list)):
+            return name, [*held, *argument]
+        return None
+    if isinstance(held, dict) and isinstance(argument, dict):
+        return name, {**held, **argument}
+    return None
+
+
+def _item_stored(
+    ev: Evaluator, statement: nodes.Assign, env: dict[str, Any]
+) -> tuple[str, Any] | None:
+    """`d[k] = v` on a local dict, `k` known."""
+    if len(statement.targets) != 1:
+        return None
+    target = statement.targets[0]
+    if not (isinstance(target, nodes.Subscript) and isinstance(target.value, nodes.Name)):
+        return None
+    name = str(target.value.name)
+    held = env.get(name)
+    if not isinstance(held, dict):
+        return None
+    key = ev.eval(target.slice, env)
+    if contains_unknown(key) or isinstance(key, NoneOr):
+        return None
+    try:
+        return name, {**held, key: ev.eval(statement.value, env)}
+    except TypeError:
+        return None
+
+
+def filled_at_import(ev: Evaluator, binding: nodes.NodeNG, made: Any) -> Any | None:
+    """What a module's container holds once its module has run, when every change of it
+    is a statement of the module itself, under `if`s at most, that adds known items
+    (mutations.grown: `SUPPORTED = {fp16}`, `if major >= 9: SUPPORTED.add(fp8)`;
+    `CHECKS = []`, `CHECKS.append(fp8_check)`), nothing changes it elsewhere or through
+    another name, and the module reads it only after the last change. None otherwise,
+    or where a test on the way is not decided for the generation (the value is then
+    unknown, as before). `made`: the value its binding makes."""
+    if not isinstance(binding, nodes.AssignName) or not isinstance(binding.scope(), nodes.Module):
+        return None
+    module, name = binding.scope(), str(binding.name)
+    statements = _import_changes(ev, module, name, binding)
+    if statements is None:
+        return None
+    found = ev.memoized(("filled-at-import", id(binding)), _run_import, (module, name, made))
+    return None if found is UNKNOWN else found
+
+
+def _import_changes(
+    ev: Evaluator, module: nodes.Module, name: str, binding: nodes.AssignName
+) -> frozenset[int] | None:
+    """The ids of the module statements (and `if`s around them) that change the
+    container, when filled_at_import can follow them; found once per binding."""
+    key = ("import-changes", id(binding))
+    if key in ev.facts:
+        found: frozenset[int] | None = ev.facts[key]
+        return found
+    found = _followable(ev, module, name, binding)
+    ev.facts[key] = found
+    return found
+
+
+def _followable(
+    ev: Evaluator, module: nodes.Module, name: str, binding: nodes.AssignName
+) -> frozenset[int] | None:
+    if module.locals.get(name, []) != [binding]:
+        return None  # bound again: not followed
+    changes = module_changes(ev, module, name, False)
+    if not changes or aliases_changed(ev, module, name, False):
+        return None
+    marked: set[int] = set()
+    last = 0
+    for change in changes:
+        statement = change.statement()
+        if not isinstance(statement, (nodes.Expr, nodes.Assign)):
+            return None
+        node: nodes.NodeNG = statement
+        while node.parent is not module:
+            parent = node.parent
+            if not isinstance(parent, nodes.If) or node is parent.test:
+                return None  # in a function, a loop, a `try`, a test: not followed
+            node = parent
+        marked.add(id(statement))
+        for around in _around(statement, module):
+            marked.add(id(around))
+        last = max(last, statement.tolineno or 0)
+    # The module's own reads (outside its functions) must come after the last change.
+    for read in spelled_nodes(module, (nodes.Name,), {name}):
+        if read.name != name or not isinstance(read.scope(), nodes.Module):
+            continue
+        if id(read.statement()) not in marked and (read.lineno or 0) <= last:
+            return None
+    if changed_elsewhere(ev, module, name, False):
+        return None
+    return frozenset(marked)
+
+
+def _run_import(ev: Evaluator, held: tuple[nodes.Module, str, Any]) -> Any:
+    module, name, made = held
+    marked = _import_changes_of(ev, module, name)
+    env: dict[str, Any] = {name: made}
+    if not _run_marked(ev, module.body, marked, env, name):
+        return UNKNOWN
+    return env[name]
+
+
+def _import_changes_of(ev: Evaluator, module: nodes.Module, name: str) -> frozenset[int]:
+    binding = module.locals[name][0]
+    found = ev.facts.get(("import-changes", id(binding)))
+    return found or frozenset()
+
+
+def _run_marked(
+    ev: Evaluator, body: list[nodes.NodeNG], marked: frozenset[int], env: dict[str, Any], name: str
+) -> bool:
+    """Run the marked statements of `body` in order; False when one cannot be followed."""
+    from gatecheck.semantics.values import truth
+
+    for statement in body:
+        if id(statement) not in marked:
+            continue
+        if isinstance(statement, nodes.If):
+            test = truth(ev.eval(statement.test, None))
+            if test is UNKNOWN:
+                return False
+            branch = statement.body if test else statement.orelse
+            if not _run_marked(ev, branch, marked, env, name):
+                return False
+            continue
+        added = grown(ev, statement, env)
+        if added is None or added[0] != name:
+            return False
+        env[name] = added[1]
+    return True

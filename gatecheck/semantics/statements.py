@@ -24,7 +24,7 @@ from gatecheck.semantics.env import (
 from gatecheck.semantics.expressions import by_node_class
 from gatecheck.semantics.lazy_joins import unknown_anyway
 from gatecheck.semantics.logic import join_returns
-from gatecheck.semantics.mutations import changed_names, holds_container
+from gatecheck.semantics.mutations import changed_names, grown, holds_container
 from gatecheck.semantics.raising import catches, certain_raise, completes
 from gatecheck.semantics.values import (
     UNKNOWN,
@@ -65,18 +65,26 @@ def exec_block(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> tuple[l
         if isinstance(stmt, (nodes.For, nodes.While)):
             _forget_changed(ev, stmt, env)  # an iteration reads what the one before changed
         falls = TABLE.get(type(stmt), _skip)(ev, stmt, env, returns)
-        _forget_changed(ev, stmt, env)
+        _forget_changed(ev, stmt, env, grown(ev, stmt, env) if falls else None)
         if not falls:
             return returns, False
     return returns, True
 
 
-def _forget_changed(ev: Evaluator, stmt: nodes.NodeNG, env: Env) -> None:
+def _forget_changed(
+    ev: Evaluator, stmt: nodes.NodeNG, env: Env, kept: tuple[str, Any] | None = None
+) -> None:
     """A local list, dict or set the statement may change in place (`d[k] = v`,
-    `d.append(x)`, `fill(d)`) holds what the walk cannot tell from then on."""
-    for name in changed_names(ev, stmt):
+    `d.append(x)`, `fill(d)`) holds what the walk cannot tell from then on; `kept`, one
+    the statement only added known items to (mutations.grown), holds them too."""
+    # An `if`'s branches were walked statement by statement (what a branch that ran
+    # changed is forgotten or kept there): only its test is left.
+    changing = changed_names(ev, stmt.test if isinstance(stmt, nodes.If) else stmt)
+    for name in changing:
         if holds_container(env.get(name)):
             env[name] = UNKNOWN
+    if kept is not None:
+        env[kept[0]] = kept[1]
 
 
 def _skip(ev: Evaluator, stmt: nodes.NodeNG, env: Env, returns: list[Any]) -> bool:

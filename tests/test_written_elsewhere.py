@@ -8,9 +8,14 @@ made `if self.w is None: return False` false everywhere."""
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
 from gatecheck.config.model import RuleSet
+from gatecheck.semantics.admitted import Semantics, in_memory_project
+from gatecheck.semantics.mutations import changing_names
 from tests.admission import EVERY, assert_can_be_true
 
 ROCM = frozenset({"gfx90a", "gfx942", "gfx950"})
@@ -346,3 +351,62 @@ def test_filled_in_place(
     ruleset: RuleSet, source: str, expr: str, admitted: object, modules: dict[str, str]
 ) -> None:
     assert_can_be_true(ruleset, source, expr, admitted, modules=modules)
+
+
+# The forward pattern mutations.changing_names replaces, searched for one name at a time
+# (what changed_elsewhere searched each file's text for before the index).
+def _spelled_changing(text: str, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}(?:\s*(?:[\[.]|[-+|&^*]=)|\s+as\b)", text) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ENTRIES.append(f)", {"ENTRIES"}),
+        ("state.TABLE[k] = v", {"state", "TABLE"}),
+        ("TOTAL += 1\nMASK |= 2", {"TOTAL", "MASK"}),
+        ("from .state import ENTRIES as active", {"from", "ENTRIES"}),
+        ("x as as", {"x", "as"}),  # `as` read as a name too: nothing is skipped
+        ("ENTRIES == []", set()),
+        ("_ENTRIES . pop()", {"_ENTRIES"}),
+        ("ENTRIES\n[0]", {"ENTRIES"}),
+        ("Xas y", set()),  # `as` inside a word
+        ("x **= 2", set()),
+        ("é.x", {"é"}),
+        ("1.5", {"1"}),
+    ],
+)
+def test_changing_names(text: str, expected: set[str]) -> None:
+    assert changing_names(text) == expected
+    words = set(re.findall(r"\w+", text))
+    assert {w for w in words if _spelled_changing(text, w)} == expected
+
+
+def test_changing_names_as_the_forward_search_finds_them() -> None:
+    alphabet = "ab_9é sa.[]=+*|\n\t("
+    rnd = random.Random(45)
+    for _ in range(20_000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 24)))
+        words = set(re.findall(r"\w+", text))
+        assert changing_names(text) == {w for w in words if _spelled_changing(text, w)}, text
+
+
+def test_names_looked_up_in_the_indexes_are_searched_needles(ruleset: RuleSet) -> None:
+    # The indexes read every file's text once, muted: each name looked up in one must
+    # still count as a search for it (a cached check rereads a changed file holding it;
+    # impact's read log holds `text:NAME`), as a files_mentioning search did.
+    project = in_memory_project(
+        {
+            "pkg.state": "ENTRIES = []\n",
+            "pkg.reg": "from pkg.state import ENTRIES\nENTRIES.append(print)\n",
+            "gate": HEAD + SLOT + "from pkg.state import ENTRIES\n"
+            "A = IS_ROCM and len(ENTRIES) > 0\n"
+            "B = IS_ROCM and Lin().ready()\n",
+        }
+    )
+    module = project.module("gate")
+    assert module is not None
+    semantics = Semantics(project, ruleset.registry, ruleset.vocabulary)
+    for name in ("A", "B"):
+        semantics.admission(module.locals[name][-1].parent.value)
+    assert {"ENTRIES", "w"} <= project.searched_needles()

@@ -241,6 +241,8 @@ class Project:
         self._sources: dict[Path, SourceFile] = {}
         self._texts: dict[Path, str | None] = {}
         self._mentioning: dict[tuple[str, ...], tuple[Path, ...]] = {}
+        # Needles looked up in an index of every file's text (searched_in_index).
+        self._indexed: set[str] = set()
         self._offered: TextScan | None = None
         self.diagnostics: list[FileDiagnostic] = []
         # Files a worker process built (for this run's `parsed`), and those it could not.
@@ -466,9 +468,18 @@ class Project:
             yield
 
     def searched_needles(self) -> set[str]:
-        """Every needle files_mentioning was asked for: a file that comes to hold one may
-        change what a run found (the cache checks changed files for them)."""
-        return {needle for key in self._mentioning for needle in key}
+        """Every needle files_mentioning was asked for, or looked up in an index
+        (searched_in_index): a file that comes to hold one may change what a run found
+        (the cache checks changed files for them)."""
+        return {needle for key in self._mentioning for needle in key} | self._indexed
+
+    def searched_in_index(self, needle: str) -> None:
+        """A name looked up in an index the caller made of every file's text in one pass
+        (read under `scanning`: semantics.mutations, the files spelling a name where it
+        may be changed): noted as a search for `needle` is, since a file that comes to
+        hold it may change the answer."""
+        self._note(f"{TEXT}{needle}")
+        self._indexed.add(needle)
 
     def source(self, path: Path) -> SourceFile | None:
         if self.read_log is not None:

@@ -201,18 +201,29 @@ def _also_set_elsewhere(
         return value
     if not class_writes.declares_flag(own):
         return value
-    outside = class_writes.instance_writes(ev, cls, name, own)
-    if not outside:
-        return value
     # Memoized: a write's value may read the attribute again (`layer.w = layer.w.to(d)`),
     # a cycle, read as unknown.
     key = ("instance-written", id(cls), name)
-    written = ev.memoized(key, _written_values, outside)
+    found = ev.memoized(key, _written_values, (cls, name, frozenset(id(n) for n in own)))
+    if found is UNKNOWN:
+        return UNKNOWN
+    written_at_all, written = found
+    if not written_at_all:
+        return value
     return UNKNOWN if written is UNKNOWN else either(until_unknown(ev, (value, written)))
 
 
-def _written_values(ev: Evaluator, outside: tuple[nodes.NodeNG | None, ...]) -> Any:
-    return either(until_unknown(ev, (class_writes.value_of(ev, w) for w in outside)))
+def _written_values(
+    ev: Evaluator, asked: tuple[nodes.ClassDef, str, frozenset[int]]
+) -> tuple[bool, Any]:
+    """(whether the project gives the attribute values outside the class, the value of
+    one of them); the writes read until one is unknown (class_writes.instance_writes)."""
+    outside = class_writes.instance_writes(ev, *asked)
+    first = next(outside, _NOT_WRITTEN)
+    if first is _NOT_WRITTEN:
+        return False, None
+    values = (class_writes.value_of(ev, w) for w in chain((first,), outside))
+    return True, either(until_unknown(ev, values))
 
 
 def _method(
@@ -354,6 +365,10 @@ def instantiate(cls: nodes.ClassDef, args: Sequence[Any], kwargs: Mapping[str, A
         if name in fields:
             instance.attrs[name] = value
     return instance
+
+
+# No write found (a write's node may be None: a value not passed by place).
+_NOT_WRITTEN = object()
 
 
 # Words a method spells when it sets attributes of its instance by a name held in a

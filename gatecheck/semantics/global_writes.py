@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from itertools import chain
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
@@ -56,6 +57,7 @@ def also_set(
 def writes(ev: Evaluator, module: nodes.Module, name: str) -> tuple[nodes.NodeNG | None, ...]:
     """The values given `name` in `module` other than by its bindings (None: one not
     known, as a write by a runtime name)."""
+    ev.project.searched_in_index(name)  # the files writing it (write_sites), every time
     key = ("global-writes", id(module), name)
     found = ev.facts.get(key)
     if found is None:
@@ -73,7 +75,7 @@ def _own_writes(ev: Evaluator, module: nodes.Module) -> dict[str, list[nodes.Nod
         found: dict[str, list[nodes.NodeNG | None]] | None = ev.facts[key]
         return found
     found = {}
-    text = ev.project.text_of(module.file) if module.file else None
+    text = ev.project.text_of(Path(module.file)) if module.file else None
     if text is None or _GLOBALS.search(text):
         for call in spelled_nodes(module, (nodes.Call,), {"globals"}):
             if not (isinstance(call.func, nodes.Name) and call.func.name == "globals"):
@@ -109,24 +111,11 @@ def _written(call: nodes.Call) -> tuple[str, nodes.NodeNG | None] | tuple[()] | 
 
 
 def _outside(ev: Evaluator, module: nodes.Module, name: str) -> list[nodes.NodeNG | None]:
-    from gatecheck.semantics.classes import set_by_name
-
-    out: list[nodes.NodeNG | None] = []
-    for path in class_writes.writing_files(ev, name):
-        tree = ev.project.module_at(path)
-        if tree is None:
-            continue
-        for node in spelled_nodes(tree, (nodes.AssignAttr, nodes.Call), {name}):
-            if isinstance(node, nodes.AssignAttr):
-                if node.attrname == name and _may_be(ev.eval(node.expr, None), module):
-                    out.append(node)
-                continue
-            set_by = set_by_name(node)
-            if set_by is None or not class_writes.names_const(set_by[1], name):
-                continue
-            if _may_be(ev.eval(set_by[0], None), module):
-                out.append(set_by[2])
-    return out
+    return [
+        written
+        for receiver, written in class_writes.write_sites(ev, name)
+        if _may_be(ev.eval(receiver, None), module)
+    ]
 
 
 def _may_be(value: Any, module: nodes.Module) -> bool:

@@ -215,6 +215,15 @@ CASES = [
         },
         id="noop-another-modules-own-list",
     ),
+    pytest.param(
+        HEAD + "class Reg:\n    def __init__(self):\n        self.items = []\nR = Reg()\n",
+        "IS_ROCM and len(R.items) > 0",
+        ROCM,
+        {"pkg.reg": "import gate\nr = gate.R\nr.\\\n    items.append(print)\n"},
+        # The files an attribute's change is looked for in must spell `.items`
+        # (mutations._spells_attribute): also across a line continuation.
+        id="attribute-appended-to-in-another-module-across-a-continuation",
+    ),
 ]
 
 

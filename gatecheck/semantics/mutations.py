@@ -257,6 +257,8 @@ def changing_names(text: str) -> set[str]:
 
 
 def _changed_in(ev: Evaluator, module: nodes.Module, name: str, attribute: bool, path: Any) -> bool:
+    if attribute and not _spells_attribute(ev.project.text_of(path) or "", name):
+        return False  # no `x.name` in the file: nothing to build it for
     tree = ev.project.module_at(path)
     if tree is None:
         return False
@@ -279,6 +281,14 @@ def _changed_in(ev: Evaluator, module: nodes.Module, name: str, attribute: bool,
                 ):
                     return True
     return False
+
+
+def _spells_attribute(text: str, name: str) -> bool:
+    """Whether `text` may spell an attribute `x.name`: the dot, then what Python lets
+    stand between it and the name (white space, a line continuation, a comment inside
+    brackets). The index finds `name.` or `name[`: half the files it gives for an
+    attribute's name spell it only so (sglang 0.5.23: 53 files built for nothing)."""
+    return re.search(rf"\.(?:\s|\\\r?\n|#[^\n]*\n)*{re.escape(name)}", text) is not None
 
 
 def module_changes(

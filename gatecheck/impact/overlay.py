@@ -127,7 +127,8 @@ def _facts_kept(bits: int) -> Callable[[Any, Any], bool]:
         if kind in _ONE_TREE:
             return True
         if kind in _REMEMBERED:
-            return not (value[1] & bits)
+            # One computed past a cut held for one of the working tree's questions.
+            return not (value[1] & bits) and value[2].cut is None
         return False  # a search over every file's text: BASE's own
 
     return kept

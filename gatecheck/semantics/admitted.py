@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gatecheck.config.model import Registry, VocabularyEntry
 from gatecheck.loading.project import Project
-from gatecheck.semantics.reads import Memo, Reads
+from gatecheck.semantics.reads import Epoch, Memo, Reads, Recorded
 
 if TYPE_CHECKING:
     # The evaluator (and astroid) are imported on the first evaluation: a run answered
@@ -135,6 +136,8 @@ class Semantics:
         self._shared: dict[
             tuple[tuple[tuple[str, Any], ...], bool], tuple[dict[Any, Any], dict[Any, Any]]
         ] = {}
+        # The question being answered, for every evaluator (reads.py: cycles).
+        self._epoch = Epoch()
 
     def searched_call_names(self) -> frozenset[str]:
         """The names whose callers were searched so far (see `callers.searched_names`)."""
@@ -150,11 +153,16 @@ class Semantics:
 
     def adopt(self, other: Semantics, keep: Callable[[int], bool]) -> None:
         """`other`'s memo entries (over the same trees) whose reads `keep` holds, as if
-        evaluated here (impact/overlay.py: what reads no change answers the same)."""
+        evaluated here (impact/overlay.py: what reads no change answers the same), but
+        those computed past a cut, which held for one of its questions (reads.py)."""
+
+        def kept(recorded: Recorded) -> bool:
+            return recorded.cut is None and keep(recorded.files)
+
         for world, stores in other._shared.items():
             mine = self._shared.setdefault(world, ({}, {}))
             for theirs, ours in zip(stores, mine, strict=True):
-                ours.update({k: v for k, v in theirs.items() if keep(v[1].files)})
+                ours.update({k: v for k, v in theirs.items() if kept(v[1])})
         for (generation, flag_items, unset), evaluator in other._evaluators.items():
             here = self.evaluator(generation, dict(flag_items), unset_environment=unset)
             pairs = (
@@ -162,7 +170,7 @@ class Semantics:
                 (here.call_memo, evaluator.call_memo),
             )
             for mine_memo, their_memo in pairs:
-                mine_memo.own.update({k: v for k, v in their_memo.own.items() if keep(v[1].files)})
+                mine_memo.own.update({k: v for k, v in their_memo.own.items() if kept(v[1])})
 
     def adopt_facts(self, other: Semantics, keep: Callable[[Any, Any], bool]) -> None:
         """`other`'s facts that `keep(key, value)` holds (see adopt)."""
@@ -221,6 +229,7 @@ class Semantics:
                 call_memo=Memo(calls, None if base is None else base.call_memo),
                 facts=self._facts,
                 held=self._held,
+                epoch=self._epoch,
                 follow_callers=self.follow_callers,
                 follow_flow=self.follow_flow,
                 unset_environment=unset_environment,
@@ -274,8 +283,10 @@ class Semantics:
         generations: Collection[str] | None = None,
     ) -> dict[str, T]:
         """compute(generation, its evaluator) for every registry generation (or those
-        of `generations`), in registry order."""
-        return {gen: result for gen, result, _ in self._each(compute, flags, generations, False)}
+        of `generations`), in registry order: one question (see _question)."""
+        with self._question():
+            each = self._each(compute, flags, generations, False)
+            return {gen: result for gen, result, _ in each}
 
     def values(self, node: nodes.NodeNG, generations: Collection[str]) -> dict[str, Any]:
         """What `node` evaluates to on each of `generations`, with the shortcuts the
@@ -284,7 +295,22 @@ class Semantics:
         def value(_gen: str, evaluator: Evaluator) -> Any:
             return evaluator.value(node)
 
-        return {gen: v for gen, v, _ in self._each(value, None, generations, self.shortcuts)}
+        with self._question():
+            each = self._each(value, None, generations, self.shortcuts)
+            return {gen: v for gen, v, _ in each}
+
+    @contextmanager
+    def _question(self) -> Iterator[None]:
+        """One question, whatever it asks of each generation's evaluator: what they
+        compute past a cycle cut holds until it is answered (reads.py), the
+        generations' evaluations walking alike (replay.py)."""
+        epoch = self._epoch
+        epoch.begin()
+        epoch.open += 1
+        try:
+            yield
+        finally:
+            epoch.open -= 1
 
     def admission(
         self,
@@ -294,7 +320,16 @@ class Semantics:
     ) -> Admission:
         """In a classmethod whose subclasses define anew what it reads through `cls`,
         the union of its answers for each class it may run for that tells anything
-        (subclasses.py)."""
+        (subclasses.py). One question (see _question)."""
+        with self._question():
+            return self._each_receiver(node, flags, env_for)
+
+    def _each_receiver(
+        self,
+        node: nodes.NodeNG,
+        flags: Mapping[str, Any] | None,
+        env_for: Mapping[str, Env] | None,
+    ) -> Admission:
         from gatecheck.semantics import subclasses
 
         if flags is None or subclasses.RECEIVER not in flags:

@@ -13,7 +13,7 @@ from gatecheck.semantics import conventions, dispatch, replay
 from gatecheck.semantics.env import index_path, loop_item, loop_items
 from gatecheck.semantics.expressions import may_be_none
 from gatecheck.semantics.mutations import filled_at_import, holds_container, may_change
-from gatecheck.semantics.reads import NOTHING
+from gatecheck.semantics.reads import NOTHING, enter, leave
 from gatecheck.semantics.subclasses import RECEIVER
 from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
 
@@ -28,29 +28,35 @@ def binding_value(ev: Evaluator, node: nodes.NodeNG) -> Any:
 def memoized(ev: Evaluator, key: Any, compute: Callable[[Evaluator, Any], Any], arg: Any) -> Any:
     """compute(ev, arg), kept in the binding memo under `key` with what it read (replayed on a
     hit, traced for the other generations: replay.py); a cycle back to `key` reads as
-    unknown."""
+    unknown, and an entry computed past such a cut is used only where it holds
+    (reads.py)."""
     memo = ev.binding_memo.get(key)
     trace = ev.trace
     if memo is not None:
-        if trace is not None:
-            trace.append((replay.BINDING, key, memo))
         value, recorded = memo
-        if recorded is not NOTHING:  # absorbing it changes nothing
-            ev.reads.absorb(recorded)
-        return value
+        if recorded is NOTHING or recorded.holds(ev.active, ev.depth):
+            if trace is not None:
+                trace.append((replay.BINDING, key, memo))
+            if recorded is not NOTHING:  # absorbing it changes nothing
+                ev.reads.absorb(recorded)
+            return value
+        if trace is not None:
+            trace.append((replay.BINDING, key, None))  # not the answer here: a miss
     if key in ev.active:
+        ev.reads.cut_at(key, ev.active[key])
         return UNKNOWN
-    ev.active.add(key)
+    activation = enter(ev, key)
     try:
         with ev.tracking() as reads:
             value = compute(ev, arg)
-        frozen = reads.frozen()
+            reads.close(key, activation)
+        frozen = reads.frozen(ev.depth)
         ev.binding_memo.put(key, value, frozen)
         if trace is not None:
             trace.append(replay.added(replay.BINDING, key, value, frozen))
         return value
     finally:
-        ev.active.discard(key)
+        leave(ev, key, activation)
 
 
 def _value_of(ev: Evaluator, node: nodes.NodeNG) -> Any:

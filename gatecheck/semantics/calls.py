@@ -16,7 +16,7 @@ from gatecheck.semantics.expressions import filled_item
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either, join_optional
-from gatecheck.semantics.reads import NOTHING
+from gatecheck.semantics.reads import NOTHING, enter, leave
 from gatecheck.semantics.values import (
     UNKNOWN,
     Builtin,
@@ -276,21 +276,31 @@ def _call_function(
     if isinstance(node, nodes.FunctionDef) and is_abstract_body(node):
         return conventions.by_convention(ev, str(node.name)) if node.name else UNKNOWN
     key = _call_key(func, args, kwargs)
+    # A call in progress with the same arguments (the function itself, where they cannot
+    # be told apart) is a cycle and reads as unknown, whatever the memo holds: an entry
+    # made elsewhere is not what evaluating it here gives (reads.py). A recursion on
+    # other arguments goes on, to the depth bound at most.
+    guard = id(node) if key is None else key
+    if guard in ev.active:
+        ev.reads.cut_at(guard, ev.active[guard])
+        return UNKNOWN
     memo = None if key is None else ev.call_memo.get(key)
     trace = ev.trace
     if memo is not None:
-        if trace is not None:
-            trace.append((replay.CALL, key, memo))
         value, recorded = memo
-        if recorded is not NOTHING:  # absorbing it changes nothing
-            ev.reads.absorb(recorded)
-        return value
-    if id(node) in ev.active:
-        return UNKNOWN
+        if recorded is NOTHING or recorded.holds(ev.active, ev.depth):  # see reads.py
+            if trace is not None:
+                trace.append((replay.CALL, key, memo))
+            if recorded is not NOTHING:  # absorbing it changes nothing
+                ev.reads.absorb(recorded)
+            return value
+        if trace is not None:
+            trace.append((replay.CALL, key, None))  # not the answer here: a miss
     if ev.depth >= bounds.MAX_CALL_DEPTH:
         ev.reads.bounds.add(bounds.CALL_DEPTH)
+        ev.reads.deep = True
         return UNKNOWN
-    ev.active.add(id(node))
+    activation = enter(ev, guard)
     ev.depth += 1
     try:
         with ev.tracking() as reads:
@@ -299,15 +309,16 @@ def _call_function(
                 result = ev.eval(node.body, env)
             else:
                 result = ev.run_body(node.body, env)
+            reads.close(guard, activation)
         if key is not None:
-            frozen = reads.frozen()
+            frozen = reads.frozen(ev.depth - 1)  # the depth it was looked up at
             ev.call_memo.put(key, result, frozen)
             if trace is not None:
                 trace.append(replay.added(replay.CALL, key, result, frozen))
         return result
     finally:
         ev.depth -= 1
-        ev.active.discard(id(node))
+        leave(ev, guard, activation)
 
 
 def bind_arguments(

@@ -29,7 +29,7 @@ from gatecheck.semantics import (
 )
 from gatecheck.semantics.env import Env
 from gatecheck.semantics.oracle import IdiomRegistry, default_idioms
-from gatecheck.semantics.reads import Memo, Reads
+from gatecheck.semantics.reads import Activation, Epoch, Memo, Reads
 from gatecheck.semantics.values import UNKNOWN, FunctionRef, Tri, truth
 
 __all__ = ["Env", "Evaluator", "Memo"]
@@ -51,12 +51,16 @@ class Evaluator:
     reads: Reads = field(default_factory=Reads)
     binding_memo: Memo = field(default_factory=Memo)
     call_memo: Memo = field(default_factory=Memo)
-    # Bindings and calls being evaluated (a cycle reads as UNKNOWN), and the call depth.
-    active: set[int] = field(default_factory=set)
+    # Bindings and calls being evaluated (a cycle reads as UNKNOWN), each with its
+    # activation (reads.py), the innermost one, and the call depth.
+    active: dict[Any, Activation] = field(default_factory=dict)
+    top: Activation | None = None
     depth: int = 0
     # The loops being run (statements._loop): the environments their `break` and
     # `continue` statements leave, innermost last.
     loop_exits: list[list[tuple[str, Env]]] = field(default_factory=list)
+    # The question being answered (reads.py): Semantics gives its evaluators one.
+    epoch: Epoch = field(default_factory=Epoch)
     # Facts about classes that no generation changes, shared by every generation's
     # evaluator (Semantics gives them one dict): runtime platform dispatch per (declared
     # class, vendor), attributes set on the instance per class.
@@ -93,6 +97,7 @@ class Evaluator:
         if outermost:
             self._steps_left = bounds.MAX_STEPS
             self.held[id(node)] = node
+            self.epoch.begin()
         self._entered += 1
         try:
             return expressions.may_be_none(self, node, env) if optional else self.eval(node, env)
@@ -235,6 +240,7 @@ class _Entry:
         self._outermost = outermost = ev._entered == 0
         if outermost:
             ev._steps_left = bounds.MAX_STEPS
+            ev.epoch.begin()
         ev._entered += 1
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> bool:

@@ -1,6 +1,31 @@
 """What an evaluation read besides the code: naming conventions (its answer is then
-assumed, not proven), the device (it may differ per generation) and bounds it hit (its
-answer is Unknown for want of work, not of knowledge)."""
+assumed, not proven), the device (it may differ per generation), bounds it hit (its
+answer is Unknown for want of work, not of knowledge), and cycles it met.
+
+An evaluation reached again while it is in progress reads as unknown there (a cycle cut:
+a parameter whose callers pass a parameter whose callers pass the first; a function
+called again with the arguments it is being evaluated for), and so does a call nested
+past the depth bound. What is computed past a cut depends on what is in progress. vLLM
+0.33.0's `FlashAttentionBackend.supports_combination(..., device_capability)` has two
+overrides that call it through `super()`, each one's parameter given by the other's
+call: read past a cut at the first, the second's took the naming convention, was kept in
+the memo, and was read from there when the first was later evaluated on its own, so a
+row's assumptions followed the order of the modules (and so the audit's worker
+processes). An entry (a memo entry or a fact) is used only where evaluating it again
+would give it, so that every answer is the one a fresh run gives whatever was asked
+before (tests/test_evaluation_order.py):
+
+- one that met no cut (nearly all) anywhere;
+- one whose cuts were all at itself or at evaluations inside it (the first evaluation
+  of a cycle, which closes it) where none of the evaluations on its cycles (`cycle`) is
+  in progress: entered from one of them, the cut falls elsewhere;
+- one that met a cut at an evaluation still in progress below it only while that
+  evaluation is (`cut`: its deepest such): the same key reached along the same
+  evaluations for the same question (an admission, which asks every generation, or one
+  entry into an evaluator: `Epoch`). Inside one evaluation of a cycle the entries it
+  makes are shared as the memo always shared them; outside it they are made again;
+- one that met the depth bound (`depth`) at the same call depth only.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +51,22 @@ class Recorded:
     # Whether it read an environment variable (os.environ.get, os.getenv): the answer may
     # then change once the environment is fixed (Semantics.admission).
     environment: bool = False
+    # Where it met a cut (see the module's docstring): the deepest evaluation in progress
+    # below it that it met, (key, activation); the evaluations on the cycles inside it
+    # (their keys); 1 + the call depth it was looked up at when it met the depth bound
+    # (0: it did not).
+    cut: tuple[Any, Activation] | None = None
+    cycle: frozenset[Any] = frozenset()
+    depth: int = 0
+
+    def holds(self, active: dict[Any, Activation], depth: int) -> bool:
+        """Whether the entry is what evaluating it gives now, with `active` (key ->
+        activation) in progress at call depth `depth`."""
+        if self.depth and self.depth != depth + 1:
+            return False
+        if self.cut is not None:
+            return active.get(self.cut[0]) == self.cut[1]
+        return not self.cycle or self.cycle.isdisjoint(active)
 
 
 NOTHING = Recorded()
@@ -52,6 +93,12 @@ class Reads:
     files: int = 0
     # Whether an environment variable was read (see Recorded.environment).
     environment: bool = False
+    # The evaluations in progress it met as cuts, not yet ended, and those on the cycles
+    # it met (Recorded.cut, .cycle): None while there is none (most evaluations); whether
+    # it met the depth bound.
+    cuts: set[tuple[Any, Activation]] | None = None
+    cycle: set[Any] | None = None
+    deep: bool = False
     log: ReadLog | None = field(default=None, repr=False, compare=False)
 
     def absorb(self, other: Reads | Recorded) -> None:
@@ -63,21 +110,72 @@ class Reads:
             self.bounds |= other.bounds
         if other.environment:
             self.environment = True
+        if other.cut is not None:  # a cut an evaluation inside this one left open
+            if self.cuts is None:
+                self.cuts = {other.cut}
+            else:
+                self.cuts.add(other.cut)
+        if other.cycle:
+            if self.cycle is None:
+                self.cycle = set(other.cycle)
+            else:
+                self.cycle |= other.cycle
+        if other.depth:
+            self.deep = True
         if other.files:
             self.files |= other.files
             if self.log is not None:
                 self.log.replay(other.files)
 
-    def frozen(self) -> Recorded:
-        if not (self.assumed or self.bounds or self.files or self.environment):
+    @property
+    def depth(self) -> bool:
+        """Whether it met the depth bound (read as Recorded.depth by absorb)."""
+        return self.deep
+
+    @property
+    def cut(self) -> tuple[Any, Activation] | None:
+        """The deepest cut left open (read as Recorded.cut by absorb)."""
+        return min(self.cuts, key=_level) if self.cuts else None
+
+    def cut_at(self, key: Any, activation: Activation) -> None:
+        """The evaluation `key`, in progress as `activation`, was met (read as unknown)."""
+        if self.cuts is None:
+            self.cuts = {(key, activation)}
+        else:
+            self.cuts.add((key, activation))
+
+    def close(self, key: Any, activation: Activation) -> None:
+        """The evaluation `key` (these its reads), `activation`, ends: its cuts at itself
+        are no longer open, and with a cut it is on a cycle."""
+        cuts = self.cuts
+        if cuts:
+            cuts.discard((key, activation))
+            if self.cycle is None:
+                self.cycle = {key}
+            else:
+                self.cycle.add(key)
+
+    def frozen(self, depth: int = 0) -> Recorded:
+        """What a memo entry keeps; `depth`: the call depth it was looked up at."""
+        plain = not (self.assumed or self.bounds or self.files or self.environment)
+        if plain and not (self.cuts or self.cycle or self.deep):
             return DEVICE if self.device else NOTHING
+        cut = self.cut
         return Recorded(
             frozenset(self.assumed) if self.assumed else _NONE,
             self.device,
             frozenset(self.bounds) if self.bounds else _NONE,
             self.files,
             self.environment,
+            cut,
+            # Held while `cut` is in progress, whatever else is: its cycles do not matter.
+            frozenset(self.cycle) if self.cycle and cut is None else _NONE,
+            depth + 1 if self.deep else 0,
         )
+
+
+def _level(cut: tuple[Any, Activation]) -> int:
+    return cut[1][0]
 
 
 class Memo:
@@ -146,25 +244,69 @@ def _same_here(entry: tuple[Any, Recorded] | None) -> tuple[Any, Recorded] | Non
     return None if entry is None or entry[1].environment else entry
 
 
+# An evaluation in progress (Evaluator.active): (level, question, the activation below it,
+# key). An entry computed past a cut at it holds while it is in progress: the same key,
+# reached along the same evaluations, for the same question (the other generations'
+# evaluations of the question walk the same way: replay.py).
+Activation = tuple[int, int, Any, Any]
+
+
+def enter(ev: Evaluator, key: Any) -> Activation:
+    """Put the evaluation `key` in progress (leave() takes it off)."""
+    below = ev.top
+    activation = (0 if below is None else below[0] + 1, ev.epoch.current, below, key)
+    ev.active[key] = activation
+    ev.top = activation
+    return activation
+
+
+def leave(ev: Evaluator, key: Any, activation: Activation) -> None:
+    del ev.active[key]
+    ev.top = activation[2]
+
+
+@dataclass(slots=True)
+class Epoch:
+    """The question being answered, shared by the evaluators of a run (Semantics): an
+    admission, which asks every generation, or one entry into an evaluator outside one
+    (`open`: the questions in progress). What is computed past a cut holds for it only."""
+
+    current: int = 0
+    open: int = 0
+
+    def begin(self) -> None:
+        """An entry into an evaluator: a new question, unless one is being answered."""
+        if not self.open:
+            self.current += 1
+
+
 T = TypeVar("T")
 
 
 def remembered(ev: Evaluator, key: Any, compute: Callable[[], T], meanwhile: T) -> T:
     """`ev.facts[key]`, computed once per run (`meanwhile` while it is: a search reached
-    again from inside itself finds that). With a read log (readlog.py), the modules the
-    computation read are kept with it and replayed on every later use, as a memo hit's."""
-    if key in ev.facts:
-        value, files = ev.facts[key]
-        if files:
-            ev.reads.absorb(Recorded(files=files))
-        found: T = value
-        return found
-    ev.facts[key] = (meanwhile, 0)
-    if ev.project.read_log is None:
-        value = compute()
-        ev.facts[key] = (value, 0)
+    again from inside itself finds that, a cycle cut), with what it read, replayed on
+    every later use as a memo hit's (the assumptions of a callers search's callees
+    went to the first reader only), and kept as a memo entry is (see the module's
+    docstring)."""
+    held = ev.facts.get(key)
+    if held is not None:
+        value, _, recorded = held
+        if recorded is NOTHING or recorded.holds(ev.active, ev.depth):
+            if recorded is not NOTHING:
+                ev.reads.absorb(recorded)
+            found: T = value
+            return found
+    if key in ev.active:
+        ev.reads.cut_at(key, ev.active[key])
+        return meanwhile
+    activation = enter(ev, key)
+    try:
+        with ev.tracking() as reads:
+            value = compute()
+            reads.close(key, activation)
+        kept = reads.frozen(ev.depth)
+        ev.facts[key] = (value, kept.files, kept)
         return value
-    with ev.tracking() as reads:
-        value = compute()
-    ev.facts[key] = (value, reads.files)
-    return value
+    finally:
+        leave(ev, key, activation)

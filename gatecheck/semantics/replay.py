@@ -21,10 +21,11 @@ every one of those points, it gets the same value:
   every generation shares) is not shadowed by an entry of its own memo.
 
 Everything else an evaluation depends on is the same for every generation: the trees,
-the shared memo and facts, the flags, the cycle set and call depth (empty at the start,
-then the same path's). A trace is kept only when the evaluation hit no bound (the
-other generation does no more work than this one, never less: a bound could fall
-differently). The other generation then reads the same conventions, bounds and
+the shared memo and facts, the flags, the evaluations in progress and the call depth
+(none at the start, then the same path's, for the same question: an entry made past a
+cycle cut holds along it, reads.py). A trace is kept only when the evaluation hit no
+bound (the other generation does no more work than this one, never less: a bound could
+fall differently). The other generation then reads the same conventions, bounds and
 modules, adds to its own memo what this one added to its own, nothing to the shared
 one, and answers the same: taking the answer, and the entries it would add, leaves
 every memo as evaluating would have.

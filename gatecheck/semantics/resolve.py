@@ -19,7 +19,7 @@ from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either
 from gatecheck.semantics.mutations import changed_before, holds_container
-from gatecheck.semantics.reads import NOTHING
+from gatecheck.semantics.reads import NOTHING, enter, leave
 from gatecheck.semantics.restores import without_restores
 from gatecheck.semantics.values import UNKNOWN, ExternalRef, FunctionRef, ModuleRef
 
@@ -249,25 +249,30 @@ def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:
         memo = ev.call_memo.get(key)
         trace = ev.trace
         if memo is not None:
-            if trace is not None:
-                trace.append((replay.CALL, key, memo))
             value, recorded = memo
-            if recorded is not NOTHING:
-                ev.reads.absorb(recorded)
-            return value
-        if id(bound) in ev.active:
+            if recorded is NOTHING or recorded.holds(ev.active, ev.depth):  # see reads.py
+                if trace is not None:
+                    trace.append((replay.CALL, key, memo))
+                if recorded is not NOTHING:
+                    ev.reads.absorb(recorded)
+                return value
+            if trace is not None:
+                trace.append((replay.CALL, key, None))  # not the answer here: a miss
+        if key in ev.active:
+            ev.reads.cut_at(key, ev.active[key])
             return UNKNOWN
-        ev.active.add(id(bound))
+        activation = enter(ev, key)
         try:
             with ev.tracking() as reads:
                 value = _import_from_value(ev, bound, local)
-            frozen = reads.frozen()
+                reads.close(key, activation)
+            frozen = reads.frozen(ev.depth)
             ev.call_memo.put(key, value, frozen)
             if trace is not None:
                 trace.append(replay.added(replay.CALL, key, value, frozen))
             return value
         finally:
-            ev.active.discard(id(bound))
+            leave(ev, key, activation)
     if isinstance(bound, nodes.Import):
         return _import_value(ev, bound, local)
     return binding_value(ev, bound)

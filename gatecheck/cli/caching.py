@@ -27,7 +27,7 @@ from gatecheck.gates.mentions import feature_needles, mentions_any, option_needl
 from gatecheck.gates.results import Analysis, Restored
 from gatecheck.kernels.locate import KNOWN_KERNEL_LIBRARIES, locate
 from gatecheck.loading.outline import names_function
-from gatecheck.loading.project import FileDiagnostic, Project
+from gatecheck.loading.project import FileDiagnostic, ModuleNamer, Project
 from gatecheck.loading.readlog import FileReads
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.suppressions import MARKER
@@ -293,6 +293,8 @@ def _shared_material(
     ruleset: RuleSet, kernel_sources: Sequence[Path], found: Discovery
 ) -> dict[str, object]:
     return {
+        # Where modules take the names their code imports them by (loading/project.py).
+        "source_folders": ModuleNamer(found.roots).source_folders(found.file_names()),
         "rules": content_digest(ruleset.sources),
         "kernel_sources": [str(p.resolve()) for p in kernel_sources],
         "kernel_libraries": kernel_environment(ruleset, kernel_sources, found.roots),

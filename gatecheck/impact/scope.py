@@ -442,6 +442,9 @@ def reached_files(
     they reach their importers too."""
     namer = ModuleNamer(roots)
     names = {path: namer.name(path) for path in files}
+    # A module is imported by its second name too (ModuleNamer.alias: `sglang.srt.x`
+    # of a checkout's `python/sglang/srt/x.py`); a change to it reaches both importers.
+    aliases = {path: alias for path in files if (alias := namer.alias(path)) is not None}
     texts = {path: read(path) for path in files}
     # Which files spell a word: a module's importers spell its last name.
     spelling: dict[str, list[Path]] = {}
@@ -481,10 +484,16 @@ def reached_files(
             reached.add(path)
         pending.append(module)
 
+    def touch_module(path: Path, new: set[str], reached_path: Path | None) -> None:
+        touch(names[path] if path in names else namer.name(path), new, reached_path)
+        alias = aliases.get(path) if path in names else namer.alias(path)
+        if alias is not None:
+            touch(alias, new, reached_path)
+
     for path, changed_here in changed.items():
         here = facts_of(path) if path in texts else None
         touched_here = set(changed_here) if here is None else here.readers(set(changed_here))
-        touch(namer.name(path), touched_here, path if path in texts else None)
+        touch_module(path, touched_here, path if path in texts else None)
         if path in texts:
             reached.add(path)  # its gates are compared, whatever it passes on
     # A changed call reaches the definitions it may call (their parameters' values),
@@ -506,7 +515,7 @@ def reached_files(
             if text is None or not _defining(name).search(text):
                 continue
             found = facts_of(path)
-            touch(names[path], {ALL} if found is None else found.readers({name}), path)
+            touch_module(path, {ALL} if found is None else found.readers({name}), path)
     budget = max(MIN_BUDGET, int(len(files) * BUDGET_SHARE))
     # Files whose text can pass a touched name on (they import the module and spell the
     # name, or import it whole): most are reached, and past the budget the answer is the
@@ -553,5 +562,5 @@ def reached_files(
             if not passed:
                 continue
             # What it binds from them, and its statements reading that; a star: everything.
-            touch(names[path], {ALL} if ALL in passed else found.readers(passed), path)
+            touch_module(path, {ALL} if ALL in passed else found.readers(passed), path)
     return frozenset(reached)

@@ -163,13 +163,34 @@ def module_name_for(path: Path, roots: Iterable[Path] = ()) -> str:
     return ModuleNamer(roots).name(path)
 
 
+# A folder holding one of these is where a distribution's packages are found (SGLang's
+# repository keeps its package and pyproject.toml under `python/`; an unpacked wheel
+# keeps its packages beside their `*.dist-info`).
+PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+METADATA_SUFFIXES = (".dist-info", ".egg-info")
+
+
 class ModuleNamer:
     """module_name_for over many files: each folder's answer (its dotted prefix) is
-    worked out once, so a tree of N files costs one __init__.py check per folder."""
+    worked out once, so a tree of N files costs one __init__.py check per folder.
+
+    A file has a second name (`alias`) where a folder around it, below the scanned
+    root, is a distribution's source folder: its name from there down. The module
+    `python/sglang/srt/utils.py`
+    in a checkout of SGLang is `python.sglang.srt.utils` by the folders (a namespace
+    package `python` is what Python would see with the root on its path) and
+    `sglang.srt.utils` by how the code imports it. A source folder holds a packaging
+    file or a distribution's metadata, or is a `src` folder beside a packaging file;
+    a folder inside a regular package never is (a vendored `ops/triton/` subpackage is
+    not the `triton` the code imports), nor is a bare namespace folder (`megatron/` of
+    megatron-core: its `core` package is imported as `megatron.core` only)."""
 
     def __init__(self, roots: Iterable[Path] = ()) -> None:
         self.roots = set(roots)
         self._prefixes: dict[Path, tuple[str, ...]] = {}
+        self._root_names = {str(root) for root in self.roots}
+        self._alias_states: dict[str, tuple[bool, bool, tuple[str, ...] | None]] = {}
+        self._source_folders: set[str] = set()
 
     def name(self, path: Path) -> str:
         path = path if path.is_absolute() else path.resolve()
@@ -177,6 +198,57 @@ class ModuleNamer:
         if path.name != "__init__.py":
             parts = (*parts, path.stem)
         return ".".join(parts) or path.stem
+
+    def alias(self, path: Path) -> str | None:
+        """The name the code imports the file by, where it differs from `name` (see the
+        class): its folders from below the nearest source folder around it."""
+        path = path if path.is_absolute() else path.resolve()
+        parts = self._alias_prefix(path.parent)
+        if parts is None:
+            return None
+        if path.name != "__init__.py":
+            parts = (*parts, path.stem)
+        alias = ".".join(parts)
+        return None if alias == self.name(path) else alias
+
+    def source_folders(self, files: Iterable[str]) -> list[str]:
+        """The source folders the files' second names are taken from, sorted: a run's
+        answers depend on them, though they hold no scanned file that says so (a
+        pyproject.toml added beside a package renames its modules). `files`: absolute
+        names (each folder is looked at once: a cached run asks this on every start)."""
+        for folder in {name.rpartition(os.sep)[0] for name in files}:
+            self._alias_state(folder)
+        return sorted(self._source_folders)
+
+    def _alias_prefix(self, folder: Path) -> tuple[str, ...] | None:
+        return self._alias_state(str(folder))[2]
+
+    def _alias_state(self, folder: str) -> tuple[bool, bool, tuple[str, ...] | None]:
+        """(whether the folder is a root or below one, whether it is or is inside a
+        package, its second name's prefix or None), worked out once per folder from
+        its parent's (on names: this runs on every start of a cached run)."""
+        state = self._alias_states.get(folder)
+        if state is not None:
+            return state
+        parent, _sep, name = folder.rpartition(os.sep)
+        init = os.path.join(folder, "__init__.py")
+        if folder in self._root_names:
+            state = (True, os.path.isfile(init), None)
+        elif not name or not parent:
+            state = (False, False, None)  # the top: above every root
+        else:
+            scanned, in_package, above = self._alias_state(parent)
+            if not scanned:
+                state = (False, False, None)
+            elif os.path.isfile(init):
+                state = (True, True, None if above is None else (*above, name))
+            elif not in_package and _is_source_folder(Path(folder)):
+                self._source_folders.add(folder)
+                state = (True, False, ())
+            else:
+                state = (True, in_package, None if above is None else (*above, name))
+        self._alias_states[folder] = state
+        return state
 
     def _prefix(self, folder: Path) -> tuple[str, ...]:
         pending: list[Path] = []
@@ -198,6 +270,29 @@ class ModuleNamer:
 
     def _below_root(self, folder: Path) -> bool:
         return any(folder != root and _is_under(folder, root) for root in self.roots)
+
+
+def _is_source_folder(folder: Path) -> bool:
+    """A folder (not a package, nor inside one) where a distribution's packages are:
+    it holds a packaging file or a distribution's metadata, or is `src` beside a
+    packaging file."""
+    if _holds_packaging(folder):
+        return True
+    return folder.name == "src" and _holds_packaging(folder.parent, metadata=False)
+
+
+def _holds_packaging(folder: Path, *, metadata: bool = True) -> bool:
+    """Whether `folder` holds a packaging file (or, with `metadata`, a `*.dist-info` or
+    `*.egg-info` entry)."""
+    if any(os.path.isfile(folder / name) for name in PACKAGING_FILES):
+        return True
+    if not metadata:
+        return False
+    try:
+        with os.scandir(folder) as entries:
+            return any(entry.name.endswith(METADATA_SUFFIXES) for entry in entries)
+    except OSError:
+        return False
 
 
 def _is_under(path: Path, root: Path) -> bool:
@@ -236,7 +331,7 @@ class Project:
         self.roots = tuple(roots)
         self.files = tuple(files)
         self._namer = ModuleNamer(self.roots)
-        self._index: tuple[dict[str, Path], dict[Path, str]] | None = None
+        self._index: tuple[dict[str, Path], dict[Path, str], dict[str, str]] | None = None
         self._modules: dict[Path, nodes.Module | None] = {}
         self._sources: dict[Path, SourceFile] = {}
         self._texts: dict[Path, str | None] = {}
@@ -259,7 +354,7 @@ class Project:
             self.read_log.note(key)
 
     # -- index -------------------------------------------------------------------------
-    def _names(self) -> tuple[dict[str, Path], dict[Path, str]]:
+    def _names(self) -> tuple[dict[str, Path], dict[Path, str], dict[str, str]]:
         # Worked out on first use: a run answered from the cache never asks.
         if self._index is None:
             by_name: dict[str, Path] = {}
@@ -268,7 +363,14 @@ class Project:
                 name = self._namer.name(file)
                 name_of[file] = name
                 by_name.setdefault(name, file)
-            self._index = (by_name, name_of)
+            # Second names (ModuleNamer.alias) where no file has the name as its own.
+            canonical: dict[str, str] = {}
+            for file in self.files:
+                alias = self._namer.alias(file)
+                if alias is not None and alias not in by_name:
+                    by_name[alias] = file
+                    canonical[alias] = name_of[file]
+            self._index = (by_name, name_of, canonical)
         return self._index
 
     @property
@@ -279,14 +381,19 @@ class Project:
     def _name_of(self) -> dict[Path, str]:
         return self._names()[1]
 
+    def canonical(self, name: str) -> str:
+        """A module's own name for `name`, which may be its second name (ModuleNamer.alias):
+        one module, one name in values and in what a run read."""
+        return self._names()[2].get(name, name)
+
     def has_module(self, name: str) -> bool:
         if self.read_log is not None:
-            self.read_log.note(name)
+            self.read_log.note(self.canonical(name))
         return name in self._by_name
 
     def path_of(self, name: str) -> Path | None:
         if self.read_log is not None:
-            self.read_log.note(name)
+            self.read_log.note(self.canonical(name))
         return self._by_name.get(name)
 
     def name_of(self, path: Path) -> str:
@@ -294,14 +401,14 @@ class Project:
 
     def is_package(self, name: str) -> bool:
         if self.read_log is not None:
-            self.read_log.note(name)
+            self.read_log.note(self.canonical(name))
         path = self._by_name.get(name)
         return path is not None and path.name == "__init__.py"
 
     # -- loading -----------------------------------------------------------------------
     def module(self, name: str) -> nodes.Module | None:
         if self.read_log is not None:  # found or not: a module added or removed is read too
-            self.read_log.note(name)
+            self.read_log.note(self.canonical(name))
         path = self._by_name.get(name)
         return None if path is None else self.module_at(path)
 

@@ -133,7 +133,7 @@ class Evaluator:
 
     def module_attribute(self, module_name: str, attr: str) -> Any:
         with self._entry():
-            return resolve.module_attribute(self, module_name, attr)
+            return resolve.module_attribute(self, self.project.canonical(module_name), attr)
         return UNKNOWN
 
     def binding_of(self, bound: nodes.NodeNG, local: str) -> Any:

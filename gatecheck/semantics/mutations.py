@@ -271,7 +271,7 @@ def _changed_in(ev: Evaluator, module: nodes.Module, name: str, attribute: bool,
                 if receiver is UNKNOWN or receiver == ModuleRef(str(module.name)):
                     return True
             continue
-        if absolute_import_name(node) != module.name:
+        if ev.project.canonical(absolute_import_name(node)) != module.name:
             continue
         for imported, alias in node.names:
             if imported in (name, "*"):

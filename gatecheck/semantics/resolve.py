@@ -39,7 +39,8 @@ def _star_sources(ev: Evaluator, module: nodes.Module) -> tuple[str, ...]:
     key = ("star-sources", id(module))
     found = ev.facts.get(key)
     if found is None:
-        found = ev.facts[key] = tuple(star_sources(module))
+        canonical = ev.project.canonical
+        found = ev.facts[key] = tuple(canonical(name) for name in star_sources(module))
     return found
 
 
@@ -282,7 +283,7 @@ def _import_from_value(ev: Evaluator, node: nodes.ImportFrom, local: str) -> Any
     original = imported_name(node, local)
     if original is None:
         return UNKNOWN
-    return module_attribute(ev, absolute_import_name(node), original)
+    return module_attribute(ev, ev.project.canonical(absolute_import_name(node)), original)
 
 
 def _import_value(ev: Evaluator, node: nodes.Import, local: str) -> Any:
@@ -290,4 +291,9 @@ def _import_value(ev: Evaluator, node: nodes.Import, local: str) -> Any:
     if target is None:
         return UNKNOWN
     name, _aliased = target
-    return ModuleRef(name) if ev.project.has_module(name) else ExternalRef(name, module=True)
+    project = ev.project
+    return (
+        ModuleRef(project.canonical(name))
+        if project.has_module(name)
+        else ExternalRef(name, module=True)
+    )

@@ -77,6 +77,20 @@ NAMES = [
         id="src layout one folder down",
     ),
     pytest.param(
+        {"pyproject.toml": PYPROJECT, "python/pkg/__init__.py": "", "python/pkg/m.py": ""},
+        "python/pkg/m.py",
+        "python.pkg.m",
+        "pkg.m",
+        id="python/ beside the packaging file (sgl-kernel, Triton)",
+    ),
+    pytest.param(
+        {"setup.py": "", "lib/pkg/__init__.py": ""},
+        "lib/pkg/__init__.py",
+        "lib.pkg",
+        None,
+        id="noop: another folder beside the packaging file",
+    ),
+    pytest.param(
         {"python/pyproject.toml": PYPROJECT, "python/tool.py": ""},
         "python/tool.py",
         "python.tool",

@@ -168,6 +168,10 @@ def module_name_for(path: Path, roots: Iterable[Path] = ()) -> str:
 # keeps its packages beside their `*.dist-info`).
 PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 METADATA_SUFFIXES = (".dist-info", ".egg-info")
+# Folders a packaging file beside them conventionally points at (`package-dir`): the src
+# layout, and `python/` (sgl-kernel and Triton keep their package there, the packaging
+# file one folder up).
+SOURCE_FOLDER_NAMES = ("src", "python")
 
 
 class ModuleNamer:
@@ -180,7 +184,8 @@ class ModuleNamer:
     in a checkout of SGLang is `python.sglang.srt.utils` by the folders (a namespace
     package `python` is what Python would see with the root on its path) and
     `sglang.srt.utils` by how the code imports it. A source folder holds a packaging
-    file or a distribution's metadata, or is a `src` folder beside a packaging file;
+    file or a distribution's metadata, or is a `src` or `python` folder beside a
+    packaging file;
     a folder inside a regular package never is (a vendored `ops/triton/` subpackage is
     not the `triton` the code imports), nor is a bare namespace folder (`megatron/` of
     megatron-core: its `core` package is imported as `megatron.core` only)."""
@@ -274,11 +279,11 @@ class ModuleNamer:
 
 def _is_source_folder(folder: Path) -> bool:
     """A folder (not a package, nor inside one) where a distribution's packages are:
-    it holds a packaging file or a distribution's metadata, or is `src` beside a
-    packaging file."""
+    it holds a packaging file or a distribution's metadata, or is `src` or `python`
+    beside a packaging file."""
     if _holds_packaging(folder):
         return True
-    return folder.name == "src" and _holds_packaging(folder.parent, metadata=False)
+    return folder.name in SOURCE_FOLDER_NAMES and _holds_packaging(folder.parent, metadata=False)
 
 
 def _holds_packaging(folder: Path, *, metadata: bool = True) -> bool:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from gatecheck.semantics.env import Env
     from gatecheck.semantics.evaluator import Evaluator
     from gatecheck.semantics.oracle import IdiomRegistry
-    from gatecheck.semantics.values import Tri
+    from gatecheck.semantics.values import Raises, Tri
 
 T = TypeVar("T")
 
@@ -364,16 +364,17 @@ class Semantics:
         from gatecheck.semantics import free_atoms
 
         seen = Reads()
-        truths = self._truths(node, flags, env_for, seen)
+        raised: set[str] = set()
+        truths = self._truths(node, flags, env_for, seen, raised=raised)
         undecided = self._undecided_vendors(truths)
         unset = False
         if self.assume_unset_environment and seen.environment and seen.device and undecided:
             found = self._unset_reading(node, flags, env_for, truths, undecided)
             if found is not None:
-                (truths, seen), unset = found, True
+                (truths, seen, raised), unset = found, True
                 undecided = self._undecided_vendors(truths)
-        can_true = frozenset(g for g, t in truths.items() if t is not False)
-        can_false = frozenset(g for g, t in truths.items() if t is not True)
+        can_true = frozenset(g for g, t in truths.items() if t is not False and g not in raised)
+        can_false = frozenset(g for g, t in truths.items() if t is not True and g not in raised)
         free: tuple[frozenset[str], ...] = ()
         if undecided:
             # A global's binding is read where it is made: only without a body's locals.
@@ -394,8 +395,9 @@ class Semantics:
         env_for: Mapping[str, Env] | None,
         truths: Mapping[str, Tri],
         undecided: Sequence[frozenset[str]],
-    ) -> tuple[dict[str, Tri], Reads] | None:
-        """The truths (and reads) with no environment variable set, when they tell apart
+    ) -> tuple[dict[str, Tri], Reads, set[str]] | None:
+        """The truths (and reads, and the generations raising) with no environment
+        variable set, when they tell apart
         generations of a vendor undecided with them unknown (environment.py); else None.
         Those vendors' generations are asked first: most such conditions (a vendor's test
         beside an environment flag) tell none of them apart either way."""
@@ -405,7 +407,11 @@ class Semantics:
         if not any(self._tells_apart(found, gens) for gens in undecided):
             return None
         found.update(self._truths(node, flags, env_for, seen, True, truths.keys() - asked))
-        return {g: found[g] for g in truths}, seen
+        # Which generations raise, read again whole (the two halves above may each be
+        # raising on every generation they asked, the whole not).
+        raised: set[str] = set()
+        self._truths(node, flags, env_for, Reads(), True, raised=raised)
+        return {g: found[g] for g in truths}, seen, raised
 
     def _undecided_vendors(self, truths: Mapping[str, Tri]) -> list[frozenset[str]]:
         """The vendors Unknown on every generation (the others may answer: `is_nvidia and
@@ -434,20 +440,41 @@ class Semantics:
         seen: Reads,
         unset_environment: bool = False,
         generations: Collection[str] | None = None,
+        raised: set[str] | None = None,
     ) -> dict[str, Tri]:
+        """Each generation's truth of `node`. `raised`, when given, gets the generations
+        where a call the condition always makes certainly raises (diverging.py): neither
+        true nor false there (their truth reads UNKNOWN), unless that is every one."""
+        from gatecheck.semantics.diverging import raises_in
+        from gatecheck.semantics.values import RAISES, UNKNOWN
         from gatecheck.semantics.values import truth as truth_of
 
-        def truth(gen: str, evaluator: Evaluator) -> Tri:
-            # evaluator.truth, without its frame
-            return truth_of(evaluator.value(node, None if env_for is None else dict(env_for[gen])))
+        def truth(gen: str, evaluator: Evaluator) -> Tri | Raises:
+            # evaluator.truth, without its frame; RAISES where a call it always makes
+            # certainly raises (diverging.py)
+            value = evaluator.value(node, None if env_for is None else dict(env_for[gen]))
+            noted = evaluator.raising
+            if noted:
+                raised = raises_in(node, noted)
+                noted.clear()
+                if raised:
+                    return RAISES
+            return truth_of(value)
 
         found: dict[str, Tri] = {}
         shortcut = self.shortcuts and env_for is None
         if generations is not None and not generations:
             return found
+        raising: set[str] = set()
         for gen, t, reads in self._each(truth, flags, generations, shortcut, unset_environment):
             seen.absorb(reads)
+            if t is RAISES:
+                raising.add(gen)
+                t = UNKNOWN
             found[gen] = t
+        if raised is not None and len(raising) < len(found):
+            # On every generation it reads as unknown: perhaps not the calls that run.
+            raised |= raising
         return found
 
     def admitted(

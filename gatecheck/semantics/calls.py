@@ -18,6 +18,7 @@ from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either, join_optional
 from gatecheck.semantics.reads import NOTHING, enter, leave
 from gatecheck.semantics.values import (
+    RAISES,
     UNKNOWN,
     Builtin,
     ClassRef,
@@ -190,19 +191,28 @@ def call(
     kwargs: Mapping[str, Any],
     syntax: nodes.NodeNG | None = None,
     optional: bool = False,
+    certain: bool = True,
 ) -> Any:
     """`optional`: the caller binds the result to a local variable, which may hold
-    NoneOr (see values.NoneOr); everyone else gets plain values."""
+    NoneOr (see values.NoneOr); everyone else gets plain values. `certain`: `func` is
+    the function the call runs, not one option of several."""
     if isinstance(func, FunctionRef):
         result = _call_function(ev, func, list(args), dict(kwargs))
+        if result is RAISES:
+            # No value; the call node noted where this is the function that runs
+            # (not one of several it may be), for the statement or condition holding
+            # it (diverging.py).
+            if certain and syntax is not None and isinstance(syntax.parent, nodes.Call):
+                ev.raising.append(syntax.parent)
+            return UNKNOWN
         return result if optional else plain(result)
     if isinstance(func, OneOf):
-        options = (call(ev, f, args, kwargs, syntax, optional) for f in func.options)
+        options = (call(ev, f, args, kwargs, syntax, optional, False) for f in func.options)
         return either(until_unknown(ev, options))
     if isinstance(func, PartialRef):
         merged = dict(func.kwargs)
         merged.update(kwargs)
-        return call(ev, func.func, [*func.args, *args], merged, syntax, optional)
+        return call(ev, func.func, [*func.args, *args], merged, syntax, optional, certain)
     if isinstance(func, ClassRef):
         return classes.instantiate(func.node, args, kwargs)
     if isinstance(func, Identity):
@@ -275,6 +285,8 @@ def _call_function(
     node = func.node
     if isinstance(node, nodes.FunctionDef) and is_abstract_body(node):
         return conventions.by_convention(ev, str(node.name)) if node.name else UNKNOWN
+    if not _runs_body(ev, node):
+        return UNKNOWN  # a generator or a coroutine: an object, whatever the body does
     key = _call_key(func, args, kwargs)
     # A call in progress with the same arguments (the function itself, where they cannot
     # be told apart) is a cycle and reads as unknown, whatever the memo holds: an entry
@@ -309,6 +321,8 @@ def _call_function(
                 result = ev.eval(node.body, env)
             else:
                 result = ev.run_body(node.body, env)
+                if result is RAISES and not reads.device:
+                    result = UNKNOWN  # raised on every generation alike
             reads.close(guard, activation)
         if key is not None:
             frozen = reads.frozen(ev.depth - 1)  # the depth it was looked up at
@@ -319,6 +333,22 @@ def _call_function(
     finally:
         ev.depth -= 1
         leave(ev, guard, activation)
+
+
+def _runs_body(ev: Evaluator, node: nodes.NodeNG) -> bool:
+    """Whether calling the function runs its body: a generator function or a coroutine
+    function gives an object whose body runs later (read as running at the call, an
+    `if make_batches():` took the body's fall-through None and was never true). Read
+    once per function (a walk of the body)."""
+    if isinstance(node, nodes.AsyncFunctionDef):
+        return False
+    if not isinstance(node, nodes.FunctionDef):
+        return True
+    key = ("runs-body", id(node))
+    found = ev.facts.get(key)
+    if found is None:
+        found = ev.facts[key] = not node.is_generator()
+    return bool(found)
 
 
 def bind_arguments(

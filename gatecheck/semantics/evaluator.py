@@ -81,6 +81,9 @@ class Evaluator:
     # Where the generation entered the condition being evaluated, and the memos it
     # consulted, while Semantics asks for them (see replay.py); None: not kept.
     trace: list[tuple[Any, ...]] | None = None
+    # The calls noted as certainly raising (values.RAISES) since the statement or the
+    # condition being evaluated began; each trims what it noted (diverging.py).
+    raising: list[nodes.NodeNG] = field(default_factory=list)
     # Evaluation steps left for the condition being evaluated (see bounds.MAX_STEPS).
     _steps_left: int = 0
     _entered: int = 0
@@ -98,6 +101,7 @@ class Evaluator:
             self._steps_left = bounds.MAX_STEPS
             self.held[id(node)] = node
             self.epoch.begin()
+            self.raising.clear()  # what an evaluation ended by an exception left
         self._entered += 1
         try:
             return expressions.may_be_none(self, node, env) if optional else self.eval(node, env)

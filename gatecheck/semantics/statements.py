@@ -11,6 +11,7 @@ from astroid import nodes
 
 from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics import callers, replay, resolve
+from gatecheck.semantics.diverging import ends_path
 from gatecheck.semantics.env import (
     Env,
     bind_target,
@@ -27,6 +28,7 @@ from gatecheck.semantics.logic import join_returns
 from gatecheck.semantics.mutations import changed_names, grown, holds_container
 from gatecheck.semantics.raising import catches, certain_raise, completes
 from gatecheck.semantics.values import (
+    RAISES,
     UNKNOWN,
     ClassRef,
     FunctionRef,
@@ -55,16 +57,27 @@ def run_body(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> Any:
     if falls_through:
         returns.append(None)
     if not returns:
-        return UNKNOWN  # every path raises
+        return RAISES  # every path raises (calls._call_function: diverging.py)
     return join_returns(returns)
 
 
 def exec_block(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> tuple[list[Any], bool]:
     returns: list[Any] = []
+    noted = ev.raising
     for stmt in body:
         if isinstance(stmt, (nodes.For, nodes.While)):
             _forget_changed(ev, stmt, env)  # an iteration reads what the one before changed
+        mark, count = len(noted), len(returns)
         falls = TABLE.get(type(stmt), _skip)(ev, stmt, env, returns)
+        if len(noted) > mark:
+            # A call that certainly raises, always evaluated by the statement: the path
+            # ends there, as at a `raise` (an `if`'s branches, run after its test, return
+            # nothing).
+            ends = ends_path(stmt, noted[mark:])
+            del noted[mark:]
+            if ends:
+                del returns[count:]
+                return returns, False
         _forget_changed(ev, stmt, env, grown(ev, stmt, env) if falls else None)
         if not falls:
             return returns, False
@@ -100,7 +113,10 @@ def _return(ev: Evaluator, stmt: nodes.Return, env: Env, returns: list[Any]) -> 
         # object made under an `if`, then `return inst`).
         value = held
     else:
+        mark = len(ev.raising)
         value = None if stmt.value is None else ev.eval(stmt.value, env)
+        if len(ev.raising) > mark and ends_path(stmt, ev.raising[mark:]):
+            return False  # it raises: no value (exec_block ends the path)
     if value is UNKNOWN and unknown_anyway(ev):
         raise _UnknownReturn
     returns.append(value)

@@ -28,6 +28,24 @@ class Unknown(enum.Enum):
 
 UNKNOWN = Unknown.UNKNOWN
 
+
+class Raises(enum.Enum):
+    """What a call of a project function gives where every path through its body raises
+    on this generation, and the raising reads the device (diverging.py). Never a value:
+    calls.call hands its caller UNKNOWN and notes the call, so that the statement or
+    condition holding it in a position always evaluated raises too. Kept in the call
+    memo like any result (so a memo hit notes it as well)."""
+
+    RAISES = "Raises"
+
+    def __repr__(self) -> str:
+        return "Raises"
+
+    __str__ = __repr__
+
+
+RAISES = Raises.RAISES
+
 # Three-valued truth: Python's True and False, and UNKNOWN (Kleene's third value).
 Tri = bool | Literal[Unknown.UNKNOWN]
 # Whatever an expression evaluates to: a concrete Python value the generation decides

@@ -105,13 +105,23 @@ CASES = [
     ("by_branch()", ["sm100", "sm103"]),
     ('("a" if arch() == "sm90" else "b") == "a"', ["sm90"]),
     ('arch() == "sm90" or IS_ROCM', ["sm90"]),
+    # A later operand runs where every one before it certainly did not decide (IS_ROCM is
+    # false on NVIDIA); a branch runs where the test certainly takes it.
+    ('IS_ROCM or arch() == "sm90"', ["gfx90a", "gfx942", "gfx950", "sm90"]),
+    ('not IS_ROCM and arch() == "sm100"', ["sm100", "sm103"]),
+    ('("sm90" if IS_ROCM else arch()) == "sm90"', ["gfx90a", "gfx942", "gfx950", "sm90"]),
     # An early `raise` on the other vendor: its generations no longer admitted.
     ("fast_path_ok()", ["sm100", "sm103", "sm110", "sm120", "sm121", "sm89", "sm90"]),
     # Noops: where the call may not run, or its exception may be caught.
     pytest.param(
-        'IS_ROCM or arch() == "sm90"',
-        ["gfx90a", "gfx942", "gfx950", *OLDER, "sm90"],
-        id="noop: a later operand of or",
+        'flag or arch() == "sm90"',
+        ["gfx90a", "gfx942", "gfx950", *OLDER, "sm90", "sm100", "sm103"],
+        id="noop: a later operand of or, after an unknown one",
+    ),
+    pytest.param(
+        '"x" if flag else arch()',
+        ALL,
+        id="noop: a branch the test may not take",
     ),
     pytest.param('any(arch() == "sm90" for _ in range(n))', ALL, id="noop: a comprehension"),
     pytest.param(

@@ -4,13 +4,14 @@ concrete values, everything else as UNKNOWN; Python's own semantics otherwise.""
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
 from gatecheck.semantics import bounds, classes
 from gatecheck.semantics.bounds import safe
+from gatecheck.semantics.diverging import raises_in
 from gatecheck.semantics.env import Env, bind_target, none_compared, operand_scopes
 from gatecheck.semantics.free_atoms import single_binding
 from gatecheck.semantics.idioms._model import NOT_MINE
@@ -121,12 +122,26 @@ def _bool_op(ev: Evaluator, node: nodes.BoolOp, env: Env | None) -> Any:
     if env is None:
         env = _optional_locals(ev, node)
     if env is None:
-        return bool_op(node.op, (ev.eval(operand, env) for operand in node.values))
-    scopes = operand_scopes(node, env)
-    return bool_op(
-        node.op,
-        (ev.eval(operand, scope) for operand, scope in zip(node.values, scopes, strict=True)),
-    )
+        return bool_op(node.op, _operands(ev, node, [env] * len(node.values)))
+    return bool_op(node.op, _operands(ev, node, operand_scopes(node, env)))
+
+
+def _operands(ev: Evaluator, node: nodes.BoolOp, scopes: Sequence[Env | None]) -> Iterator[Any]:
+    """The operands' values, lazily (bool_op stops at the deciding one). A later operand
+    reached because every one before it was certainly not deciding (`IS_ROCM or x` on
+    NVIDIA) is always evaluated there, as the first is: where it certainly raises, so
+    does the whole (noted for diverging.py)."""
+    certain = True
+    passing = node.op == "and"  # the truth an operand has where the next one runs
+    for index, (operand, scope) in enumerate(zip(node.values, scopes, strict=True)):
+        noted = ev.raising
+        mark = len(noted)
+        value = ev.eval(operand, scope)
+        if index and certain and len(noted) > mark and raises_in(operand, noted[mark:]):
+            noted.append(node)
+        yield value
+        if truth(value) is not passing:
+            certain = False
 
 
 def _optional_locals(ev: Evaluator, node: nodes.BoolOp) -> Env | None:
@@ -543,7 +558,13 @@ def _if_exp(ev: Evaluator, node: nodes.IfExp, env: Env | None) -> Any:
     t = truth(ev.eval(node.test, env))
     if t is UNKNOWN:
         return either((ev.eval(node.body, env), ev.eval(node.orelse, env)))
-    return ev.eval(node.body if t else node.orelse, env)
+    branch = node.body if t else node.orelse
+    noted = ev.raising
+    mark = len(noted)
+    value = ev.eval(branch, env)
+    if len(noted) > mark and raises_in(branch, noted[mark:]):
+        noted.append(node)  # the branch the test certainly takes raises (diverging.py)
+    return value
 
 
 def _named_expr(ev: Evaluator, node: nodes.NamedExpr, env: Env | None) -> Any:

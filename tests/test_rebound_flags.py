@@ -411,3 +411,61 @@ def test_tuple_of_options(value: tuple[object, ...], expected: object) -> None:
     else:
         assert isinstance(found, OneOf) and isinstance(expected, OneOf)
         assert found.options == expected.options
+
+
+# An instance's attribute read inside the method that sets it again later: the read sees
+# the value on the way there, not the one the method leaves (classes.class_attribute's
+# `reader`); read after the method, the one it leaves. Read as the value left, `if
+# self.fast and not ok: self.fast = False` read its own veto (false where `ok` is) and
+# the test admitted nothing; a read before a later re-assignment took the later value.
+QUANT = f"""
+import torch
+
+
+class Quant:
+    def __init__(self, cfg):
+        self.fast = cfg.fast
+        ok = {CAP} >= (8, 9)
+        if self.fast and not ok:
+            self.fast = False
+
+    def forward(self):
+        if self.fast:
+            return 1
+
+
+class Later:
+    def __init__(self, cfg):
+        self.fast = cfg.fast
+        if self.fast:
+            pass
+        self.fast = {CAP} >= (9, 0)
+
+    def forward(self):
+        if self.fast:
+            return 1
+"""
+EVERY_GENERATION = BELOW_HOPPER | HOPPER_UP
+READ_IN_PLACE = [
+    ("Quant", "__init__", BELOW_HOPPER - {"sm89"}),
+    ("Quant", "forward", EVERY_GENERATION - BELOW_HOPPER | {"sm89"}),
+    ("Later", "__init__", EVERY_GENERATION),
+    ("Later", "forward", HOPPER_UP),
+]
+
+
+@pytest.mark.parametrize(("cls", "method", "expected"), READ_IN_PLACE)
+def test_an_attribute_read_where_its_method_sets_it_later(
+    ruleset: RuleSet, cls: str, method: str, expected: set[str]
+) -> None:
+    from astroid import nodes
+
+    from gatecheck.semantics.admitted import Semantics, in_memory_project
+
+    project = in_memory_project({"gate": QUANT})
+    semantics = Semantics(project, ruleset.registry, ruleset.vocabulary, follow_callers=True)
+    module = project.module("gate")
+    assert module is not None
+    function = module[cls][method]
+    test = next(function.nodes_of_class(nodes.If)).test
+    assert semantics.admission(test).can_be_true == expected

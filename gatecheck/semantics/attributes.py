@@ -24,6 +24,8 @@ from gatecheck.semantics.values import (
 )
 
 if TYPE_CHECKING:
+    from astroid import nodes
+
     from gatecheck.semantics.evaluator import Evaluator
 
 # Methods of known values that are safe to call (pure, no I/O).
@@ -65,10 +67,12 @@ def _class(ev: Evaluator, receiver: ClassRef, name: str) -> Any:
     return classes.class_attribute(ev, receiver.node, name, receiver)
 
 
-def _instance(ev: Evaluator, receiver: InstanceRef, name: str) -> Any:
+def _instance(
+    ev: Evaluator, receiver: InstanceRef, name: str, reader: nodes.NodeNG | None = None
+) -> Any:
     if name in receiver.attrs:
         return receiver.attrs[name]
-    return classes.class_attribute(ev, receiver.cls, name, receiver)
+    return classes.class_attribute(ev, receiver.cls, name, receiver, reader=reader)
 
 
 def _builtin(ev: Evaluator, receiver: Builtin, name: str) -> Any:
@@ -122,9 +126,13 @@ _BY_KIND: dict[type, Callable[[Evaluator, Any, str], Any]] = {
 }
 
 
-def attribute(ev: Evaluator, receiver: Any, name: str) -> Any:
+def attribute(ev: Evaluator, receiver: Any, name: str, reader: nodes.NodeNG | None = None) -> Any:
+    """`reader`: the expression reading it, where there is one (an instance's attribute
+    read inside the method that sets it later is not the value it ends with)."""
     if receiver is UNKNOWN:
         return UNKNOWN
+    if reader is not None and type(receiver) is InstanceRef:
+        return _instance(ev, receiver, name, reader)
     by_kind = _BY_KIND.get(type(receiver))
     if by_kind is not None:
         return by_kind(ev, receiver, name)

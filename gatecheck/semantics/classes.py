@@ -59,10 +59,16 @@ def class_attribute(
     receiver: Any,
     fallback: bool = True,
     after: nodes.ClassDef | None = None,
+    reader: nodes.NodeNG | None = None,
 ) -> Any:
     """`fallback`: ask `__getattr__` when the lookup fails (not for
     `object.__getattribute__`). `after`: look in the classes that come after it in the
-    order only, and not on the instance (`super().name` in a method of `after`)."""
+    order only, and not on the instance (`super().name` in a method of `after`).
+    `reader`: the expression reading an instance's attribute: read in the method that
+    sets it, before (or in the test of an `if` holding) a later assignment, it is not
+    the value the method leaves (`self.fast = cfg.fast`, then `if self.fast and not ok:
+    self.fast = False`: the test reads cfg.fast; read as the value left, its own veto
+    made it false where `ok` is, and the test admitted nothing)."""
     order: Iterable[nodes.ClassDef] = mro(ev, cls)
     if after is not None:
         classes = list(order)
@@ -123,7 +129,7 @@ def class_attribute(
             on_self.extend(by_name.get(name, ()))
             overridden = overridden or name in _set_last_in_init(ev, klass)
         if assigned or on_self:
-            flowed = None if on_self else flow.value_after(ev, assigned)
+            flowed = None if on_self else flow.value_after(ev, assigned, reader)
             if flowed is None:
                 values = chain(
                     (ev.binding_value(a) for a in assigned),

@@ -74,9 +74,13 @@ def _sm_generations(digits: str, suffix: str | None, registry: Registry) -> froz
     number = int(digits)
     major, minor = divmod(number, 10)
     nvidia = [g for g in registry.generations if g.vendor == "nvidia"]
-    if suffix == "a" or minor != 0:
-        # "a" (arch-specific) names and an explicit minor pin the exact capability.
+    if minor != 0:
+        # An explicit minor pins the exact capability (`is_sm103a_supported`).
         return frozenset(g.name for g in nvidia if g.capability == (major, minor))
+    # A minor of 0 names the major's family, with an "a" (arch-specific) suffix too: it
+    # may pin the minor (FlashInfer's is_sm120a_supported tests (12, 0)) or not (its
+    # is_sm100a_supported tests major 10, so sm103 passes), and a guess must not be
+    # narrower than the body it stands for.
     return frozenset(g.name for g in nvidia if g.major == major)
 
 

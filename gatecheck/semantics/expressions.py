@@ -90,7 +90,7 @@ def _attribute(ev: Evaluator, node: nodes.Attribute, env: Env | None) -> Any:
         return ev.flag_values[node.attrname]
     if node.attrname.startswith("__"):
         return ev.get_attribute(ev.eval(node.expr, env), node.attrname)  # None has these
-    return ev.get_attribute(dereferenced(ev, node.expr, env), node.attrname)
+    return ev.get_attribute(dereferenced(ev, node.expr, env), node.attrname, node)
 
 
 def dereferenced(ev: Evaluator, node: nodes.NodeNG, env: Env | None) -> Any:

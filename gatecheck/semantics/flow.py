@@ -46,7 +46,12 @@ def value_after(
         return None
     if reader is not None and _inside(reader, marked):
         # In the test of an `if` the run below is at: the value on the way there.
-        return _at_test(ev, reader, marked, key)
+        at_test = _at_test(ev, reader, marked, key)
+        if at_test is not None or any(_line(a) >= _line(reader) for a in assigns):
+            return at_test
+        # Inside a marked statement, after every binding (`x = 24` / `x = 32` in
+        # branches, then `y = 64 // x` in one of them): what the block leaves holds the
+        # value there (no binding runs after it on any path), with the other paths'.
     block, statements = marked
     if reader is not None and reader.scope() is block:
         # Read in the block itself: only paths that did not return reach it, but it

@@ -34,7 +34,7 @@ def memoized(ev: Evaluator, key: Any, compute: Callable[[Evaluator, Any], Any], 
     trace = ev.trace
     if memo is not None:
         value, recorded = memo
-        if recorded is NOTHING or recorded.holds(ev.active, ev.depth):
+        if recorded is NOTHING or recorded.holds(ev.active, ev.depth) or ev.epoch.spent():
             if trace is not None:
                 trace.append((replay.BINDING, key, memo))
             if recorded is not NOTHING:  # absorbing it changes nothing

@@ -251,7 +251,9 @@ def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:
         trace = ev.trace
         if memo is not None:
             value, recorded = memo
-            if recorded is NOTHING or recorded.holds(ev.active, ev.depth):  # see reads.py
+            if (
+                recorded is NOTHING or recorded.holds(ev.active, ev.depth) or ev.epoch.spent()
+            ):  # see reads.py
                 if trace is not None:
                     trace.append((replay.CALL, key, memo))
                 if recorded is not NOTHING:

@@ -19,11 +19,20 @@ IDIOM = Idiom(
             "from sgl_kernel import is_sm90_supported",
             assumed=True,
         ),
+        # An "a" suffix on a minor of 0 may pin the minor or not (FlashInfer's
+        # is_sm100a_supported tests major 10): the family, never narrower than the body.
         Example(
             "sm-arch-specific",
             "is_sm100a_supported()",
-            generations("sm100"),
+            generations("sm100", "sm103"),
             "from sgl_kernel import is_sm100a_supported",
+            assumed=True,
+        ),
+        Example(
+            "sm-arch-specific-minor",
+            "is_sm103a_supported()",
+            generations("sm103"),
+            "from sgl_kernel import is_sm103a_supported",
             assumed=True,
         ),
         Example(

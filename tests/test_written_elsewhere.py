@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -419,3 +420,43 @@ def test_names_looked_up_in_the_indexes_are_searched_needles(ruleset: RuleSet) -
     for name in ("A", "B"):
         semantics.admission(module.locals[name][-1].parent.value)
     assert {"ENTRIES", "w"} <= project.searched_needles()
+
+
+@pytest.mark.parametrize("searched", [0, 100])
+def test_files_changing_one_name_at_a_time_or_from_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, searched: int
+) -> None:
+    """mutations.files_changing: the first names are searched one at a time (a `check`
+    asks a few), then the whole project's index is built; both give the same files, in
+    the project's order."""
+    from gatecheck.config.loader import load_ruleset
+    from gatecheck.loading.project import Project
+    from gatecheck.semantics import mutations
+    from gatecheck.semantics.admitted import Semantics
+
+    texts = {
+        "a.py": "ENTRIES.append(f)\nTABLE = {}\n",
+        "b.py": "from a import ENTRIES as active\nx = TABLE\n",
+        "c.py": "TABLE[k] = v\nTOTAL += 1\n_ENTRIES.pop()\n",
+        "d.py": "ENTRIES == []\nxTOTAL += 1\n",
+    }
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    files = [tmp_path / name for name in sorted(texts)]
+    monkeypatch.setattr(mutations, "MAX_NAMES_SEARCHED", searched)
+    ruleset = load_ruleset([])
+    semantics = Semantics(Project(files, [tmp_path]), ruleset.registry, ruleset.vocabulary)
+    ev = semantics.evaluator(ruleset.registry.names[0])
+    found = {
+        name: [p.name for p in mutations.files_changing(ev, name)]
+        for name in ("ENTRIES", "TABLE", "TOTAL", "active", "x", "missing")
+    }
+    assert found == {
+        "ENTRIES": ["a.py", "b.py"],
+        "TABLE": ["c.py"],
+        "TOTAL": ["c.py"],
+        "active": [],
+        "x": [],
+        "missing": [],
+    }
+    assert ("files-changing" in ev.facts) == (searched == 0)

@@ -8,6 +8,7 @@ gates' admitted sets were guessed from names."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -219,10 +220,21 @@ def test_gates_read_through_the_imported_name(
     assert all(not g.found.admission.assumed for g in rows)
 
 
-def test_the_seed_in_a_checkout_reads_the_predicates() -> None:
-    """fixtures/repo_layout is fixtures/seed_alias under `python/`: the same findings,
-    none of them assumed from names, and the rule's gate function found by its
-    imported name (no "names nothing in the scanned tree" warning)."""
+def _checkout(tmp_path: Path) -> Path:
+    """fixtures/seed_alias laid out as an engine's repository keeps it (SGLang's checkout):
+    the package under `python/` beside the distribution's pyproject.toml, `sglang/srt/`
+    a namespace package (no __init__.py), every module importing `sglang.srt...`."""
+    root = tmp_path / "checkout"
+    shutil.copytree(FIXTURES / "seed_alias" / "sglang", root / "python" / "sglang")
+    (root / "python" / "sglang" / "srt" / "__init__.py").unlink()
+    (root / "python" / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    return root
+
+
+def test_the_seed_in_a_checkout_reads_the_predicates(tmp_path: Path) -> None:
+    """The seed under `python/`: the same findings as the wheel's layout, none of them
+    assumed from names, and the rule's gate function found by its imported name (no
+    "names nothing in the scanned tree" warning)."""
     runner = CliRunner()
 
     def findings(fixture: Path) -> list[tuple[str, int, list[str], list[str]]]:
@@ -234,7 +246,7 @@ def test_the_seed_in_a_checkout_reads_the_predicates() -> None:
             for f in json.loads(result.stdout)["findings"]
         )
 
-    checkout = findings(FIXTURES / "repo_layout")
+    checkout = findings(_checkout(tmp_path))
     assert checkout == findings(FIXTURES / "seed_alias")
     assert [row[3] for row in checkout] == [[], []]
     assert [row[2] for row in checkout] == [["sm90", "sm100", "sm103"]] * 2

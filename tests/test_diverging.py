@@ -10,24 +10,9 @@ import pytest
 
 from gatecheck.semantics.admitted import admitted
 
-ALL = [
-    "gfx90a",
-    "gfx942",
-    "gfx950",
-    "sm100",
-    "sm103",
-    "sm110",
-    "sm120",
-    "sm121",
-    "sm70",
-    "sm75",
-    "sm80",
-    "sm86",
-    "sm87",
-    "sm89",
-    "sm90",
-]
 OLDER = ["sm110", "sm120", "sm121", "sm70", "sm75", "sm80", "sm86", "sm87", "sm89"]
+AMD = ["gfx90a", "gfx942", "gfx950"]
+ALL = sorted([*OLDER, *AMD, "sm90", "sm100", "sm103"])
 
 SOURCE = """\
 import contextlib

@@ -180,15 +180,14 @@ class ModuleNamer:
 
     A file has a second name (`alias`) where a folder around it, below the scanned
     root, is a distribution's source folder: its name from there down. The module
-    `python/sglang/srt/utils.py`
-    in a checkout of SGLang is `python.sglang.srt.utils` by the folders (a namespace
-    package `python` is what Python would see with the root on its path) and
-    `sglang.srt.utils` by how the code imports it. A source folder holds a packaging
-    file or a distribution's metadata, or is a `src` or `python` folder beside a
-    packaging file;
-    a folder inside a regular package never is (a vendored `ops/triton/` subpackage is
-    not the `triton` the code imports), nor is a bare namespace folder (`megatron/` of
-    megatron-core: its `core` package is imported as `megatron.core` only)."""
+    `python/sglang/srt/utils.py` in a checkout of SGLang is `python.sglang.srt.utils` by
+    the folders (a namespace package `python` is what Python would see with the root on
+    its path) and `sglang.srt.utils` by how the code imports it. A source folder holds a
+    packaging file or a distribution's metadata, or is a `src` or `python` folder beside
+    a packaging file; a folder inside a regular package never is (a vendored
+    `ops/triton/` subpackage is not the `triton` the code imports), nor is a bare
+    namespace folder (`megatron/` of megatron-core: its `core` package is imported as
+    `megatron.core` only)."""
 
     def __init__(self, roots: Iterable[Path] = ()) -> None:
         self.roots = set(roots)

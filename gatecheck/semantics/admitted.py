@@ -373,6 +373,8 @@ class Semantics:
             if found is not None:
                 (truths, seen, raised), unset = found, True
                 undecided = self._undecided_vendors(truths)
+        if len(raised) == len(truths):
+            raised = set()  # raising on every generation: perhaps not the calls that run
         can_true = frozenset(g for g, t in truths.items() if t is not False and g not in raised)
         can_false = frozenset(g for g, t in truths.items() if t is not True and g not in raised)
         free: tuple[frozenset[str], ...] = ()
@@ -403,14 +405,12 @@ class Semantics:
         beside an environment flag) tell none of them apart either way."""
         asked = frozenset().union(*undecided)
         seen = Reads()
-        found = self._truths(node, flags, env_for, seen, True, asked)
+        raised: set[str] = set()
+        found = self._truths(node, flags, env_for, seen, True, asked, raised)
         if not any(self._tells_apart(found, gens) for gens in undecided):
             return None
-        found.update(self._truths(node, flags, env_for, seen, True, truths.keys() - asked))
-        # Which generations raise, read again whole (the two halves above may each be
-        # raising on every generation they asked, the whole not).
-        raised: set[str] = set()
-        self._truths(node, flags, env_for, Reads(), True, raised=raised)
+        rest = truths.keys() - asked
+        found.update(self._truths(node, flags, env_for, seen, True, rest, raised))
         return {g: found[g] for g in truths}, seen, raised
 
     def _undecided_vendors(self, truths: Mapping[str, Tri]) -> list[frozenset[str]]:
@@ -444,7 +444,8 @@ class Semantics:
     ) -> dict[str, Tri]:
         """Each generation's truth of `node`. `raised`, when given, gets the generations
         where a call the condition always makes certainly raises (diverging.py): neither
-        true nor false there (their truth reads UNKNOWN), unless that is every one."""
+        true nor false there (their truth reads UNKNOWN; _admission drops them all when
+        they are every generation)."""
         from gatecheck.semantics.diverging import raises_in
         from gatecheck.semantics.values import RAISES, UNKNOWN
         from gatecheck.semantics.values import truth as truth_of
@@ -455,9 +456,9 @@ class Semantics:
             value = evaluator.value(node, None if env_for is None else dict(env_for[gen]))
             noted = evaluator.raising
             if noted:
-                raised = raises_in(node, noted)
+                hit = raises_in(node, noted)
                 noted.clear()
-                if raised:
+                if hit:
                     return RAISES
             return truth_of(value)
 
@@ -465,16 +466,13 @@ class Semantics:
         shortcut = self.shortcuts and env_for is None
         if generations is not None and not generations:
             return found
-        raising: set[str] = set()
         for gen, t, reads in self._each(truth, flags, generations, shortcut, unset_environment):
             seen.absorb(reads)
             if t is RAISES:
-                raising.add(gen)
+                if raised is not None:
+                    raised.add(gen)
                 t = UNKNOWN
             found[gen] = t
-        if raised is not None and len(raising) < len(found):
-            # On every generation it reads as unknown: perhaps not the calls that run.
-            raised |= raising
         return found
 
     def admitted(

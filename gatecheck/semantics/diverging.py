@@ -17,7 +17,10 @@ while it was evaluated sits in one of its positions always evaluated (`always_ev
 an operand of arithmetic, a comparison's first two operands, a `not`, the first operand of
 `and` / `or`, the test of `x if c else y`, a call's function and arguments, a display's
 items; of a statement its returned or assigned value, its test or its loop's iterable. A
-branch, a later operand of `and` / `or`, a comprehension's body or a lambda may not run.
+branch, a later operand of `and` / `or`, a comprehension's body or a lambda may not run;
+where the evaluation certainly took the branch or reached the operand (what decides it is
+known: `IS_ROCM or get_arch() == "sm90"` on NVIDIA), expressions._if_exp and _operands note
+the IfExp or BoolOp itself.
 A statement inside a `with` body is not ended (a context manager may swallow the
 exception: `contextlib.suppress`); one inside a `try` body is, and the handlers run, as
 for a `raise`.

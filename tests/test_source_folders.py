@@ -170,6 +170,48 @@ def test_a_files_own_name_wins_over_a_second_name(make_tree: MakeTree) -> None:
     assert project.canonical("elsewhere.m") == "elsewhere.m"
 
 
+def test_a_source_folders_modules_are_named_as_imported(make_tree: MakeTree) -> None:
+    """No second name of the source folder is taken: each module's own name is the one
+    the code imports it by, and the name from the folders still reaches it."""
+    root = make_tree(
+        {
+            "python/pyproject.toml": PYPROJECT,
+            "python/pkg/__init__.py": "",
+            "python/pkg/sub/m.py": "",
+            "tools/x.py": "",
+        }
+    )
+    project = Project(sorted(root.rglob("*.py")), [root])
+    m = root / "python" / "pkg" / "sub" / "m.py"
+    assert project.name_of(m) == "pkg.sub.m"
+    assert project.name_of(root / "python" / "pkg" / "__init__.py") == "pkg"
+    assert project.name_of(root / "tools" / "x.py") == "tools.x"
+    assert project.path_of("python.pkg.sub.m") == m
+    assert project.canonical("python.pkg.sub.m") == "pkg.sub.m"
+    assert project.canonical("pkg.sub.m") == "pkg.sub.m"
+    module = project.module_at(m)
+    assert module is not None and module.name == "pkg.sub.m"
+
+
+def test_one_taken_name_keeps_the_whole_folder_on_its_folder_names(make_tree: MakeTree) -> None:
+    """`pkg.m` is another file's own name: the folder's modules keep the names from the
+    folders (a relative import in `python/pkg/only.py` resolves against its own name:
+    named `pkg.only`, `from . import m` would reach the other `pkg/m.py`)."""
+    root = make_tree(
+        {
+            "pkg/__init__.py": "",
+            "pkg/m.py": "",
+            "python/pyproject.toml": PYPROJECT,
+            "python/pkg/__init__.py": "",
+            "python/pkg/m.py": "",
+            "python/pkg/only.py": "from . import m\n",
+        }
+    )
+    project = Project(sorted(root.rglob("*.py")), [root])
+    assert project.name_of(root / "python" / "pkg" / "only.py") == "python.pkg.only"
+    assert project.name_of(root / "python" / "pkg" / "m.py") == "python.pkg.m"
+
+
 PREDICATES = """\
 import torch
 
@@ -248,6 +290,11 @@ def test_the_seed_in_a_checkout_reads_the_predicates(tmp_path: Path) -> None:
 
     checkout = findings(_checkout(tmp_path))
     assert checkout == findings(FIXTURES / "seed_alias")
+    audited = runner.invoke(
+        cli, ["audit", str(tmp_path / "checkout"), "--generation", "sm120", "--format", "json"]
+    )
+    qualnames = {row["qualname"] for row in json.loads(audited.stdout)["gates"]}
+    assert qualnames and all(q.startswith("sglang.srt.") for q in qualnames), qualnames
     assert [row[3] for row in checkout] == [[], []]
     assert [row[2] for row in checkout] == [["sm90", "sm100", "sm103"]] * 2
 

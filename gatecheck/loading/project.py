@@ -163,6 +163,13 @@ def module_name_for(path: Path, roots: Iterable[Path] = ()) -> str:
     return ModuleNamer(roots).name(path)
 
 
+def _source_folder_of(path: Path, alias: str) -> Path:
+    """The source folder a file's second name starts at (ModuleNamer.alias): one folder
+    up per dot of the name, and one more for a package's `__init__.py`."""
+    ups = alias.count(".") + (1 if path.name == "__init__.py" else 0)
+    return path.parents[ups]
+
+
 # A folder holding one of these is where a distribution's packages are found (SGLang's
 # repository keeps its package and pyproject.toml under `python/`; an unpacked wheel
 # keeps its packages beside their `*.dist-info`).
@@ -367,13 +374,31 @@ class Project:
                 name = self._namer.name(file)
                 name_of[file] = name
                 by_name.setdefault(name, file)
-            # Second names (ModuleNamer.alias) where no file has the name as its own.
             canonical: dict[str, str] = {}
+            # Second names (ModuleNamer.alias), by the source folder they start at.
+            groups: dict[Path, list[tuple[Path, str]]] = {}
             for file in self.files:
                 alias = self._namer.alias(file)
-                if alias is not None and alias not in by_name:
-                    by_name[alias] = file
-                    canonical[alias] = name_of[file]
+                if alias is not None:
+                    groups.setdefault(_source_folder_of(file, alias), []).append((file, alias))
+            for members in groups.values():
+                if not any(alias in by_name for _, alias in members):
+                    # No second name of the folder is taken: the names the code imports
+                    # its modules by become their own (values, reports and what a run
+                    # read spell `sglang.srt.utils`, not `python.sglang.srt.utils`); the
+                    # names from the folders stay a way to reach them. All or none: a
+                    # relative import resolves against the importer's own name.
+                    for file, alias in members:
+                        by_name[alias] = file
+                        canonical[name_of[file]] = alias
+                        name_of[file] = alias
+                    continue
+                # Some are taken (a copy of the package beside the source folder): the
+                # others are second names only, where no file has them as its own.
+                for file, alias in members:
+                    if alias not in by_name:
+                        by_name[alias] = file
+                        canonical[alias] = name_of[file]
             self._index = (by_name, name_of, canonical)
         return self._index
 

@@ -141,6 +141,17 @@ MEMO_GET = (
     "    if arch()[0] == 10:\n"
     "        return 1\n"
 )
+MEMO_CHAINED = (
+    "_CAPS = {}\n\n\n"
+    "def cap(device=0):\n"
+    "    c = _CAPS.get(device)\n"
+    "    if c is None:\n"
+    "        c = _CAPS[device] = torch.cuda.get_device_capability(device)\n"
+    "    return c\n\n\n"
+    "def run():\n"
+    "    if cap() == (7, 5):\n"
+    "        return 1\n"
+)
 BELOW_89 = ("sm70", "sm75", "sm80", "sm86", "sm87")
 
 
@@ -167,12 +178,32 @@ def admitted(make_tree: MakeTree, source: str) -> list[tuple[int, tuple[str, ...
             [(16, ("sm100", "sm103"))],
             id="a-memo-table-read-by-get-none-until-filled",
         ),
+        pytest.param(
+            "import torch\n\n" + MEMO_CHAINED,
+            [(14, ("sm75",))],
+            id="a-memo-table-filled-by-a-chained-assignment",  # exllamav3's capability memo
+        ),
+        pytest.param(
+            "import torch\n\n\ndef hopper():\n    seen = {}\n"
+            "    major = seen[0] = torch.cuda.get_device_capability()[0]\n"
+            "    return seen[0] == 9\n\n\n"
+            "def run():\n    if hopper():\n        return 1\n",
+            [(11, ("gfx90a", "gfx942", "gfx950", "sm90"))],  # AMD reports major 9
+            id="a-local-dict-filled-by-a-chained-assignment",
+        ),
     ],
 )
 def test_a_memo_table_gives_what_is_stored(
     make_tree: MakeTree, source: str, expected: list[tuple[int, tuple[str, ...]]]
 ) -> None:
     assert admitted(make_tree, source) == expected
+
+
+def test_a_chained_assignment_rebinding_the_table_is_no_store(make_tree: MakeTree) -> None:
+    """`_CAPS = _CAPS[device] = ...` rebinds the table itself: not an item store, and
+    the read through it is unknown (no row)."""
+    source = "import torch\n\n" + MEMO_CHAINED.replace("c = _CAPS[device]", "_CAPS = _CAPS[device]")
+    assert admitted(make_tree, source) == []
 
 
 def test_a_table_changed_otherwise_is_unknown(make_tree: MakeTree) -> None:

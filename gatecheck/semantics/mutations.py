@@ -516,11 +516,24 @@ def _item_stores(changes: tuple[nodes.NodeNG, ...]) -> list[nodes.NodeNG] | None
             isinstance(item, nodes.Subscript)
             and item.value is node
             and isinstance(statement, nodes.Assign)
-            and statement.targets == [item]
+            and stores_item(statement, item)
         ):
             return None
         stores.append(statement.value)
     return stores
+
+
+def stores_item(statement: nodes.Assign, item: nodes.Subscript) -> bool:
+    """Whether `statement` stores its value at `item` as `d[k] = v` does: `item` is its
+    target, or one of its targets the others of which are plain names other than the
+    container's (`c = _cache[k] = probe()`, a memo filled and read in one statement)."""
+    if statement.targets == [item]:
+        return True
+    container = item.value.name if isinstance(item.value, nodes.Name) else None
+    return item in statement.targets and all(
+        t is item or (isinstance(t, nodes.AssignName) and t.name != container)
+        for t in statement.targets
+    )
 
 
 # A local container's own methods whose change the walk follows, by the container's type.
@@ -581,11 +594,12 @@ def grown(ev: Evaluator, statement: nodes.NodeNG, env: dict[str, Any]) -> tuple[
 def _item_stored(
     ev: Evaluator, statement: nodes.Assign, env: dict[str, Any]
 ) -> tuple[str, Any] | None:
-    """`d[k] = v` on a local dict, `k` known."""
-    if len(statement.targets) != 1:
+    """`d[k] = v` on a local dict, `k` known (`c = d[k] = v` too: stores_item)."""
+    items = [t for t in statement.targets if isinstance(t, nodes.Subscript)]
+    if len(items) != 1 or not stores_item(statement, items[0]):
         return None
-    target = statement.targets[0]
-    if not (isinstance(target, nodes.Subscript) and isinstance(target.value, nodes.Name)):
+    target = items[0]
+    if not isinstance(target.value, nodes.Name):
         return None
     name = str(target.value.name)
     held = env.get(name)

@@ -347,10 +347,26 @@ def _recorded_decision_as_gate(
         return condition
     targets = statement.targets if isinstance(statement, nodes.Assign) else []
     on_object = any(isinstance(t, nodes.AssignAttr) for t in targets)
-    written_out = any(isinstance(t, nodes.Compare) for t in terms)
+    written_out = any(_written_out(t) for t in terms)
     if not (on_object or written_out):
         return condition
     return dataclasses.replace(condition, role=Role.GATE, arch_terms=terms)
+
+
+def _written_out(term: nodes.NodeNG) -> bool:
+    """A comparison, or `any` / `all` of one over a comprehension (`any(c[0] in (10, 12)
+    for c in caps)`: the allowlist is written out as much as in `major in (10, 12)`)."""
+    if isinstance(term, nodes.Compare):
+        return True
+    return (
+        isinstance(term, nodes.Call)
+        and isinstance(term.func, nodes.Name)
+        and term.func.name in ("any", "all")
+        and len(term.args) == 1
+        and not term.keywords
+        and isinstance(term.args[0], (nodes.GeneratorExp, nodes.ListComp, nodes.SetComp))
+        and isinstance(term.args[0].elt, nodes.Compare)
+    )
 
 
 def _decided_by_a_parameter(admission: Admission | None) -> bool:

@@ -18,6 +18,8 @@ from gatecheck.reporting.audit_markdown import render_audit_markdown
 
 MakeTree = Callable[[Mapping[str, str]], Path]
 OLDER_THAN_SM100 = ("sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90")
+SM89_AND_NEWER = ("sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121")
+AMD = ("gfx90a", "gfx942", "gfx950")  # capability (9, 0), (9, 4), (9, 5): 90, 94, 95
 
 UTILS = """\
 import torch
@@ -121,6 +123,51 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
                 ("build", "has_sm90", ["sm90"]),
             ],
             id="aot-build-flags",
+        ),
+        pytest.param(
+            """\
+            class Fp4Config:
+                @classmethod
+                def get_min_capability(cls) -> int:
+                    return 100
+            """,
+            [("minimum", "100", ["sm100", "sm103", "sm110", "sm120", "sm121"])],
+            id="declared-least-capability",  # vLLM's and SGLang's quantization configs
+        ),
+        pytest.param(
+            """\
+            import os
+
+
+            class W4A8Config:
+                def get_min_capability(self):
+                    return 80 if os.environ.get("LEGACY") else 90
+            """,
+            [
+                (
+                    "minimum",
+                    "80 if os.environ.get('LEGACY') else 90",
+                    ["sm80", "sm86", "sm87", *SM89_AND_NEWER, *AMD],
+                )
+            ],
+            id="declared-least-capability-either-branch",
+        ),
+        pytest.param(
+            """\
+            class Fp8Config:
+                @classmethod
+                def get_min_capability(cls):
+                    return 89
+
+
+            class ComfyFp8Config:
+                @classmethod
+                def get_min_capability(cls):
+                    return Fp8Config.get_min_capability()
+            """,
+            # The delegating declaration is the first one's call-site hop.
+            [("minimum", "89", [*SM89_AND_NEWER, *AMD])],
+            id="declared-least-capability-delegated",
         ),
         pytest.param(
             """\
@@ -228,6 +275,38 @@ def test_gates_without_an_if_are_rows(
             """,
             id="build-flag-mixed-with-other-terms",
         ),
+        pytest.param(
+            """\
+            class CpuConfig:
+                @classmethod
+                def get_min_capability(cls):
+                    return -1
+            """,
+            id="least-capability-every-generation",
+        ),
+        pytest.param(
+            """\
+            def get_min_capability():
+                return 90
+            """,
+            id="least-capability-outside-a-class",
+        ),
+        pytest.param(
+            """\
+            class Config:
+                def get_min_capability(self):
+                    return self.floor
+            """,
+            id="least-capability-not-a-constant",
+        ),
+        pytest.param(
+            """\
+            class Config:
+                def get_min_capability(self):
+                    return True
+            """,
+            id="least-capability-a-bool",
+        ),
     ],
 )
 def test_noop_not_a_row(make_tree: MakeTree, source: str) -> None:
@@ -299,3 +378,27 @@ def test_declarations_have_their_own_column_and_section(make_tree: MakeTree) -> 
     section = markdown.split("### Kernel declarations", 1)[1]
     assert "not declared supported on sm120" in section
     assert "built for sm120" in section.replace("not declared supported on sm120", "")
+
+
+LEAST = """\
+class Fp4Config:
+    @classmethod
+    def get_min_capability(cls) -> int:
+        return 100
+"""
+
+
+@pytest.mark.parametrize(
+    ("generation", "note"),
+    [
+        ("sm120", "sm120 meets the declared least capability"),
+        ("sm90", "sm90 is below the declared least capability"),
+    ],
+)
+def test_a_declared_least_capability_says_where_the_generation_stands(
+    make_tree: MakeTree, generation: str, note: str
+) -> None:
+    report = audit(make_tree, LEAST, generation)
+    section = render_audit_markdown(report).split("### Kernel declarations", 1)[1]
+    assert note in section
+    assert json.loads(render_audit_json(report))["declarations"] == 1

@@ -50,10 +50,11 @@ class SlotKind(enum.Enum):
     # supported on or built for, read from a list rather than from a condition.
     DECORATOR = "decorator"  # `@supported_compute_capability([100, 103])`
     BUILD = "build"  # `supported_major_versions=[9, 10]`, arch-list keywords
+    MINIMUM = "minimum"  # `def get_min_capability(cls): return 80`
 
     @property
     def is_declaration(self) -> bool:
-        return self in (SlotKind.DECORATOR, SlotKind.BUILD)
+        return self in (SlotKind.DECORATOR, SlotKind.BUILD, SlotKind.MINIMUM)
 
 
 class Role(enum.Enum):

@@ -1,6 +1,7 @@
 """Kernel declarations as audit rows: a decorator listing the capabilities a kernel is
-declared supported on (`@supported_compute_capability([100, 103])`) and a build arch list
-(`get_nvcc_flags_list(supported_major_versions=[9, 10])`) gate without an `if`. They are
+declared supported on (`@supported_compute_capability([100, 103])`), a build arch list
+(`get_nvcc_flags_list(supported_major_versions=[9, 10])`) and a declared least capability
+(`def get_min_capability(cls): return 89`) gate without an `if`. They are
 read by kernels/support.py's readers (the ones the kernel-aware checks use), so a kernel
 library's maintainer sees "not built for sm120" next to the gates."""
 
@@ -31,6 +32,7 @@ from gatecheck.kernels.support import (
     build_declarations,
     decorator_declarations,
     gens_for_arch,
+    minimum_declarations,
 )
 from gatecheck.semantics.admitted import Admission, Semantics
 from gatecheck.semantics.evaluator import Evaluator
@@ -81,6 +83,9 @@ def _declarations(
     for decorated in walked.definitions:
         for declared in decorator_declarations(decorated, evaluator, registry):
             yield declared, SlotKind.DECORATOR
+        if isinstance(decorated, nodes.FunctionDef):
+            for declared in minimum_declarations(decorated, evaluator, registry):
+                yield declared, SlotKind.MINIMUM
     for call in walked.calls:
         for declared in build_declarations(call, evaluator, registry):
             yield declared, SlotKind.BUILD

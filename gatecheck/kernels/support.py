@@ -17,9 +17,10 @@ from gatecheck.config.model import Registry
 from gatecheck.discovery import discover
 from gatecheck.kernels.locate import KernelSource
 from gatecheck.loading.project import Project
+from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.evaluator import Evaluator
-from gatecheck.semantics.values import UNKNOWN, FunctionRef, PartialRef
+from gatecheck.semantics.values import UNKNOWN, FunctionRef, OneOf, PartialRef
 
 MAX_HOPS = 4
 _ARCH_KEYWORDS = re.compile(r"^(supported_|target_|cuda_)?(archs?|arch_list|sm_versions?)$")
@@ -95,6 +96,43 @@ def decorator_declarations(
             gens = arch_list(decorator.args[0], evaluator, registry, sm_ints=True)
             if gens is not None:
                 yield Declaration(decorator, gens, f"{name}({decorator.args[0].as_string()})")
+
+
+# Methods whose returned SM integer is the least capability their class supports: the
+# quantization configs and kernels of vLLM and SGLang (and their plugins) declare it so,
+# and the engine raises where `capability < config.get_min_capability()`.
+MINIMUM_METHODS = frozenset({"get_min_capability"})
+
+
+def minimum_declarations(
+    func: nodes.FunctionDef, evaluator: Evaluator, registry: Registry
+) -> Iterator[Declaration]:
+    """`def get_min_capability(cls) -> int: return 80` in a class: each returned SM
+    integer declares the generations whose capability (major * 10 + minor, as the engines
+    compare it) is at least that; `80 if flag else 100` declares at least 80."""
+    if func.name not in MINIMUM_METHODS or not isinstance(func.parent, nodes.ClassDef):
+        return
+    for returned in own_nodes(func.body, nodes.Return):
+        if returned.value is None:
+            continue
+        values = _declared_ints(returned.value, evaluator)
+        if not values:
+            continue
+        least = min(values)
+        gens = frozenset(g.name for g in registry.generations if g.sm_version >= least)
+        yield Declaration(returned.value, gens, f"{func.name}() -> {returned.value.as_string()}")
+
+
+def _declared_ints(node: nodes.NodeNG, evaluator: Evaluator) -> set[int] | None:
+    """The SM integers `node` may be: a constant, a few of them, either branch of a test."""
+    if isinstance(node, nodes.IfExp):
+        body, orelse = _declared_ints(node.body, evaluator), _declared_ints(node.orelse, evaluator)
+        return None if body is None or orelse is None else body | orelse
+    value = evaluator.value(node)
+    options = value.options if isinstance(value, OneOf) else (value,)
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in options):
+        return set(options)
+    return None
 
 
 def build_declarations(

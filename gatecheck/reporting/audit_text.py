@@ -75,9 +75,13 @@ def is_declaration(gate: AuditedGate) -> bool:
 
 
 def declaration_note(gate: AuditedGate, generation: str) -> str:
-    """`not built for sm120` / `declared supported on sm120` (a declaration row)."""
-    verb = "declared supported on" if gate.found.kind.value == "decorator" else "built for"
-    return f"{'' if generation in gate.admits else 'not '}{verb} {generation}"
+    """`not built for sm120` / `declared supported on sm120` / `sm120 meets the declared
+    least capability` (a declaration row)."""
+    admitted = generation in gate.admits
+    if gate.found.kind.value == "minimum":
+        return f"{generation} {'meets' if admitted else 'is below'} the declared least capability"
+    verb = "built for" if gate.found.kind.value == "build" else "declared supported on"
+    return f"{'' if admitted else 'not '}{verb} {generation}"
 
 
 def gate_line(

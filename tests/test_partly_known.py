@@ -69,6 +69,17 @@ TUPLES = [
         HEADER, "IS_ROCM and (*{n, k}, 1) == (1, 2, 1)", AMD, id="noop-starred-set-of-unknowns"
     ),
     pytest.param(HEADER, "(*cap, 1) == (9, 0, 1)", frozenset({"sm90", "gfx90a"}), id="starred"),
+    # a tuple's length is known whatever its items
+    pytest.param(HEADER, "IS_ROCM and len((n, k)) == 3", frozenset(), id="length-of-unknowns"),
+    pytest.param(HEADER, "len((n, cap[0])) == 2 and cap[0] == 9", AMD | {"sm90"}, id="length"),
+    pytest.param(
+        HEADER, "IS_ROCM and len((*xs, 1)) == 1", AMD, id="noop-length-with-a-starred-unknown"
+    ),
+    # two unknown items of a set may be one: its length is not known
+    pytest.param(HEADER, "IS_ROCM and len({n, k}) == 1", AMD, id="noop-length-of-a-set"),
+    pytest.param(
+        HEADER, "IS_ROCM and len({x % 2 for x in (n, k)}) == 1", AMD, id="noop-length-set-comp"
+    ),
 ]
 
 

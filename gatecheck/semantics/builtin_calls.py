@@ -23,6 +23,7 @@ from gatecheck.semantics.values import (
     ModuleRef,
     OneOf,
     PartialRef,
+    SetItems,
     SomeText,
     contains_unknown,
     has_opaque,
@@ -145,6 +146,10 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
         args = [args[0].items]  # what tuple(), sorted(), min() ... read of it
     if len(args) == 1 and isinstance(args[0], EachDevice) and not kwargs:
         return _of_each_device(name, args[0])
+    if name == "len" and len(args) == 1 and not kwargs and isinstance(args[0], tuple):
+        # A tuple's length is its shape's, whatever its items (`(err, major)` of a CUDA
+        # call whose error code is unknown: `len(result) == 2`); not a set's (SetItems).
+        return UNKNOWN if isinstance(args[0], SetItems) else len(args[0])
     if contains_unknown(list(args)) or kwargs:
         if name in ("any", "all") and args and isinstance(args[0], (tuple, list)):
             return any_all(name, args[0])

@@ -25,6 +25,7 @@ from gatecheck.semantics.values import (
     NoneOr,
     OneOf,
     Opaque,
+    SetItems,
     SomeText,
     constant_options,
     contains_unknown,
@@ -421,7 +422,7 @@ def _set(ev: Evaluator, node: nodes.Set, env: Env | None) -> Any:
     values = _items(ev, node.elts, env)
     if values is None:
         return UNKNOWN
-    return tuple(values) if contains_unknown(values) else safe(lambda: set(values))
+    return SetItems(values) if contains_unknown(values) else safe(lambda: set(values))
 
 
 def _items(ev: Evaluator, elts: list[nodes.NodeNG], env: Env | None) -> list[Any] | None:
@@ -621,7 +622,7 @@ def _comprehension(
     if isinstance(node, nodes.ListComp):
         return values
     if isinstance(node, nodes.SetComp):
-        return tuple(values) if contains_unknown(values) else safe(lambda: set(values))
+        return SetItems(values) if contains_unknown(values) else safe(lambda: set(values))
     return tuple(values)
 
 

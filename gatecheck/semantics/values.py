@@ -54,6 +54,11 @@ Tri = bool | Literal[Unknown.UNKNOWN]
 Value = Any
 
 
+class SetItems(tuple[Any, ...]):
+    """The items of a set holding an unknown (`{n, k}`, a set comprehension), kept as a
+    tuple: two of them may be one element, so unlike a tuple's its length is not known."""
+
+
 class Capability(tuple[int, int]):
     """(major, minor) as torch returns it, plus the accessors platform wrappers add
     (vLLM's DeviceCapability.major / .minor / .to_int())."""

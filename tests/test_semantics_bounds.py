@@ -106,6 +106,53 @@ def test_predicate_too_deep_to_follow_is_said(ruleset: RuleSet) -> None:
     }
 
 
+TREE_WALK = """\
+import torch
+
+
+class Meta:
+    def __init__(self, parent, key):
+        self.parent = parent
+        self.key = key
+
+
+def build(a, key, parent, flag):
+    for inner in ("x", "y", "z"):
+        child = build(a, inner, Meta(parent, key), flag)
+    return torch.cuda.get_device_capability()[0] >= 9
+"""
+
+
+def test_a_recursion_on_new_objects_is_followed_a_few_levels(ruleset: RuleSet) -> None:
+    """Each level calls itself three times on a new object: followed to the call depth
+    that was 3 ** 24 calls (a condition reaching it spent the whole step budget and
+    read as unknown); MAX_RECURSION levels of it are followed, the rest is unknown."""
+    admission = admission_of(TREE_WALK, "build(0, 'a', None, True)", ruleset.registry)
+    assert admission.can_be_true == {"sm90", "sm100", "sm103", "sm110", "sm120", "sm121"} | {
+        "gfx90a",
+        "gfx942",
+        "gfx950",
+    }
+    assert admission.bounds == {bounds.RECURSION}
+
+
+def test_a_recursion_within_the_bound_is_followed(ruleset: RuleSet) -> None:
+    source = (
+        "import torch\n"
+        "def major_at(levels):\n"
+        "    if levels == 0:\n"
+        "        return torch.cuda.get_device_capability()[0]\n"
+        "    return major_at(levels - 1)\n"
+    )
+    deep = bounds.MAX_RECURSION - 1  # this many calls in progress below the first
+    admission = admission_of(source, f"major_at({deep}) == 12", ruleset.registry)
+    assert admission.can_be_true == {"sm120", "sm121"}
+    assert not admission.bounds
+    past = admission_of(source, f"major_at({deep + 1}) == 12", ruleset.registry)
+    assert past.can_be_true == ruleset.registry.all_names()
+    assert past.bounds == {bounds.RECURSION}
+
+
 @pytest.mark.usefixtures("default_recursion_limit")
 def test_alias_chain_deeper_than_the_stack_is_said(ruleset: RuleSet) -> None:
     lines = ["import torch", "A0 = torch.cuda.get_device_capability()[0] == 9"]

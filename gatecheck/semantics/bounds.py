@@ -20,6 +20,10 @@ MAX_INT_BITS = 4_096
 MAX_LENGTH = 100_000
 # Nested predicate calls followed before giving up.
 MAX_CALL_DEPTH = 24
+# Calls of one function in progress at once (a recursion on other arguments each time):
+# a tree walk that calls itself from a loop on new objects (PyTorch's subclass metadata
+# builders) made b ** MAX_CALL_DEPTH calls, a condition reaching it the whole step budget.
+MAX_RECURSION = 6
 # Each name in a condition costs astroid a walk up to its scope: a condition's lookup work
 # is the sum of its names' depths in it. A chain of 1,000 conditional expressions is a
 # million (24 s); 1,000 levels of `not` around one name is 1,000 (and is evaluated).
@@ -33,6 +37,7 @@ CONSTANT_TOO_LARGE = (
 )
 LITERAL_TOO_LONG = f"a literal has more than {MAX_LENGTH:,} items"
 CALL_DEPTH = f"predicate calls nested deeper than {MAX_CALL_DEPTH}"
+RECURSION = f"a function calling itself more than {MAX_RECURSION} levels deep"
 TOO_DEEP = "too deeply nested to evaluate (Python's recursion limit)"
 TOO_NESTED = f"a condition too large to evaluate (names x nesting over {MAX_LOOKUP_WORK:,})"
 TOO_MUCH_WORK = f"more than {MAX_STEPS:,} evaluation steps for one condition"

@@ -314,7 +314,15 @@ def _call_function(
         ev.reads.bounds.add(bounds.CALL_DEPTH)
         ev.reads.deep = True
         return UNKNOWN
+    same = ev.nesting.setdefault(id(node), [])
+    if len(same) >= bounds.MAX_RECURSION:
+        # Past a few levels of one function on ever new arguments, unknown: a cut at
+        # the outermost of them (an entry made below holds while it is in progress).
+        ev.reads.cut_at(same[0], ev.active[same[0]])
+        ev.reads.bounds.add(bounds.RECURSION)
+        return UNKNOWN
     activation = enter(ev, guard)
+    same.append(guard)
     ev.depth += 1
     try:
         with ev.tracking() as reads:
@@ -334,6 +342,7 @@ def _call_function(
         return result
     finally:
         ev.depth -= 1
+        same.pop()
         leave(ev, guard, activation)
 
 

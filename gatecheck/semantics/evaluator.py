@@ -56,6 +56,9 @@ class Evaluator:
     active: dict[Any, Activation] = field(default_factory=dict)
     top: Activation | None = None
     depth: int = 0
+    # Each function's calls in progress (id of its node -> their keys, outermost first):
+    # a recursion on other arguments each time is followed MAX_RECURSION levels deep.
+    nesting: dict[int, list[Any]] = field(default_factory=dict)
     # The loops being run (statements._loop): the environments their `break` and
     # `continue` statements leave, innermost last.
     loop_exits: list[list[tuple[str, Env]]] = field(default_factory=list)

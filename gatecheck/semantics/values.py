@@ -312,10 +312,43 @@ def truth(value: Any) -> Tri:
             return UNKNOWN
         truths = {bool(o) for o in options}
         return truths.pop() if len(truths) == 1 else UNKNOWN
+    if isinstance(value, InstanceRef):
+        # bool() of gatecheck's own object would be True whatever the class says.
+        return True if plainly_true(value.cls) else UNKNOWN
     try:
         return bool(value)
     except Exception:
         return UNKNOWN
+
+
+# Methods that decide an instance's truth.
+_TRUTH_METHODS = ("__bool__", "__len__")
+# Bases and class decorators known to add neither, as spelled.
+_TRUTHFUL_BASES = frozenset(
+    {"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"}
+)
+_TRUTHFUL_DECORATORS = frozenset(
+    {"dataclass", "dataclasses.dataclass", "total_ordering", "functools.total_ordering", "final"}
+)
+
+
+def plainly_true(cls: nodes.ClassDef) -> bool:
+    """Whether every instance of `cls` is true, read off the class alone (no base is
+    resolved: the truth of an instance is seldom asked, its bases' modules often never
+    built): it defines neither `__bool__` nor `__len__`, its decorators and bases are
+    ones known to add neither. Else its truth is unknown: torch's `SM100OrLater =
+    LazyVal(lambda: ...)`, whose class decorator installs `__bool__`, read as always
+    true made `not SM100OrLater` admit no generation."""
+    if any(name in cls.locals for name in _TRUTH_METHODS):
+        return False
+    for decorator in cls.decorators.nodes if cls.decorators is not None else ():
+        spelled = decorator.func if isinstance(decorator, nodes.Call) else decorator
+        if spelled.as_string() not in _TRUTHFUL_DECORATORS:
+            return False
+    return all(
+        (base.value if isinstance(base, nodes.Subscript) else base).as_string() in _TRUTHFUL_BASES
+        for base in cls.bases
+    )
 
 
 _CONSTANT_TYPES = (str, int, float, bool, type(None))

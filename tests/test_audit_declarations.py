@@ -211,6 +211,24 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
             [("argument", "get_compute_capability()[0] >= 12", ["sm120", "sm121"])],
             id="condition-as-keyword-argument",
         ),
+        pytest.param(
+            """\
+            class LazyVal:
+                def __init__(self, f):
+                    self.f = f
+
+
+            SM80_OR_LATER = LazyVal(lambda: get_compute_capability() >= (8, 0))
+            """,
+            [
+                (
+                    "argument",
+                    "get_compute_capability() >= (8, 0)",
+                    ["sm80", "sm86", "sm87", *SM89_AND_NEWER, *AMD],
+                )
+            ],
+            id="condition-deferred-into-a-lambda",  # torch's SM80OrLater test flags
+        ),
     ],
 )
 def test_gates_without_an_if_are_rows(
@@ -306,6 +324,13 @@ def test_gates_without_an_if_are_rows(
                     return True
             """,
             id="least-capability-a-bool",
+        ),
+        pytest.param(
+            """\
+            def pick(configs):
+                return sorted(configs, key=lambda c: c.major >= 9)
+            """,
+            id="lambda-on-its-own-parameter",
         ),
     ],
 )

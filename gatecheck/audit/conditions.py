@@ -240,12 +240,20 @@ def _slots(
 
 def condition_arguments(call: nodes.Call) -> list[nodes.NodeNG]:
     """A test marker's condition (whatever its shape), and any argument written as a
-    condition (`f(x, major >= 9)`, `f(enabled=not is_sm90())`)."""
+    condition (`f(x, major >= 9)`, `f(enabled=not is_sm90())`), also deferred into a
+    lambda (`SM80OrLater = LazyVal(lambda: cap >= (8, 0))`, torch's test flags: the
+    lambda's body)."""
     arguments = [*call.args, *(k.value for k in call.keywords or [])]
     if _callee_name(call) in _SKIP_WHEN_TRUE | _RUN_WHEN_TRUE:
         first = call.args[0] if call.args else _keyword(call, "condition")
         return [first] if first is not None else []
-    return [a for a in arguments if _is_bool_expression(a)]
+    found: list[nodes.NodeNG] = []
+    for argument in arguments:
+        if isinstance(argument, nodes.Lambda):
+            argument = argument.body
+        if _is_bool_expression(argument):
+            found.append(argument)
+    return found
 
 
 def _callee_name(call: nodes.Call) -> str:

@@ -10,8 +10,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from gatecheck.audit import AuditReport, run_audit
+from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
 from gatecheck.reporting.audit_json import render_audit_json
 from gatecheck.reporting.audit_markdown import render_audit_markdown
@@ -427,3 +429,16 @@ def test_a_declared_least_capability_says_where_the_generation_stands(
     section = render_audit_markdown(report).split("### Kernel declarations", 1)[1]
     assert note in section
     assert json.loads(render_audit_json(report))["declarations"] == 1
+
+
+def test_a_pipe_gets_one_line_per_declaration_and_no_heading(make_tree: MakeTree) -> None:
+    """Where the output is not a terminal the audit is one line per gate and the summary,
+    declarations included: a section heading would be a line that names no gate."""
+    root = make_tree(
+        {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/mod.py": IMPORTS + DECLARED}
+    )
+    result = CliRunner().invoke(cli, ["audit", str(root), "--generation", "sm120"])
+    assert result.exit_code == 0, result.output
+    *gates, summary = result.stdout.splitlines()
+    assert summary.startswith(f"{len(gates)} gates for sm120: ")
+    assert all("mod.py:" in line.split("  ", 1)[0] for line in gates), gates

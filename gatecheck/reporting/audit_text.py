@@ -166,20 +166,27 @@ def render_gap_details(
 
 
 def render_declarations(
-    console: Console, report: AuditReport, base: Path | None, lines: SourceLines
+    console: Console,
+    report: AuditReport,
+    base: Path | None,
+    lines: SourceLines,
+    *,
+    heading: bool = True,
 ) -> None:
     """Kernel declarations in their own section: what each kernel is declared or built for,
-    and whether that includes the audited generation."""
+    and whether that includes the audited generation. Without `heading`, one line per
+    declaration and nothing else (the output of a pipe: one line per gate)."""
     declared = [g for g in report.gates if is_declaration(g)]
     if not declared:
         return
     missing = sum(1 for g in declared if report.generation not in g.admits)
-    console.print(
-        Text(
-            f"Kernel declarations: {missing} of {len(declared)} not for {report.generation}",
-            style="bold",
+    if heading:
+        console.print(
+            Text(
+                f"Kernel declarations: {missing} of {len(declared)} not for {report.generation}",
+                style="bold",
+            )
         )
-    )
     for gate in declared:
         line = gate_line(gate, report, base, lines)
         line.append(f"  {declaration_note(gate, report.generation)}: ")
@@ -195,7 +202,8 @@ def render_audit_text(
     lines = SourceLines()  # each file read once for the whole report
     if table is None:
         table = console.is_terminal
-    if table and table_fits(report, base, console.width, lines):
+    wide = table and table_fits(report, base, console.width, lines)
+    if wide:
         console.print(matrix_table(report, base, lines))
         for gate in report.gates:
             if gate.gate_class is GateClass.LIKELY_GAP and not is_declaration(gate):
@@ -204,7 +212,7 @@ def render_audit_text(
         for gate in report.gates:
             if not is_declaration(gate):
                 console.print(gate_line(gate, report, base, lines), soft_wrap=True)
-    render_declarations(console, report, base, lines)
+    render_declarations(console, report, base, lines, heading=wide)
     render_diagnostics(console, report, base)
     console.print(Text(summary_line(report), style="bold"), soft_wrap=True)
 

@@ -20,6 +20,7 @@ from gatecheck.semantics.values import (
     InstanceRef,
     ModuleRef,
     OneOf,
+    SetItems,
     SuperRef,
 )
 
@@ -42,9 +43,33 @@ _SAFE_METHODS: dict[type, set[str]] = {
         "lstrip",
         "find",
         "partition",
+        "rsplit",
+        "rfind",
+        "rpartition",
+        "removeprefix",
+        "removesuffix",
+        "casefold",
+        "count",
+        "isdigit",
+        "isdecimal",
+        "isnumeric",
+        "isalpha",
+        "isalnum",
     },
     dict: {"get", "keys", "values", "items"},
 }
+
+
+def _joiner(separator: str) -> Any:
+    """`separator.join`, over a tuple or list only: a set's order is the hash seed's, and
+    the answer must not depend on the run (`"".join(c for c in arch if c.isdigit())`)."""
+
+    def join(items: Any) -> Any:
+        if not isinstance(items, (tuple, list)) or isinstance(items, SetItems):
+            return UNKNOWN
+        return separator.join(items)
+
+    return join
 
 
 def _module(ev: Evaluator, receiver: ModuleRef, name: str) -> Any:
@@ -141,6 +166,8 @@ def attribute(ev: Evaluator, receiver: Any, name: str, reader: nodes.NodeNG | No
         return answer
     if ev.idioms.knows_type(receiver):
         return UNKNOWN  # a device value: only its idioms say what it has
+    if name == "join" and isinstance(receiver, str):
+        return _joiner(receiver)
     for kind, methods in _SAFE_METHODS.items():
         if isinstance(receiver, kind) and name in methods:
             return getattr(receiver, name)

@@ -152,6 +152,10 @@ def test_module_names(
 
 
 def test_a_files_own_name_wins_over_a_second_name(make_tree: MakeTree) -> None:
+    """`pkg.m` is another file's own name: the source folder's modules keep the names
+    from the folders, all of them (a relative import in `python/pkg/only.py` resolves
+    against its own name: named `pkg.only`, `from . import m` would reach the other
+    `pkg/m.py`); its free second names still reach them."""
     root = make_tree(
         {
             "pkg/__init__.py": "",
@@ -159,7 +163,7 @@ def test_a_files_own_name_wins_over_a_second_name(make_tree: MakeTree) -> None:
             "python/pyproject.toml": PYPROJECT,
             "python/pkg/__init__.py": "",
             "python/pkg/m.py": "",
-            "python/pkg/only.py": "",
+            "python/pkg/only.py": "from . import m\n",
         }
     )
     project = Project(sorted(root.rglob("*.py")), [root])
@@ -168,6 +172,8 @@ def test_a_files_own_name_wins_over_a_second_name(make_tree: MakeTree) -> None:
     assert project.path_of("pkg.only") == root / "python" / "pkg" / "only.py"
     assert project.canonical("pkg.only") == "python.pkg.only"
     assert project.canonical("elsewhere.m") == "elsewhere.m"
+    assert project.name_of(root / "python" / "pkg" / "only.py") == "python.pkg.only"
+    assert project.name_of(root / "python" / "pkg" / "m.py") == "python.pkg.m"
 
 
 def test_a_source_folders_modules_are_named_as_imported(make_tree: MakeTree) -> None:
@@ -191,25 +197,6 @@ def test_a_source_folders_modules_are_named_as_imported(make_tree: MakeTree) -> 
     assert project.canonical("pkg.sub.m") == "pkg.sub.m"
     module = project.module_at(m)
     assert module is not None and module.name == "pkg.sub.m"
-
-
-def test_one_taken_name_keeps_the_whole_folder_on_its_folder_names(make_tree: MakeTree) -> None:
-    """`pkg.m` is another file's own name: the folder's modules keep the names from the
-    folders (a relative import in `python/pkg/only.py` resolves against its own name:
-    named `pkg.only`, `from . import m` would reach the other `pkg/m.py`)."""
-    root = make_tree(
-        {
-            "pkg/__init__.py": "",
-            "pkg/m.py": "",
-            "python/pyproject.toml": PYPROJECT,
-            "python/pkg/__init__.py": "",
-            "python/pkg/m.py": "",
-            "python/pkg/only.py": "from . import m\n",
-        }
-    )
-    project = Project(sorted(root.rglob("*.py")), [root])
-    assert project.name_of(root / "python" / "pkg" / "only.py") == "python.pkg.only"
-    assert project.name_of(root / "python" / "pkg" / "m.py") == "python.pkg.m"
 
 
 PREDICATES = """\

@@ -39,6 +39,9 @@ _CAPABILITY_NAMES = {
     "get_compute_capability",
 }
 _SM_VERSION_NAMES = {"get_sm_version", "get_device_sm", "get_sm", "sm_version", "get_cuda_arch"}
+# ... and the device's properties (`.major`, `.minor`, shared memory): a device interface
+# chosen at run time (PyTorch inductor's `get_interface_for_device(d).get_device_properties(d)`).
+_PROPERTIES_NAMES = {"get_device_properties"}
 
 _FAMILY_MAJORS: dict[str, tuple[str, Sequence[int]]] = {
     "volta": ("nvidia", (7,)),
@@ -65,7 +68,7 @@ _GFX_NAME = re.compile(r"(?:^|_)(gfx\d[0-9a-f]*)(?:_|$)")
 
 @dataclass(frozen=True)
 class Convention:
-    kind: str  # "predicate" | "capability" | "sm_version"
+    kind: str  # "predicate" | "capability" | "sm_version" | "properties"
     admits: frozenset[str] = frozenset()
     why: str = ""
 
@@ -97,6 +100,9 @@ def convention_for(
         return Convention("capability", why=f"'{bare}' conventionally returns the capability")
     if lowered in _SM_VERSION_NAMES:
         return Convention("sm_version", why=f"'{bare}' conventionally returns the SM version")
+    if lowered in _PROPERTIES_NAMES:
+        why = f"'{bare}' conventionally returns the device's properties"
+        return Convention("properties", why=why)
     if not lowered.startswith(("is_", "has_", "supports_", "use_", "check_")):
         return None
     sm = _SM_NAME.search(lowered)

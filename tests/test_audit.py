@@ -3,6 +3,7 @@ or predicate definitions, and how each gate is classified for a new generation."
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -15,6 +16,7 @@ from gatecheck.audit import AuditReport, GateClass, run_audit
 from gatecheck.audit.prefilter import ARCH_IDIOM, is_predicate_name, mentions_arch
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import RuleSet
+from gatecheck.reporting.audit_json import render_audit_json
 from tests.conftest import FIXTURES
 
 MakeTree = Callable[[Mapping[str, str]], Path]
@@ -283,6 +285,27 @@ def test_gate_binding_uses_are_hops(make_tree: MakeTree) -> None:
     assert verdicts(report) == [(3, "likely-gap")]
     assert [h.line for h in report.hops] == [4]
     assert report.gates[0].feature == "ENABLE_FAST"
+
+
+@pytest.mark.parametrize("negated", [False, True])
+def test_a_hop_carries_its_own_admitted_set(make_tree: MakeTree, negated: bool) -> None:
+    """`if not ENABLE_FAST:` passes the gate on, true where the gate's condition is false:
+    the row's set would tell a reader the opposite."""
+    reader = "not ENABLE_FAST" if negated else "ENABLE_FAST"
+    report = audit(
+        make_tree,
+        f"""\
+        ENABLE_FAST = is_sm90_supported() or is_sm100_supported()
+        if {reader}:
+            kernel = 'fast'
+        """,
+    )
+    (gate,), (hop,) = report.gates, report.hops
+    gates_set = gate.found.admission.can_be_true
+    assert hop.admitted == (report.registry.all_names() - gates_set if negated else gates_set)
+    data = json.loads(render_audit_json(report))
+    assert data["hops"][0]["admitted"] == report.registry.ordered(hop.admitted)
+    assert data["gates"][0]["call_sites"][0]["admitted"] == data["hops"][0]["admitted"]
 
 
 def test_predicate_alias_definition_is_vocabulary(make_tree: MakeTree) -> None:

@@ -45,6 +45,9 @@ class CallSite:
     column: int
     qualname: str
     condition: str
+    # The hop's own admitted set (`not DISABLE_FP8` is true where the gate's condition is
+    # false): the generations its condition can be true for.
+    admitted: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

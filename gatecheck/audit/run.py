@@ -625,6 +625,7 @@ def _call_site(condition: ArchCondition) -> CallSite:
         int(condition.condition.col_offset or 0),
         condition.qualname,
         " ".join(condition.condition.as_string().split()),
+        condition.admission.can_be_true,
     )
 
 

@@ -59,7 +59,7 @@ def gate_to_dict(
         "feature_admits": report.registry.ordered(gate.admits),
         "reasons": list(gate.reasons),
         "assumed": sorted(found.admission.assumed),
-        "call_sites": [site_to_dict(s, base) for s in gate.call_sites],
+        "call_sites": [site_to_dict(s, base, report) for s in gate.call_sites],
         "kernels": _kernels(gate, report),
     }
 
@@ -84,13 +84,14 @@ def _kernels(gate: AuditedGate, report: AuditReport) -> dict[str, Any] | None:
     }
 
 
-def site_to_dict(site: CallSite, base: Path | None) -> dict[str, Any]:
+def site_to_dict(site: CallSite, base: Path | None, report: AuditReport) -> dict[str, Any]:
     return {
         "path": display_path(site.path, base),
         "line": site.line,
         "column": site.column + 1,
         "qualname": printable(site.qualname),
         "condition": site.condition,
+        "admitted": report.registry.ordered(site.admitted),
     }
 
 
@@ -99,7 +100,7 @@ def render_audit_json(report: AuditReport, base: Path | None = None) -> str:
     data = {
         **summary_dict(report),
         "gates": [gate_to_dict(g, report, base, lines) for g in report.gates],
-        "hops": [site_to_dict(s, base) for s in report.hops],
+        "hops": [site_to_dict(s, base, report) for s in report.hops],
         "diagnostics": [
             {
                 "path": display_path(d.path, base),

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from gatecheck.config.model import Generation
 from gatecheck.semantics.reads import Memo, Recorded
-from gatecheck.semantics.values import AssumedCapability, Capability, DeviceProps
+from gatecheck.semantics.values import AssumedCapability, Capability
 
 if TYPE_CHECKING:
     from gatecheck.semantics.conventions import Convention
@@ -115,14 +115,9 @@ def convention_value(convention: Convention, generation: Generation) -> Any:
     if convention.kind == "sm_version":
         return generation.sm_version
     if convention.kind == "properties":
-        gcn = generation.name if generation.vendor == "amd" else None
-        return DeviceProps(
-            generation.major,
-            generation.minor,
-            gcn,
-            generation.smem_per_block_optin,
-            generation.smem_per_sm,
-        )
+        from gatecheck.semantics.idioms.device_properties import device_props
+
+        return device_props(generation)
     return generation.name in convention.admits
 
 

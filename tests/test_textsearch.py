@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gatecheck.textsearch import FEW_WORDS, Words, common_core, holds_any
+from tests.conftest import write_tree
 
 
 @pytest.mark.parametrize(
@@ -103,8 +104,7 @@ def test_a_search_within_an_earlier_one_reads_only_its_files(
     from gatecheck.loading.project import Project
 
     texts = {"a.py": "x = fusion\n", "b.py": "apply_fusion()\n", "c.py": "other()\n"}
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
+    write_tree(tmp_path, texts)
     project = Project(sorted(tmp_path.glob("*.py")), [tmp_path])
     assert [p.name for p in project.files_mentioning(["fusion"])] == ["a.py", "b.py"]
     read: list[str] = []
@@ -132,8 +132,7 @@ def test_needles_an_earlier_search_covers_are_looked_for_in_its_files_only(
         "c.py": "p.add_argument('--apply-x-fusion')\n",
         "d.py": "other()\n",
     }
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
+    write_tree(tmp_path, texts)
     project = Project(sorted(tmp_path.glob("*.py")), [tmp_path])
     assert [p.name for p in project.files_mentioning(["x_fusion"])] == ["a.py", "b.py"]
     asked: list[tuple[tuple[str, ...], str]] = []
@@ -167,8 +166,7 @@ def test_searches_after_earlier_ones_find_what_a_plain_scan_finds(
     rng = random.Random(seed)
     alphabet = "ab_-"
     texts = {f"m{i}.py": "".join(rng.choice(alphabet) for _ in range(30)) for i in range(12)}
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
+    write_tree(tmp_path, texts)
     project = Project(sorted(tmp_path.glob("*.py")), [tmp_path])
     for _ in range(6):
         needles = [

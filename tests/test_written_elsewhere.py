@@ -18,6 +18,7 @@ from gatecheck.config.model import RuleSet
 from gatecheck.semantics.admitted import Semantics, in_memory_project
 from gatecheck.semantics.mutations import changing_names
 from tests.admission import EVERY, assert_can_be_true
+from tests.conftest import write_tree
 
 ROCM = frozenset({"gfx90a", "gfx942", "gfx950"})
 HEAD = "import torch\nIS_ROCM = torch.version.hip is not None\n"
@@ -440,8 +441,7 @@ def test_files_changing_one_name_at_a_time_or_from_the_index(
         "c.py": "TABLE[k] = v\nTOTAL += 1\n_ENTRIES.pop()\n",
         "d.py": "ENTRIES == []\nxTOTAL += 1\n",
     }
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
+    write_tree(tmp_path, texts)
     files = [tmp_path / name for name in sorted(texts)]
     monkeypatch.setattr(mutations, "MAX_NAMES_SEARCHED", searched)
     ruleset = load_ruleset([])

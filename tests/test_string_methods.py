@@ -32,9 +32,22 @@ CASES = [
     pytest.param('arch().rsplit("_", 1)[1] == "121a"', frozenset({"sm121"}), id="rsplit"),
     pytest.param("arch()[3:].isdigit()", frozenset(), id="isdigit-false"),
     pytest.param('arch().count("1") == 2', frozenset({"sm110", "sm121"}), id="count"),
+    pytest.param(
+        'int("".join(map(str, torch.cuda.get_device_capability()))) >= 100',
+        frozenset({"sm100", "sm103", "sm110", "sm120", "sm121"}),
+        id="join-over-map",
+    ),
+    pytest.param(
+        '".".join(map(str, torch.cuda.get_device_capability())) == "9.0"',
+        frozenset({"sm90", "gfx90a"}),
+        id="join-over-map-dotted",
+    ),
     # noops: unknown where the order or the items are not known
     pytest.param('"".join({arch(), "x"}) == "x"', EVERY, id="noop-join-over-a-set"),
     pytest.param('"".join(input()) == "sm_90a"', EVERY, id="noop-join-over-unknown"),
+    pytest.param(
+        '"".join(torch.cuda.get_device_capability()) == "90"', EVERY, id="noop-join-over-ints"
+    ),
 ]
 
 

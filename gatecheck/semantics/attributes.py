@@ -18,6 +18,7 @@ from gatecheck.semantics.values import (
     EnumMember,
     ExternalRef,
     InstanceRef,
+    Iterating,
     ModuleRef,
     OneOf,
     SetItems,
@@ -61,11 +62,17 @@ _SAFE_METHODS: dict[type, set[str]] = {
 
 
 def _joiner(separator: str) -> Any:
-    """`separator.join`, over a tuple or list only: a set's order is the hash seed's, and
-    the answer must not depend on the run (`"".join(c for c in arch if c.isdigit())`)."""
+    """`separator.join`, over a tuple, a list or an iterator of known items only
+    (`"".join(map(str, capability))`): a set's order is the hash seed's, and the answer
+    must not depend on the run (`"".join(c for c in arch if c.isdigit())`). Items that
+    are not all strings: unknown (Python raises)."""
 
     def join(items: Any) -> Any:
+        if isinstance(items, Iterating):
+            items = items.items
         if not isinstance(items, (tuple, list)) or isinstance(items, SetItems):
+            return UNKNOWN
+        if not all(isinstance(item, str) for item in items):
             return UNKNOWN
         return separator.join(items)
 

@@ -1,6 +1,7 @@
 """What a `try` body certainly does on a generation (semantics/raising.py): a lookup that
-misses raises there, so only the handlers that may catch it run; a body of one statement
-that cannot raise leaves every handler out. The table idiom of the sm120 story
+misses raises there, so only the handlers that may catch it run; a body that cannot raise
+(statement by statement, each read in what the ones before it bound; the device's own
+read completes on a generation that answers it) leaves every handler out. The table idiom of the sm120 story
 (`try: return CONFIGS[cap] except KeyError: return DEFAULT`) is then the table's value
 where it has the generation's key and the default where it has not, not either on every
 generation. The noops are bodies that may raise or not: every handler may run."""
@@ -43,6 +44,81 @@ HEADER = (
     "    return size\n"
 )
 
+# A capability read inside a try whose handler answers None (no device).
+SENTINEL = """\
+import torch
+from cuda.bindings import runtime as cudart
+from extlib import helper
+
+
+def sm():
+    try:
+        major, minor = torch.cuda.get_device_capability()
+        return major * 10 + minor
+    except Exception:
+        return None
+
+
+def arch():
+    try:
+        major, minor = torch.cuda.get_device_capability()
+        return f"sm_{major}{minor}"
+    except Exception:
+        return None
+
+
+def text():
+    try:
+        cap: tuple[int, int] = torch.cuda.get_device_capability()
+        return str(cap[0] * 10 + cap[1])
+    except RuntimeError:
+        return None
+
+
+MAJOR = cudart.cudaDeviceAttr.cudaDevAttrComputeCapabilityMajor
+
+
+def driver():
+    try:
+        return cudart.cudaDeviceGetAttribute(MAJOR, 0)[1]
+    except Exception:
+        return None
+
+
+def unknown_first():
+    try:
+        helper()
+        major, minor = torch.cuda.get_device_capability()
+        return major * 10 + minor
+    except Exception:
+        return None
+
+
+def divided():
+    try:
+        major, minor = torch.cuda.get_device_capability()
+        return major // minor
+    except Exception:
+        return None
+
+
+def unpacked():
+    try:
+        major, minor, patch = torch.cuda.get_device_capability()
+        return major
+    except Exception:
+        return None
+
+
+def shadowed():
+    str = helper
+    try:
+        major, minor = torch.cuda.get_device_capability()
+        return str(major)
+    except Exception:
+        return None
+"""
+
 CASES = [
     # the default only where the table lacks the key, the table's value only where it has it
     pytest.param(HEADER, "block() is None", (NVIDIA | AMD) - IN_TABLE, id="table-miss-default"),
@@ -81,15 +157,37 @@ CASES = [
         EVERY,
         id="noop-a-call-may-raise",
     ),
+    # a body of several statements, each read in what the ones before it bound
     pytest.param(
         HEADER + "def f():\n    try:\n        x = 1\n        return TABLE[cap]\n"
         "    except KeyError:\n        return None\n",
         "f() is None",
-        EVERY,
-        id="noop-two-statements",
+        (NVIDIA | AMD) - IN_TABLE,
+        id="two-statements",
     ),
+    # the device's own read completes on a generation that answers it: the `None` of
+    # the handler (no device) is not a value there
+    pytest.param(SENTINEL, "sm() is None", frozenset(), id="device-read-never-the-sentinel"),
+    pytest.param(
+        SENTINEL,
+        "not (sm() is not None and 100 <= sm() < 110)",
+        (NVIDIA | AMD) - {"sm100", "sm103"},
+        id="device-read-negated",
+    ),
+    pytest.param(
+        SENTINEL, 'arch() != "sm_120"', (NVIDIA | AMD) - {"sm120"}, id="f-string-of-a-read"
+    ),
+    pytest.param(SENTINEL, "arch() is None", frozenset(), id="f-string-never-the-sentinel"),
+    pytest.param(SENTINEL, 'text() != "121"', (NVIDIA | AMD) - {"sm121"}, id="str-of-arithmetic"),
     # a handler of a class that is no builtin exception (or a name the project binds)
     # may catch; where the body completes no handler runs whatever it catches
+    pytest.param(SENTINEL, "unknown_first() is None", EVERY, id="noop-an-unknown-call-first"),
+    # the CUDA runtime's answer holds an error code no generation decides; a library's
+    # attribute may be missing
+    pytest.param(SENTINEL, "driver() is None", EVERY, id="noop-a-runtime-call-with-its-error"),
+    pytest.param(SENTINEL, "divided() is None", EVERY, id="noop-division-may-raise"),
+    pytest.param(SENTINEL, "unpacked() is None", EVERY, id="noop-unpacking-another-length"),
+    pytest.param(SENTINEL, "shadowed() is None", EVERY, id="noop-a-str-the-project-binds"),
     pytest.param(
         HEADER + "class KeyError(Exception):\n    pass\n"
         "def f():\n    try:\n        return TABLE[cap]\n    except KeyError:\n"

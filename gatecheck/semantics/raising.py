@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.semantics import classes, resolve
-from gatecheck.semantics.values import UNKNOWN, ClassRef, EnumMember, is_constant
+from gatecheck.semantics.env import bind_target
+from gatecheck.semantics.idioms._model import NOT_MINE
+from gatecheck.semantics.values import (
+    UNKNOWN,
+    ClassRef,
+    EnumMember,
+    ExternalRef,
+    contains_unknown,
+    is_constant,
+)
 
 if TYPE_CHECKING:
     from gatecheck.semantics.env import Env
@@ -36,20 +45,50 @@ def certain_raise(ev: Evaluator, stmt: nodes.NodeNG, env: Env) -> type[BaseExcep
 
 
 def completes(ev: Evaluator, body: list[nodes.NodeNG], env: Env) -> bool:
-    """Whether a body of one statement (read in `env`, the one it starts in) cannot
-    raise: a return or an assignment to plain names of constants, names with a value,
-    lookups that find their key, Enum members' `.value` / `.name` and a few str
-    methods of str. A longer body is not told (a later statement reads what an earlier
-    one bound)."""
-    if len(body) != 1:
+    """Whether a body (read in `env`, the one it starts in) cannot raise: statement by
+    statement, each read in the names the ones before it bound, assignments to plain
+    names (a tuple of them unpacking a value of that length) and a last return, of
+    constants, names with a value, lookups that find their key, Enum members' `.value` /
+    `.name`, a few str methods of str, arithmetic on integers, and reads of the device
+    that this generation answers (`torch.cuda.get_device_capability()`: a device of the
+    generation is there, so the read completes; `try: major, minor = ...; return
+    f"{major}{minor}" except Exception: return None` never gives None on a generation
+    that answers it)."""
+    if not body:
         return False
-    stmt = body[0]
-    if isinstance(stmt, nodes.Assign):
-        if not all(isinstance(t, nodes.AssignName) for t in stmt.targets):
+    scratch = dict(env)
+    for stmt in body:
+        if isinstance(stmt, nodes.Return):
+            return stmt is body[-1] and (stmt.value is None or _completes(ev, stmt.value, scratch))
+        if isinstance(stmt, nodes.AnnAssign) and stmt.value is not None:
+            targets = [stmt.target]
+        elif isinstance(stmt, nodes.Assign):
+            targets = list(stmt.targets)
+        else:
             return False
-    elif not isinstance(stmt, nodes.Return):
+        value_node = stmt.value
+        if not _completes(ev, value_node, scratch):
+            return False
+        value = ev.eval(value_node, scratch)
+        for target in targets:
+            if not _unpacks(target, value):
+                return False
+            bind_target(target, value, scratch)
+    return True
+
+
+def _unpacks(target: nodes.NodeNG, value: Any) -> bool:
+    """Whether assigning `value` to `target` cannot raise: a plain name, or a tuple of
+    plain names (no star) unpacking a tuple or list of as many items."""
+    if isinstance(target, nodes.AssignName):
+        return True
+    if not isinstance(target, (nodes.Tuple, nodes.List)):
         return False
-    return stmt.value is None or _completes(ev, stmt.value, env)
+    return (
+        isinstance(value, (tuple, list))
+        and len(value) == len(target.elts)
+        and all(isinstance(e, nodes.AssignName) for e in target.elts)
+    )
 
 
 def catches(
@@ -78,13 +117,17 @@ def _builtin_exception(ev: Evaluator, node: nodes.NodeNG) -> type[BaseException]
     found = getattr(builtins, node.name, None)
     if not (isinstance(found, type) and issubclass(found, BaseException)):
         return None
+    return found if _builtin(ev, node) else None
+
+
+def _builtin(ev: Evaluator, node: nodes.Name) -> bool:
+    """Whether `node` names the builtin of its name: no binding of the project's
+    shadows it."""
     looked = resolve.looked_up(ev, node)
     if looked is None:
-        return None
+        return False
     scope, bindings = looked
-    if bindings and not (isinstance(scope, nodes.Module) and scope.name == "builtins"):
-        return None
-    return found
+    return not bindings or (isinstance(scope, nodes.Module) and scope.name == "builtins")
 
 
 def _raises(ev: Evaluator, node: nodes.NodeNG, env: Env) -> type[BaseException] | None:
@@ -145,6 +188,20 @@ def _completes(ev: Evaluator, node: nodes.NodeNG, env: Env) -> bool:
             and _completes(ev, node.expr, env)
             and isinstance(ev.eval(node.expr, env), EnumMember)
         )
+    if isinstance(node, nodes.BinOp):
+        return (
+            node.op in _INT_OPS
+            and _completes(ev, node.left, env)
+            and _completes(ev, node.right, env)
+            and _plain_int(ev.eval(node.left, env))
+            and _plain_int(ev.eval(node.right, env))
+        )
+    if isinstance(node, nodes.JoinedStr):
+        return all(_formats(ev, part, env) for part in node.values)
+    if isinstance(node, nodes.Call) and _device_read(ev, node, env):
+        return True
+    if isinstance(node, nodes.Call) and _str_of_int(ev, node, env):
+        return True
     if isinstance(node, nodes.Call):
         # `arch.upper()`: a str method that raises on no str argument.
         func = node.func
@@ -162,6 +219,57 @@ def _completes(ev: Evaluator, node: nodes.NodeNG, env: Env) -> bool:
         found, _error = _lookup(ev, node, env)
         return found is _FINDS
     return False
+
+
+# Operators that cannot raise on two integers (no division, no power: a negative or a
+# huge exponent).
+_INT_OPS = frozenset({"+", "-", "*"})
+
+
+def _plain_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _formats(ev: Evaluator, part: nodes.NodeNG, env: Env) -> bool:
+    """An f-string part that cannot raise: literal text, or an int or a str placed
+    as it is (no format spec, no conversion)."""
+    if isinstance(part, nodes.Const):
+        return True
+    return (
+        isinstance(part, nodes.FormattedValue)
+        and part.format_spec is None
+        and part.conversion in (None, -1)
+        and _completes(ev, part.value, env)
+        and type(ev.eval(part.value, env)) in (int, str)
+    )
+
+
+def _str_of_int(ev: Evaluator, node: nodes.Call, env: Env) -> bool:
+    """`str(n)` of an integer, where `str` is the builtin."""
+    return (
+        len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.func, nodes.Name)
+        and node.func.name == "str"
+        and _builtin(ev, node.func)
+        and _completes(ev, node.args[0], env)
+        and _plain_int(ev.eval(node.args[0], env))
+    )
+
+
+def _device_read(ev: Evaluator, node: nodes.Call, env: Env) -> bool:
+    """A call of the device's own interface (an idiom's intrinsic reading the device:
+    `torch.cuda.get_device_capability()`) with arguments that complete, which this
+    generation answers with a value known whole: under a generation, its device is
+    there. Where the idiom does not answer (a CUDA-only call on ROCm), it may raise."""
+    if node.keywords or not all(_completes(ev, a, env) for a in node.args):
+        return False
+    func = ev.eval(node.func, env)
+    if not isinstance(func, ExternalRef) or not ev.idioms.reads_device(func.dotted):
+        return False
+    args = [ev.eval(a, env) for a in node.args]
+    value = ev.idioms.call(func.dotted, ev.generation, args)
+    return value is not NOT_MINE and not contains_unknown(value)
 
 
 # str methods that raise for no str argument (`index`, `format` and the like may).

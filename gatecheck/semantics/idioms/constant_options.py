@@ -1,15 +1,17 @@
 """A function whose paths return different constants the device does not choose between:
 a device table's entry or the fallback of an `except` (`return _ARCH_BY_CC[cc]` ...
-`except Exception: return device`), a capability or 0 when CUDA is missing
-(`return 10 * major + minor` ... `return 0`), or a table's row read with an unknown key
+`except Exception: return device`), or a table's row read with an unknown key
 (`.get(world_size, 0)`: one of the row's values or the default). Its value is one of
 them (values.OneOf, made by statements.run_body's join of the returns, a conditional
 expression and calls.py's `dict.get` of an unknown key); a comparison, a method of a
 string (`.startswith("blackwell")`) or a truth test of it is each option's, known where
 all options agree (an ordering skips a None option: it raises there, and a raise is no
-value): `_max_capability() > 100` is false on sm90 whichever path ran (90
-and 0), and unknown on sm120 (120 and 0), so it admits sm120 and not sm90. Anything
-else (arithmetic, a subscript, a call with it) reads it as unknown. The semantics is in
+value): `max_size(world_size) > 0` is unknown on sm90 and sm100 (a size of their row or
+the default 0) and false elsewhere (the default alone), so it admits sm90 and sm100.
+Anything else (arithmetic, a subscript, a call with it) reads it as unknown. A
+capability read in a `try` whose handler returns 0 (`return 10 * major + minor` ...
+`except RuntimeError: return 0`) is not one of these: under a generation the device's
+read completes and the handler never runs (raising.py). The semantics is in
 logic.either, values.truth, expressions and calls; this module carries its examples."""
 
 from __future__ import annotations
@@ -157,9 +159,9 @@ IDIOM = Idiom(
         ),
         Noop(
             "arithmetic-reads-unknown",
-            "max_capability() + 1 > 101",
+            'infer_device_arch() * 0 != ""',
             "only comparisons, string methods and truth are each option's: arithmetic on "
-            "one of several values is unknown",
+            "one of several values is unknown (each option's would make this false)",
             _HELPERS,
         ),
         Noop(

@@ -65,6 +65,13 @@ KERNEL = (
     "def run():\n    return _pick(major() * 10)\n"
 )
 
+# A caller of KERNEL's _pick with the next major's arch: the parameter is then the
+# device's or the next one's, and the gate admits the majors below 10 and 11 too.
+CALLER = (
+    "from pkg.dev import major\nfrom pkg.kern import _pick\n\n\n"
+    "def go():\n    return _pick(major() * 10 + 10)\n"
+)
+
 # A gate function (holds a gate, named for no generation): a call of it is a hop.
 POLICY = (
     "from pkg.dev import major\n\n\n"
@@ -137,14 +144,14 @@ SCENARIOS = [
     ),
     pytest.param(
         {"pkg/kern.py": KERNEL, "pkg/caller.py": "X = 1\n"},
-        {"pkg/caller.py": "from pkg.kern import _pick\n\n\ndef go():\n    return _pick(90)\n"},
+        {"pkg/caller.py": CALLER},
         [("impact-widened", "pkg.kern._pick")],
         id="changed-caller",  # the parameter's callers no longer agree on the device's
     ),
     pytest.param(
         {
             "pkg/kern.py": KERNEL,
-            "pkg/caller.py": "from pkg.kern import _pick\n\n\ndef go():\n    return _pick(90)\n",
+            "pkg/caller.py": CALLER,
         },
         {"pkg/caller.py": "X = 1\n"},
         [("impact-narrowed", "pkg.kern._pick")],

@@ -243,8 +243,13 @@ def _none_or(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
 
 def _compare_options(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     """A comparison with one of a few constants: each option's, known where all agree.
-    Which reference a OneOf of references is stays unknown (`Platform is NvmlPlatform`)."""
+    Which reference a OneOf of references is stays unknown (`Platform is NvmlPlatform`).
+    The container of a membership test is an option read whole when its items (a
+    dict's keys) are all constants: `cc in [100, 103]` with `cc` the device's number or
+    a fallback 0 is each one's, as with a tuple."""
     lefts, rights = constant_options(left), constant_options(right)
+    if rights is None and op in ("in", "not in"):
+        rights = _container(right)
     if lefts is None or rights is None:
         return UNKNOWN
     pairs = [(a, b) for a in lefts for b in rights]
@@ -254,6 +259,18 @@ def _compare_options(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
         pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
     outcomes = {_compare_one(ev, op, a, b) for a, b in pairs}
     return outcomes.pop() if len(outcomes) == 1 else UNKNOWN
+
+
+def _container(value: Any) -> tuple[Any, ...] | None:
+    """A list, set or dict whose items (keys) are all constants, as the one option of a
+    membership test; None otherwise. Not one of several containers (a parameter each
+    caller passes its own list, FlashInfer's `_match_sm_version(device, ["100", "103"])`):
+    each call is then read with its own list, a gate of its own, not a hop of one row
+    admitting every caller's. Values are never changed in place here: a name whose
+    container is changed reads as unknown (mutations.py)."""
+    if type(value) not in (list, set, frozenset, dict):
+        return None
+    return (value,) if all(is_constant(item) for item in value) else None
 
 
 def _tuple_of_options(value: Any) -> Any:

@@ -3,11 +3,13 @@ a device table's entry or the fallback of an `except` (`return _ARCH_BY_CC[cc]` 
 `except Exception: return device`), or a table's row read with an unknown key
 (`.get(world_size, 0)`: one of the row's values or the default). Its value is one of
 them (values.OneOf, made by statements.run_body's join of the returns, a conditional
-expression and calls.py's `dict.get` of an unknown key); a comparison, a method of a
-string (`.startswith("blackwell")`) or a truth test of it is each option's, known where
-all options agree (an ordering skips a None option: it raises there, and a raise is no
-value): `max_size(world_size) > 0` is unknown on sm90 and sm100 (a size of their row or
-the default 0) and false elsewhere (the default alone), so it admits sm90 and sm100.
+expression and calls.py's `dict.get` of an unknown key); a comparison (a membership
+test in a list, set or dict of constants too: `cc in [100, 103]`, natten's shape), a
+method of a string (`.startswith("blackwell")`) or a truth test of it is each option's,
+known where all options agree (an ordering skips a None option: it raises there, and a
+raise is no value): `max_size(world_size) > 0` is unknown on sm90 and sm100 (a size of
+their row or the default 0) and false elsewhere (the default alone), so it admits sm90
+and sm100.
 Anything else (arithmetic, a subscript, a call with it) reads it as unknown. A
 capability read in a `try` whose handler returns 0 (`return 10 * major + minor` ...
 `except RuntimeError: return 0`) is not one of these: under a generation the device's
@@ -63,6 +65,15 @@ def max_capability():
 # the world size is unknown, so a lookup is one of the row's sizes or the default.
 _MAX_SIZES = {90: {2: 64, 4: 32}, 100: {2: 64, 4: 64, 8: 32}}
 _KERNELS = {90: ["a", "b"], 100: ["c"]}
+
+def cc_or_zero(device):
+    if device.type == "cuda":
+        major, minor = torch.cuda.get_device_capability()
+        return major * 10 + minor
+    return 0
+
+_BLACKWELL = [100, 103]
+_TUNED = {90: 128, 100: 256}
 
 def max_size(world_size):
     major, minor = torch.cuda.get_device_capability()
@@ -141,8 +152,46 @@ IDIOM = Idiom(
             ),
             "import os\nimport torch\n",
         ),
+        Example(
+            "membership-in-a-list",
+            "cc_or_zero(torch.device(os.environ['DEV'])) in [100, 103]",
+            generations("sm100", "sm103"),
+            "import os\n" + _HELPERS,
+        ),
+        Example(
+            "membership-in-a-set",
+            "cc_or_zero(torch.device(os.environ['DEV'])) in {90, 120}",
+            generations("sm90", "sm120", "gfx90a"),
+            "import os\n" + _HELPERS,
+        ),
+        Example(
+            "membership-in-a-named-list",
+            "cc_or_zero(torch.device(os.environ['DEV'])) in _BLACKWELL",
+            generations("sm100", "sm103"),
+            "import os\n" + _HELPERS,
+        ),
+        Example(
+            "membership-in-a-table's-keys",
+            "cc_or_zero(torch.device(os.environ['DEV'])) in _TUNED",
+            generations("sm90", "sm100", "gfx90a"),
+            "import os\n" + _HELPERS,
+        ),
     ),
     noops=(
+        Noop(
+            "membership-in-one-of-two-lists",
+            "cc_or_zero(torch.device(os.environ['DEV'])) in "
+            "(_BLACKWELL if os.environ.get('X') else [90, 120])",
+            "one of several containers is unknown (a parameter each caller passes its own "
+            "list: each call is read with its own)",
+            "import os\n" + _HELPERS,
+        ),
+        Noop(
+            "membership-in-a-list-holding-an-unknown",
+            "cc_or_zero(torch.device(os.environ['DEV'])) in [100, int(os.environ['X'])]",
+            "an unknown item may be any number: each option may be in the list",
+            "import os\n" + _HELPERS,
+        ),
         Noop(
             "table-of-lists-read-with-an-unknown-key",
             'kernels(int(os.environ["WORLD_SIZE"])) == {}',

@@ -212,7 +212,13 @@ def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
 
     left = read(node.left)
     if left is UNKNOWN and len(node.ops) == 1:
-        return UNKNOWN  # whatever the right side is (see _compare_one)
+        # Whatever the right side is (see _compare_one), it is not read (nor what it
+        # imports built), but for a lookup: one that certainly misses raises, and the
+        # comparison has no value there (`ws in SIZES[cap]`, noted for diverging.py).
+        right_node = node.ops[0][1]
+        if isinstance(right_node, nodes.Subscript):
+            ev.eval(right_node, env)
+        return UNKNOWN
     outcome: Any = True
     for op, right_node in node.ops:
         right = read(right_node)
@@ -508,9 +514,18 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     if isinstance(container, EachDevice):
         return container.item if isinstance(index, int) else UNKNOWN
     if isinstance(container, dict):
-        # A missing key is the feature being off (or a KeyError): both "not True".
         if any(contains_unknown(k) for k in container):
             return UNKNOWN
+        if is_constant(index) and all(is_constant(k) for k in container):
+            if index not in container:
+                # A KeyError: no value here, noted for the statement or condition that
+                # always evaluates the lookup (diverging.py): `ws in SIZES[cap[0]]` is
+                # no gate of the capabilities SIZES lacks, whatever `ws` is.
+                ev.raising.append(node)
+                return UNKNOWN
+            return container[index]
+        # Keys that are names from outside (`torch.float`, `torch.float32`: one object
+        # may have two names): a missing key is the feature being off (or a KeyError).
         return safe(lambda: container.get(index, False))  # an unhashable key raises
     if isinstance(container, (tuple, list, str)):
         return safe(lambda: container[index])

@@ -49,8 +49,34 @@ def lookup(
         or not (bound if bound is not None else bound_in_scopes(node, name))
     ):
         ensure_builtins()
-    scope, found = node.lookup(name)
+    default = _in_default(node)
+    if default is not None:
+        # A name inside a parameter's default is read where the `def` runs: astroid
+        # looks up a default itself there, but a name nested in one (`ok: bool = ok()`)
+        # in the function's own scope, where the parameter of that name binds it.
+        function, top = default
+        scope, found = function.scope_lookup(top, name)
+    else:
+        scope, found = node.lookup(name)
     return scope, list(found)
+
+
+def _in_default(
+    node: nodes.NodeNG,
+) -> tuple[nodes.FunctionDef | nodes.Lambda, nodes.NodeNG] | None:
+    """The function and the default `node` is nested in (below it, not the default
+    itself), if it is: a parameter's default or a keyword-only one."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (*_SCOPES, nodes.Module)):
+        if isinstance(parent, nodes.Arguments):
+            function = parent.parent
+            defaults = [*(parent.defaults or ()), *(d for d in parent.kw_defaults or () if d)]
+            if child is not node and any(child is d for d in defaults):
+                assert isinstance(function, (nodes.FunctionDef, nodes.Lambda))
+                return function, child
+            return None
+        child, parent = parent, parent.parent
+    return None
 
 
 def bound_in_scopes(node: nodes.NodeNG, name: str) -> bool:

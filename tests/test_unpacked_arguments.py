@@ -1,8 +1,9 @@
 """A call that unpacks known values (semantics/calls._unpacked): `check(**TABLE[key])`
 with a dict of keyword arguments written in the project (Hugging Face's compatibility
-matrices), `f(*ARGS)` with a known tuple, is the call with those arguments. Anything
-else unpacked (an unknown dict, a string's characters) leaves the call to the callee's
-name, as before."""
+matrices), `f(*ARGS)` with a known tuple or the capability (`DeviceCapability(*cap)`,
+SGLang's compressed-tensors scheme check), is the call with those arguments. Anything
+else unpacked (an unknown dict, a string's characters, a set's items) leaves the call to
+the callee's name, as before."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ def too_old(name, lim=None):
 
 TABLE = {"fa2": {"name": "fa2", "lim": 9}, "fa1": {"name": "fa1", "lim": 8}}
 ARGS = ("fa2", 9)
+
+def sm(major, minor):
+    return major * 10 + minor
 """
 
 CASES = [
@@ -28,7 +32,15 @@ CASES = [
     pytest.param('too_old(**TABLE["fa2"])', BELOW_9, id="dict-from-a-table"),
     pytest.param("too_old(*ARGS)", BELOW_9, id="tuple-of-positionals"),
     pytest.param('too_old("z", **{"lim": 8})', frozenset({"sm70", "sm75"}), id="mixed"),
+    pytest.param(
+        "sm(*torch.cuda.get_device_capability()) >= 100",
+        frozenset({"sm100", "sm103", "sm110", "sm120", "sm121"}),
+        id="the-capability",
+    ),
     pytest.param("too_old(**unknown)", EVERY, id="an-unknown-dict"),
+    pytest.param(
+        "sm(*{torch.cuda.get_device_capability()[0], 1}) == 91", EVERY, id="a-set-unpacked"
+    ),
     pytest.param('too_old(*"ab")', EVERY, id="a-string-unpacked"),
     pytest.param('too_old(**{"lim": 9}, **{"lim": 8})', EVERY, id="a-keyword-twice-raises"),
 ]

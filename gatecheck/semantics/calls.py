@@ -21,6 +21,7 @@ from gatecheck.semantics.values import (
     RAISES,
     UNKNOWN,
     Builtin,
+    Capability,
     ClassRef,
     ExternalRef,
     FunctionRef,
@@ -141,7 +142,9 @@ def _unpacked(
             args.append(ev.eval(arg, env))
             continue
         items = ev.eval(arg.value, env)
-        if type(items) not in (tuple, list):
+        # The capability unpacks as the tuple it is (`DeviceCapability(*cap)`); a set's
+        # items (SetItems) do not: how many there are is not known, nor their order.
+        if type(items) not in (tuple, list, Capability):
             return None
         args.extend(items)
     kwargs: dict[str, Any] = {}

@@ -7,7 +7,7 @@ from typing import Any
 
 from astroid import nodes
 
-from gatecheck.semantics.logic import either, item_of_options, join_optional
+from gatecheck.semantics.logic import either, item_of_options, join_returns
 from gatecheck.semantics.values import (
     UNKNOWN,
     Iterating,
@@ -87,13 +87,13 @@ def forget_assigned_in(body: Sequence[nodes.NodeNG], env: Env) -> None:
 
 
 def merge_into(env: Env, branches: Sequence[Env]) -> None:
+    """Each name as the branches leave it, met as a function's returns meet
+    (logic.join_returns): None beside a value is NoneOr, and differing constants stay
+    one of them (`try: cc = get_device_capability() except Exception: cc = (0, 0)`
+    then `cc >= (8, 9)` is each one's, as the conditional expression would give)."""
     keys = set().union(*branches) if branches else set()
     for key in keys:
-        values = [b.get(key, UNKNOWN) for b in branches]
-        merged = values[0]
-        for v in values[1:]:
-            merged = join_optional(merged, v)
-        env[key] = merged
+        env[key] = join_returns([b.get(key, UNKNOWN) for b in branches])
 
 
 def narrowed(test: nodes.NodeNG, env: Env) -> tuple[Env, Env] | None:

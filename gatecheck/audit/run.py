@@ -14,6 +14,7 @@ from astroid import nodes
 
 from gatecheck import forking, progress
 from gatecheck.audit import workers
+from gatecheck.audit.binding_sites import binding_sites
 from gatecheck.audit.classify import Classifier
 from gatecheck.audit.conditions import (
     ArchCondition,
@@ -475,10 +476,12 @@ def _run_audit(
 
     def classified(c: ArchCondition) -> AuditedGate | None:
         with reading_for(project, c.path):
-            return contain.run(
-                *_where(c),
-                partial(classifier.classify, c, tuple(_call_site(h) for h in sites.get(c, ()))),
-            )
+            return contain.run(*_where(c), partial(_classify, c))
+
+    def _classify(c: ArchCondition) -> AuditedGate | None:
+        passing = sites.get(c, [])
+        called = tuple(_call_site(h) for h in passing) + binding_sites(semantics, c, passing)
+        return classifier.classify(c, called)
 
     gate_conditions = [c for c in conditions if c.role is Role.GATE]
     classes = _classified(project, semantics, gate_conditions, classified, jobs)

@@ -288,15 +288,24 @@ class Semantics:
             each = self._each(compute, flags, generations, False)
             return {gen: result for gen, result, _ in each}
 
-    def values(self, node: nodes.NodeNG, generations: Collection[str]) -> dict[str, Any]:
+    def values(
+        self,
+        node: nodes.NodeNG,
+        generations: Collection[str],
+        optional: bool = False,
+        unset_environment: bool = False,
+    ) -> dict[str, Any]:
         """What `node` evaluates to on each of `generations`, with the shortcuts the
-        admission takes (nothing the device decides read: one evaluation for all)."""
+        admission takes (nothing the device decides read: one evaluation for all).
+        `optional`: a result that may be None stays NoneOr (an argument passed on, as
+        callers.py reads one); `unset_environment`: read with no environment variable
+        set, as an admission that needed it was (Admission.unset_environment)."""
 
         def value(_gen: str, evaluator: Evaluator) -> Any:
-            return evaluator.value(node)
+            return evaluator.value(node, optional=optional)
 
         with self._question():
-            each = self._each(value, None, generations, self.shortcuts)
+            each = self._each(value, None, generations, self.shortcuts, unset_environment)
             return {gen: v for gen, v, _ in each}
 
     @contextmanager

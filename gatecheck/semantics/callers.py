@@ -536,3 +536,33 @@ def callee_name(call: nodes.Call, launches: bool = False) -> str | None:
         callee.attrname if isinstance(callee, nodes.Attribute) else getattr(callee, "name", None)
     )
     return spelled if isinstance(spelled, str) else None
+
+
+def call_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[tuple[nodes.Call, int]] | None:
+    """Every call of `func` in the project, each with the leading parameters it does not
+    spell (`self` of a constructor); None when one may not resolve (the search of
+    parameter_from_callers, shared)."""
+    sites = _call_sites(ev, func)
+    return None if sites is None else [(site.call, site.offset) for site in sites]
+
+
+def argument_node(
+    call: nodes.Call, offset: int, func: nodes.FunctionDef, parameter: nodes.AssignName
+) -> nodes.NodeNG | None:
+    """The expression `call` passes for `parameter` of `func` (its default where it passes
+    none); None where that cannot be told by the call's text: an unpacking, a required
+    parameter it leaves out, a parameter it passes itself on to (a recursion)."""
+    if any(isinstance(a, nodes.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords or ()
+    ):
+        return None
+    if _passes_itself_on(_Site(call, offset), func, parameter):
+        return None
+    found = _parameter(func, parameter)
+    for keyword in call.keywords or ():
+        if keyword.arg == found.name:
+            return keyword.value
+    at = None if found.index is None else found.index - offset
+    if at is not None and 0 <= at < len(call.args):
+        return call.args[at]
+    return found.default if isinstance(found.default, nodes.NodeNG) else None

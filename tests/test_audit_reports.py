@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -141,3 +142,33 @@ def test_matrix_only_when_the_terminal_is_wide_enough(
     text = out.getvalue()
     assert ("feature / gate" in text) is table
     assert "sglang/srt/layers/communicator.py:21:10" in text  # whole, either way
+
+
+def test_json_spans_of_conditions_over_several_lines(make_tree: Callable[..., Path]) -> None:
+    """A row's `condition_line`..`condition_end_line` is its whole condition (`line`..
+    `end_line` the part that decides); a call site's `line`..`end_line` its whole
+    condition or call."""
+    tree = make_tree(
+        {
+            "pkg/__init__.py": "",
+            "pkg/mod.py": (
+                "import os\nimport torch\n\n\n"
+                "def is_ok():\n    return torch.cuda.get_device_capability()[0] == 9\n\n\n"
+                "def pick():\n"
+                "    if (os.environ.get('X')\n"
+                "            and torch.cuda.get_device_capability()[0] >= 10):\n"
+                "        return 1\n\n\n"
+                "def use():\n"
+                "    if (os.environ.get('A')\n"
+                "            and is_ok()\n"
+                "            and not os.environ.get('B')):\n"
+                "        return 2\n"
+            ),
+        }
+    )
+    data = json.loads(render_audit_json(run_audit([tree], load_ruleset([]), "sm120"), tree))
+    rows = {g["condition_line"]: g for g in data["gates"]}
+    assert (rows[10]["line"], rows[10]["end_line"], rows[10]["condition_end_line"]) == (11, 11, 11)
+    assert rows[10]["condition_line"] == 10
+    (site,) = rows[6]["call_sites"]
+    assert (site["line"], site["end_line"]) == (16, 18)

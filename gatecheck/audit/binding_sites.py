@@ -82,9 +82,10 @@ def _site(call: nodes.Call, admitted: frozenset[str]) -> CallSite:
     module = call.root()
     path = Path(module.file) if module.file else Path(str(module.name))
     text = " ".join(call.as_string().split())
-    return CallSite(
-        path, int(call.lineno or 1), int(call.col_offset or 0), qualname_of(call), text, admitted
-    )
+    line = int(call.lineno or 1)
+    column = int(call.col_offset or 0)
+    end_line = int(call.end_lineno or line)
+    return CallSite(path, line, column, qualname_of(call), text, admitted, end_line)
 
 
 def _parameters_read(

@@ -48,6 +48,8 @@ class CallSite:
     # The hop's own admitted set (`not DISABLE_FP8` is true where the gate's condition is
     # false): the generations its condition can be true for.
     admitted: frozenset[str] = frozenset()
+    # The last line of its condition (or call), which may span several.
+    end_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class GateSite:
     admission: Admission
     admits: frozenset[str]
     condition: str  # its source, whitespace collapsed
+    end_line: int = 0  # the condition's last line (it may span several)
 
     @classmethod
     def of(cls, found: ArchCondition) -> GateSite:
@@ -79,6 +82,7 @@ class GateSite:
             found.admission,
             found.admits,
             text,
+            int(found.condition.end_lineno or found.line),
         )
 
 

@@ -629,6 +629,7 @@ def _call_site(condition: ArchCondition) -> CallSite:
         condition.qualname,
         " ".join(condition.condition.as_string().split()),
         condition.admission.can_be_true,
+        int(condition.condition.end_lineno or condition.line),
     )
 
 

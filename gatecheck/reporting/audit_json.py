@@ -44,6 +44,8 @@ def gate_to_dict(
         "end_line": gate.end.line,
         "end_column": lines.column(gate.path, gate.end.line, gate.end.column),
         "condition_line": found.line,
+        # The whole condition: `line`..`end_line` is the part that decides (the culprit).
+        "condition_end_line": found.end_line or found.line,
         "condition": gate.condition,
         "kind": found.kind.value,
         # A kernel declaration (decorator, build arch list) rather than a condition.
@@ -89,6 +91,7 @@ def site_to_dict(site: CallSite, base: Path | None, report: AuditReport) -> dict
         "path": display_path(site.path, base),
         "line": site.line,
         "column": site.column + 1,
+        "end_line": site.end_line or site.line,
         "qualname": printable(site.qualname),
         "condition": site.condition,
         "admitted": report.registry.ordered(site.admitted),

@@ -380,12 +380,31 @@ def _run_try(
     after = _run(ev, stmt.orelse, marked, _run(ev, stmt.body, marked, value, key), key)
     raised = value
     for binding in _bound_in_body(ev, stmt, marked, key):
+        if not _may_run(ev, binding, stmt, key):
+            continue
         raised = _meet(raised, plain(ev.binding_value(binding)))
     for handler in stmt.handlers:
         if handler.body and isinstance(handler.body[-1], nodes.Raise):
             continue
         after = _meet(after, _run(ev, handler.body, marked, raised, key))
     return _run(ev, stmt.finalbody, marked, after, key)
+
+
+def _may_run(ev: Evaluator, binding: nodes.NodeNG, stmt: nodes.Try, key: Any) -> bool:
+    """Whether a binding in the `try`'s body may have run before the body raised: not
+    under an `if` of the body whose test this generation decides against it (`if
+    cap[0] == 9: use_fa3 = True` never sets the flag on sm120, so a handler there does
+    not see it set). The test is read with the name unknown (it may have changed above)."""
+    child: nodes.NodeNG = binding
+    parent = binding.parent
+    while parent is not None and parent is not stmt:
+        if isinstance(parent, nodes.If) and child is not parent.test:
+            in_body = any(child is s for s in parent.body)
+            t = truth(_test(ev, parent, _UNSET, key))
+            if (in_body and t is False) or (not in_body and t is True):
+                return False
+        child, parent = parent, parent.parent
+    return True
 
 
 def _meet(a: Any, b: Any) -> Any:

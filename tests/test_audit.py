@@ -516,6 +516,9 @@ def test_predicate_names(name: str, expected: bool) -> None:
         ("get_device_smem_bytes()", True),  # a literal: no word boundary after it
         ("torch.cuda.get_device_name(0)", False),
         ("torch.cuda.get_device_name(0); search_arch = 1", False),
+        # nvidia-smi's capability query (idioms/nvidia_smi.py), not another of its fields.
+        ('["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"]', True),
+        ('["nvidia-smi", "--query-gpu=name", "--format=csv"]', False),
     ],
 )
 def test_file_prefilter(text: str, expected: bool) -> None:

@@ -233,7 +233,9 @@ def _slots(
         elif isinstance(node, nodes.Call):
             for argument in condition_arguments(node):
                 yield argument, statement_of(node), SlotKind.ARGUMENT
-        elif _is_bool_expression(node.value) or _is_truth_call(node.value):
+        elif (
+            _is_bool_expression(node.value) or _is_truth_call(node.value) or _predicate_answer(node)
+        ):
             kind = SlotKind.RETURN if isinstance(node, nodes.Return) else SlotKind.ASSIGN
             yield node.value, node, kind
 
@@ -288,6 +290,20 @@ def _is_bool_expression(node: nodes.NodeNG | None) -> bool:
     if isinstance(node, nodes.UnaryOp):
         return node.op == "not"
     return isinstance(node, (nodes.BoolOp, nodes.Compare)) or written_comparison(node)
+
+
+def _predicate_answer(node: nodes.NodeNG) -> bool:
+    """A predicate's answer returned as a name, a call, an item or an attribute rather
+    than written as a condition (`def is_fp8_available(): return check_fp8_support()[0]`,
+    `ok, _ = probe(); return ok`): the `return` of a function named like a predicate
+    (`is_`/`has_`/`supports_`). Whether it depends on the device is the evaluation's to
+    say; the name only says where to look."""
+    if not isinstance(node, nodes.Return) or not isinstance(
+        node.value, (nodes.Name, nodes.Call, nodes.Subscript, nodes.Attribute)
+    ):
+        return False
+    function = node.scope()
+    return isinstance(function, nodes.FunctionDef) and has_predicate_prefix(str(function.name))
 
 
 def written_comparison(node: nodes.NodeNG | None) -> bool:

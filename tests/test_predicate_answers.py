@@ -58,3 +58,37 @@ def test_a_predicates_answer_returned_by_name_or_call_is_a_hop(make_tree: MakeTr
     # is_fp8_ok's `return ok` (probe's answer) and has_fast's `return supports_tma()`;
     # not is_fp8_available (from outside the scan), nor pick's (no predicate's name).
     assert sorted(h.line for h in report.hops) == [14, 22]
+
+
+VERSIONS = """\
+import torch
+
+
+def _is_fa3_supported():
+    if torch.cuda.get_device_capability()[0] != 9:
+        return False, "FA3 needs Hopper"
+    return True, None
+
+
+def is_fa_version_supported(version):
+    if version == 3:
+        return _is_fa3_supported()[0]
+    return True
+
+
+def pick():
+    if is_fa_version_supported(3):
+        return "fa3"
+    return "fa2"
+"""
+
+
+def test_a_number_written_at_the_call_keeps_the_call_a_gate(make_tree: MakeTree) -> None:
+    """`is_fa_version_supported(3)` decides at the call, as `capability >= 75` would
+    (conditions.written_comparison), also once the function's own answers are rows: a
+    gate of its own, not a hop of them (vLLM's `is_fa_version_supported(4)` call sites)."""
+    tree = make_tree({"pkg/__init__.py": "", "pkg/v.py": VERSIONS})
+    report = run_audit([tree], load_ruleset([]), "sm120")
+    rows = {g.found.line: sorted(g.found.admission.can_be_true) for g in report.gates}
+    assert rows[17] == ["gfx90a", "gfx942", "gfx950", "sm90"]
+    assert 17 not in {h.line for h in report.hops}

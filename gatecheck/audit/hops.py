@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from astroid import nodes
 
-from gatecheck.audit.conditions import ArchCondition, Role
+from gatecheck.audit.conditions import ArchCondition, Role, written_comparison
 from gatecheck.audit.prefilter import is_predicate_name
 from gatecheck.gates.model import qualname_of
 from gatecheck.loading.project import Project, lookup
@@ -51,6 +51,10 @@ class HopSources:
 
     def source(self, term: nodes.NodeNG) -> str | None:
         if isinstance(term, nodes.Call):
+            if written_comparison(term):
+                # `is_fa_version_supported(4)`: the number written at the call decides
+                # there, as `capability >= 75` would (conditions.written_comparison).
+                return None
             return self._function_source(term.func)
         if isinstance(term, (nodes.Name, nodes.Attribute)):
             return self._binding_source(term)

@@ -22,11 +22,11 @@ the callers'), so a site's set is never narrower than the truth."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from astroid import nodes
 
+from gatecheck.audit.conditions import module_path
 from gatecheck.audit.report import CallSite
 from gatecheck.gates.model import qualname_of
 from gatecheck.semantics import callers, resolve
@@ -79,8 +79,7 @@ def binding_sites(
 
 
 def _site(call: nodes.Call, admitted: frozenset[str]) -> CallSite:
-    module = call.root()
-    path = Path(module.file) if module.file else Path(str(module.name))
+    path = module_path(call.root())
     text = " ".join(call.as_string().split())
     line = int(call.lineno or 1)
     column = int(call.col_offset or 0)

@@ -92,6 +92,12 @@ class ArchCondition:
 NodePath = tuple[tuple[int, str], ...]
 
 
+def module_path(module: nodes.Module) -> Path:
+    """Where a module's conditions are reported: its file, or its name for a module
+    built from memory."""
+    return Path(module.file) if module.file else Path(str(module.name))
+
+
 def node_path(node: nodes.NodeNG) -> NodePath:
     """The steps from the module down to `node` (a tree built lazily or at once has the
     same children in the same order: loading/lazy.py)."""
@@ -168,7 +174,7 @@ class FoundCondition:
             condition,
             statement,
             kind,
-            Path(module.file) if module.file else Path(str(module.name)),
+            module_path(module),
             str(module.name),
             self.qualname,
             self.admission,
@@ -353,7 +359,7 @@ def classify_condition(
     admission = semantics.admission(condition)
     if not varies(admission, semantics.registry.all_names()):
         if admission.bounds:
-            path = Path(module.file) if module.file else Path(str(module.name))
+            path = module_path(module)
             where = (path, int(condition.lineno or 1), int(condition.col_offset or 0))
             consequence = "whether it is an architecture gate is unknown"
             bound_hit(
@@ -374,7 +380,7 @@ def classify_condition(
     terms: tuple[nodes.NodeNG, ...] = ()
     if role is Role.GATE:
         terms = tuple(a for a in operands(condition) if varies(semantics.admission(a), vendor_gens))
-    path = Path(module.file) if module.file else Path(str(module.name))
+    path = module_path(module)
     return ArchCondition(
         condition,
         statement,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 from astroid import nodes
 
@@ -20,6 +19,7 @@ from gatecheck.audit.conditions import (
     SlotKind,
     feature_side,
     module_nodes,
+    module_path,
     operands,
     outermost_slots,
     statement_of,
@@ -63,7 +63,7 @@ def declared_conditions(
                 declared.node,
                 statement,
                 kind,
-                Path(module.file) if module.file else Path(str(module.name)),
+                module_path(module),
                 str(module.name),
                 qualname_of(statement),
                 admission,
@@ -132,7 +132,7 @@ def build_flag_conditions(
                 condition,
                 statement,
                 SlotKind.BUILD,
-                Path(module.file) if module.file else Path(str(module.name)),
+                module_path(module),
                 str(module.name),
                 qualname_of(statement),
                 admission,

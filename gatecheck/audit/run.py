@@ -24,6 +24,7 @@ from gatecheck.audit.conditions import (
     assigned_names,
     classify_condition,
     module_nodes,
+    module_path,
     operands,
     outermost_slots,
     varies,
@@ -83,7 +84,7 @@ def discover(
         the workers (workers.Claims) when they are large enough to share."""
         processes = 1
         if jobs > 1 and forking.can_fork():
-            weights = [len(project.text_of(_path_of(m)) or "") for m in modules]
+            weights = [len(project.text_of(module_path(m)) or "") for m in modules]
             processes = workers.plan(weights, jobs, min_share)
         if processes == 1:
             for module in modules:
@@ -142,7 +143,7 @@ def _shared(
     outcomes, unbuildable, front = _claimed(
         project, semantics, len(modules), processes, task, lambda i: here(modules[i])
     )
-    return [(module, outcomes.get(_path_of(module)), unbuildable) for module in modules[front:]]
+    return [(module, outcomes.get(module_path(module)), unbuildable) for module in modules[front:]]
 
 
 K = TypeVar("K")
@@ -185,10 +186,6 @@ def _share(
     return workers.Share(items, built, unbuildable, semantics.searched_call_names())
 
 
-def _path_of(module: nodes.Module) -> Path:
-    return Path(module.file) if module.file else Path(str(module.name))
-
-
 def _module_conditions(
     project: Project,
     semantics: Semantics,
@@ -202,7 +199,7 @@ def _module_conditions(
     """The arch conditions of one module, in slot order. `outcome`: a worker's (only the
     slots it found are evaluated; the others' diagnostics are replayed). `record`: the
     outcome of each slot, then of the declarations, appended (a worker's)."""
-    path = _path_of(module)
+    path = module_path(module)
     found_here: list[ArchCondition] = []
     with reading_for(project, path):  # what impact reuses an audit by (readlog.py)
         walked = module_nodes(module)  # a walk of the whole tree: once per module
@@ -278,7 +275,7 @@ def _worker_conditions(
         return _module_conditions(
             project, semantics, module, vendor_gens, contain, outcome, unbuildable=unbuildable
         )
-    with reading_for(project, _path_of(module)):
+    with reading_for(project, module_path(module)):
         for slot in (*outcome.slots, outcome.declared):
             _replay(project, slot.diagnostics, unbuildable)
     return [c for c in placed if c is not None]
@@ -320,7 +317,7 @@ def _share_outcome(
             module = modules[index]
             record: list[SlotOutcome] = []
             _module_conditions(project, semantics, module, vendor_gens, contain, record=record)
-            out[_path_of(module)] = ModuleOutcome(tuple(record[:-1]), record[-1])
+            out[module_path(module)] = ModuleOutcome(tuple(record[:-1]), record[-1])
     return _share(project, semantics, tried, out)
 
 

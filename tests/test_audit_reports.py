@@ -48,9 +48,10 @@ def test_json_has_every_gate_with_its_place_and_verdict(report: AuditReport) -> 
     assert first["condition"].startswith("(_is_sm90_supported or _is_sm100_supported)")
     assert first["assumed"] == []
     assert [s["line"] for s in first["call_sites"]] == [30]
-    # utils.py's `if not is_cuda():`, and `is_flashinfer_available`'s `return is_cuda()` (a
-    # predicate's answer returned by a call: conditions._predicate_answer).
-    assert data["vendor_gates"] == 2 and data["call_site_hops"] == 1
+    # utils.py's `if not is_cuda():`, `is_flashinfer_available`'s `return is_cuda()` (a
+    # predicate's answer returned by a call: conditions._predicate_answer), and that answer
+    # kept as communicator.py's `_is_flashinfer_available` (conditions.kept_answer).
+    assert data["vendor_gates"] == 3 and data["call_site_hops"] == 1
 
 
 def test_markdown_matrix_and_gap_list(report: AuditReport) -> None:

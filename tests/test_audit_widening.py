@@ -75,7 +75,9 @@ CASES = [
             "        return x * 2\n"
             "    return x\n",
         },
-        [("model.py", 5, SM89_UP)],
+        # config.py's `USE_FP8 = ...`: a device predicate's answer kept under a switch's
+        # name (conditions.kept_answer); model.py's test of it stays a gate of its own
+        [("config.py", 3, SM89_UP), ("model.py", 5, SM89_UP)],
         id="a-module-attribute-bound-to-it-a-round-later",
     ),
     pytest.param(
@@ -105,7 +107,7 @@ CASES = [
             "            return x * 2\n"
             "        return x\n",
         },
-        [("layer.py", 9, SM89_UP)],
+        [("layer.py", 6, SM89_UP), ("layer.py", 9, SM89_UP)],
         id="an-attribute-set-on-the-object",
     ),
     pytest.param(

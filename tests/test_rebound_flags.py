@@ -370,7 +370,12 @@ def test_a_flag_with_a_value_of_its_own_stays_a_gate(make_tree: MakeTree) -> Non
         "if use_x:\n"
         "    kernel = 'fast'\n",
     )
-    assert verdicts(report) == [(4, "probably-deliberate"), (8, "likely-gap")]
+    # (and the predicate's answer kept as `use_x` at line 7 is a row: conditions.kept_answer)
+    assert verdicts(report) == [
+        (4, "probably-deliberate"),
+        (7, "probably-deliberate"),
+        (8, "likely-gap"),
+    ]
     assert report.hops == ()
 
 

@@ -240,7 +240,10 @@ def _slots(
             for argument in condition_arguments(node):
                 yield argument, statement_of(node), SlotKind.ARGUMENT
         elif (
-            _is_bool_expression(node.value) or _is_truth_call(node.value) or _predicate_answer(node)
+            _is_bool_expression(node.value)
+            or _is_truth_call(node.value)
+            or _predicate_answer(node)
+            or kept_answer(node)
         ):
             kind = SlotKind.RETURN if isinstance(node, nodes.Return) else SlotKind.ASSIGN
             yield node.value, node, kind
@@ -259,9 +262,16 @@ def condition_arguments(call: nodes.Call) -> list[nodes.NodeNG]:
     for argument in arguments:
         if isinstance(argument, nodes.Lambda):
             argument = argument.body
-        if _is_bool_expression(argument):
+        if _is_bool_expression(argument) or _device_predicate_call(argument):
             found.append(argument)
     return found
+
+
+def _device_predicate_call(node: nodes.NodeNG | None) -> bool:
+    """A device predicate's answer passed on as it is (`kernel[grid](...,
+    launch_pdl=current_platform.is_arch_support_pdl())`, `self.use_sm90 =
+    is_sm90_supported()`): the callee's parameter is set by device there."""
+    return isinstance(node, nodes.Call) and is_predicate_name(_callee_name(node))
 
 
 def _callee_name(call: nodes.Call) -> str:
@@ -310,6 +320,48 @@ def _predicate_answer(node: nodes.NodeNG) -> bool:
         return False
     function = node.scope()
     return isinstance(function, nodes.FunctionDef) and has_predicate_prefix(str(function.name))
+
+
+# A name for a feature switch: what it holds says whether the feature is on (`use_tma`,
+# `enable_pdl`, `run_fused`, `self.allow_deep_gemm`, `fp8_supported`).
+_SWITCH_NAME = re.compile(
+    r"^_*(use|enable|run|allow|can|should)_|_(supported|enabled|available)$", re.IGNORECASE
+)
+
+
+def kept_answer(node: nodes.NodeNG) -> bool:
+    """A call's answer kept under a feature switch's name rather than tested
+    (`run_tma = supports_tma()`, `enable_pdl = device_support_pdl(device)`,
+    `self.use_deep_gemm = deep_gemm_supported()[0]`), or a device predicate's answer kept
+    under any name but a predicate's: the switch is set by device there, and is often
+    only passed on as an argument (`kernel(..., enable_pdl=enable_pdl)`), never tested.
+    Whether the call depends on the device is the evaluation's to say; the names only say
+    where to look."""
+    if not isinstance(node, (nodes.Assign, nodes.AnnAssign)):
+        return False
+    value = node.value
+    if isinstance(value, nodes.Subscript):
+        value = value.value
+    if not isinstance(value, nodes.Call):
+        return False
+    names = assigned_names(node)
+    if not names:
+        return False
+    if all(_SWITCH_NAME.search(n) for n in names):
+        return True
+    # A device predicate's answer under any other name (`pdl = is_arch_support_pdl()`,
+    # `self.blackwell = is_blackwell()`); under a predicate's own name it defines one
+    # (`_is_sm100 = is_sm100_supported()`: vocabulary, as before).
+    return _device_predicate_call(value) and not all(is_predicate_name(n) for n in names)
+
+
+def only_kept_answer(statement: nodes.NodeNG) -> bool:
+    """A slot only as a kept answer (kept_answer), not also as a condition written out
+    (`use_psum = is_device_capability_family(100)` is one either way)."""
+    if not kept_answer(statement):
+        return False
+    value = statement.value
+    return not (_is_bool_expression(value) or _is_truth_call(value))
 
 
 def written_comparison(node: nodes.NodeNG | None) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from astroid import nodes
 
-from gatecheck.audit.conditions import ArchCondition, Role, written_comparison
+from gatecheck.audit.conditions import ArchCondition, Role, only_kept_answer, written_comparison
 from gatecheck.audit.prefilter import is_predicate_name
 from gatecheck.gates.model import qualname_of
 from gatecheck.loading.project import Project, lookup
@@ -39,7 +39,12 @@ class HopSources:
             scope = c.statement.scope()
             if isinstance(scope, nodes.FunctionDef):
                 self.functions[id(scope)] = qualname_of(c.statement)
-        self.bound_conditions = {id(c.condition) for c in deciding}
+        # A switch set by a call (`use_tma = supports_tma()`, conditions.kept_answer) is
+        # reported where it is set, and its tests stay what they were: the call may be
+        # one of several bindings, and its test is where the code branches.
+        self.bound_conditions = {
+            id(c.condition) for c in deciding if not only_kept_answer(c.statement)
+        }
         self._following: set[int] = set()
 
     def resolve(self, condition: ArchCondition) -> ArchCondition:

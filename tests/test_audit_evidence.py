@@ -250,6 +250,26 @@ CASES = [
         "the branch its condition takes speaks of Blackwell, which sm120 is",
         id="refusal-said-to-need-the-family",
     ),
+    # Hardware the generation lacks documents the exclusion; hardware it has does not
+    # (the registry's `hardware`: sm110 has tcgen05's tensor memory and 2-CTA pairs).
+    pytest.param(
+        "# the 2-CTA kernel keeps its accumulator in TMEM\n"
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    kernel = 'fused'\n",
+        "sm120",
+        [(4, "probably-deliberate")],
+        "a hardware requirement: the comment at line 3",
+        id="hardware-the-generation-lacks",
+    ),
+    pytest.param(
+        "# the 2-CTA kernel keeps its accumulator in TMEM\n"
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    kernel = 'fused'\n",
+        "sm110",
+        [(4, "likely-gap")],
+        "enumerates 2 majors",
+        id="hardware-the-generation-has",
+    ),
 ]
 
 
@@ -483,3 +503,39 @@ def test_the_allowlist_read_through_a_name_is_shown(make_tree: MakeTree) -> None
     (gate,) = [g for g in audit(make_tree, source).gates if g.path.name == "mod.py"]
     assert gate.gate_class.value == "likely-gap"
     assert "the allowlist is 'SUPPORTED' at line 3: [9, 10]" in gate.reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "generation", "documents"),
+    [
+        ("emits TCGEN05 instructions", "sm120", True),
+        ("emits TCGEN05 instructions", "sm110", False),
+        ("emits TCGEN05 instructions", "sm103", False),
+        ("2-CTA: remap dQaccum into a TMEM view", "sm110", False),
+        ("2-CTA: remap dQaccum into a TMEM view", "sm121", True),
+        ("a wgmma mainloop", "sm90", False),
+        ("a wgmma mainloop", "sm100", True),
+        # one feature it has and one it lacks: the one it lacks documents
+        ("wgmma or tcgen05", "sm110", True),
+        # listed for no generation: missing everywhere
+        ("needs cvt.rs", "sm100", True),
+        ("sparse mma.sp path", "sm120", False),
+        ("sparse mma.sp path", "sm75", True),
+        # no hardware named
+        ("a faster path", "sm120", False),
+    ],
+)
+def test_hardware_words_document_only_what_the_generation_lacks(
+    text: str, generation: str, documents: bool
+) -> None:
+    words = evidence.Words(text=text, kind="comment", line=1)
+    found = evidence.names_missing_hardware(words, REGISTRY.get(generation))
+    assert (found is not None) is documents
+
+
+def test_every_registry_hardware_feature_has_its_spelling() -> None:
+    from gatecheck.config.schema import HARDWARE
+
+    assert set(evidence.HARDWARE_WORDS) == set(HARDWARE)
+    for generation in REGISTRY.generations:
+        assert generation.hardware <= set(HARDWARE)

@@ -696,6 +696,7 @@ def _generation(entry: Entry) -> Generation:
         min_cuda=_release(entry, "min_cuda"),
         smem_per_block_optin=_shared_memory(entry, "per_block_optin"),
         smem_per_sm=_shared_memory(entry, "per_sm"),
+        hardware=frozenset(_strings(entry, "hardware")),
     )
 
 

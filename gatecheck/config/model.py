@@ -35,6 +35,10 @@ class Generation:
     # Bytes of shared memory a block may opt in to, and an SM holds (None: not known).
     smem_per_block_optin: int | None = None
     smem_per_sm: int | None = None
+    # Instruction-set features the device has, of those a comment may name as a kernel's
+    # requirement (schema.HARDWARE: `tcgen05`, `tmem`, `wgmma`...). A feature no generation
+    # lists is taken as missing everywhere.
+    hardware: frozenset[str] = frozenset()
 
     @property
     def major(self) -> int:

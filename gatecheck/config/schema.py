@@ -28,6 +28,19 @@ PATTERN_HINTS = {
 }
 
 VENDORS = ("nvidia", "amd")
+# Instruction-set features a generation may list under `hardware`, as comments name them
+# when they explain a gate (audit/evidence.HARDWARE_WORDS spells each).
+HARDWARE = (
+    "tcgen05",
+    "tmem",
+    "umma",
+    "2cta",
+    "wgmma",
+    "tma-multicast",
+    "dsmem",
+    "cvt.rs",
+    "mma.sp",
+)
 EXPECTATIONS = ("fail", "pass")
 
 Schema = dict[str, Any]
@@ -80,6 +93,13 @@ GENERATION_SCHEMA: Schema = {
             },
             "required": ["per_block_optin", "per_sm"],
             "additionalProperties": False,
+        },
+        # Instruction-set features the device has (a feature no generation lists is
+        # taken as missing on every one).
+        "hardware": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(HARDWARE)},
+            "uniqueItems": True,
         },
     },
     "required": ["name", "vendor", "capability", "family"],

@@ -13,13 +13,13 @@ from gatecheck.config.model import (
     SourceLocation,
 )
 
-DIGEST = "00a8d4ad62df04b7088b682413d5d0d40c155848b72f64cb42dd299bce9ffe96"
+DIGEST = "bb5c49585afb230a7de7b64a4333ca556d2171c0a0bc045d4599291ebcaa2fe0"
 
 # loader.validation_digest of each shipped file (schema and text): passed jsonschema.
 VALIDATED: frozenset[str] = frozenset(
     [
-        "1490b9d92d5d00fe673cbe64827683fd4771cc7535b35373b28f3e543548a426",  # generations.yaml
-        "fb65d5a371ae6fd4b6e80f6e511aaf476ee6bb35b08076f6b9da3b8b2a3c0046",  # sglang.yaml
+        "3318cb604754ea884470cd3ccc0bd7c93e6f8c05d0c3c5168673b7277321b855",  # sglang.yaml
+        "4e05cfb9da4b90fdfed500854396e466533d6c16ec4dfd51fe3a37938fc4f539",  # generations.yaml
     ]
 )
 
@@ -37,6 +37,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(9, 0),
                     smem_per_block_optin=98304,
                     smem_per_sm=98304,
+                    hardware=frozenset(),
                 ),
                 Generation(
                     name="sm75",
@@ -47,6 +48,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(10, 0),
                     smem_per_block_optin=65536,
                     smem_per_sm=65536,
+                    hardware=frozenset(),
                 ),
                 Generation(
                     name="sm80",
@@ -57,6 +59,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(11, 0),
                     smem_per_block_optin=166912,
                     smem_per_sm=167936,
+                    hardware=frozenset({"mma.sp"}),
                 ),
                 Generation(
                     name="sm86",
@@ -67,6 +70,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(11, 1),
                     smem_per_block_optin=101376,
                     smem_per_sm=102400,
+                    hardware=frozenset({"mma.sp"}),
                 ),
                 Generation(
                     name="sm87",
@@ -77,6 +81,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(11, 4),
                     smem_per_block_optin=166912,
                     smem_per_sm=167936,
+                    hardware=frozenset({"mma.sp"}),
                 ),
                 Generation(
                     name="sm89",
@@ -87,6 +92,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(11, 8),
                     smem_per_block_optin=101376,
                     smem_per_sm=102400,
+                    hardware=frozenset({"mma.sp"}),
                 ),
                 Generation(
                     name="sm90",
@@ -97,6 +103,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(11, 8),
                     smem_per_block_optin=232448,
                     smem_per_sm=233472,
+                    hardware=frozenset({"dsmem", "mma.sp", "tma-multicast", "wgmma"}),
                 ),
                 Generation(
                     name="sm100",
@@ -107,6 +114,9 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(12, 8),
                     smem_per_block_optin=232448,
                     smem_per_sm=233472,
+                    hardware=frozenset(
+                        {"2cta", "dsmem", "mma.sp", "tcgen05", "tma-multicast", "tmem", "umma"}
+                    ),
                 ),
                 Generation(
                     name="sm103",
@@ -117,6 +127,9 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(12, 9),
                     smem_per_block_optin=232448,
                     smem_per_sm=233472,
+                    hardware=frozenset(
+                        {"2cta", "dsmem", "mma.sp", "tcgen05", "tma-multicast", "tmem", "umma"}
+                    ),
                 ),
                 Generation(
                     name="sm110",
@@ -127,6 +140,9 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(13, 0),
                     smem_per_block_optin=232448,
                     smem_per_sm=233472,
+                    hardware=frozenset(
+                        {"2cta", "dsmem", "mma.sp", "tcgen05", "tma-multicast", "tmem", "umma"}
+                    ),
                 ),
                 Generation(
                     name="sm120",
@@ -137,6 +153,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(12, 8),
                     smem_per_block_optin=101376,
                     smem_per_sm=102400,
+                    hardware=frozenset({"mma.sp"}),
                 ),
                 Generation(
                     name="sm121",
@@ -147,6 +164,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=(12, 9),
                     smem_per_block_optin=101376,
                     smem_per_sm=102400,
+                    hardware=frozenset({"mma.sp"}),
                 ),
                 Generation(
                     name="gfx90a",
@@ -157,6 +175,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=None,
                     smem_per_block_optin=None,
                     smem_per_sm=None,
+                    hardware=frozenset(),
                 ),
                 Generation(
                     name="gfx942",
@@ -167,6 +186,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=None,
                     smem_per_block_optin=None,
                     smem_per_sm=None,
+                    hardware=frozenset(),
                 ),
                 Generation(
                     name="gfx950",
@@ -177,6 +197,7 @@ def ruleset(folder: Path) -> RuleSet:
                     min_cuda=None,
                     smem_per_block_optin=None,
                     smem_per_sm=None,
+                    hardware=frozenset(),
                 ),
             )
         ),

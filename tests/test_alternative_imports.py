@@ -14,9 +14,10 @@ from gatecheck.semantics.values import UNKNOWN, ExternalRef, OneOf
 
 EVERY = "every"
 TARGET = "arch = cutlass.base_dsl.BaseDSL._get_dsl().get_arch_enum()\n"
-# The DSL's target is unknown on Thor (sm_101 or sm_110), below sm80 and on AMD.
+# The DSL's target is unknown below sm80 and on AMD; Thor (sm_101a or sm_110a) is past
+# sm_90 either way.
 BEFORE_HOPPER = frozenset(
-    {"sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm110", "gfx90a", "gfx942", "gfx950"}
+    {"sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "gfx90a", "gfx942", "gfx950"}
 )
 HOPPER_OR_AMD = frozenset({"sm90", "gfx90a", "gfx942", "gfx950"})
 

@@ -351,12 +351,13 @@ def plainly_true(cls: nodes.ClassDef) -> bool:
     )
 
 
-_CONSTANT_TYPES = (str, int, float, bool, type(None))
+# A CuTe DSL Arch member is one too: immutable, equal and ordered as members are.
+_CONSTANT_TYPES = (str, int, float, bool, type(None), CuteArch)
 
 
 def is_constant(value: Any) -> bool:
     """A known value of the kinds a predicate's paths return and compare: a string,
-    number, bool or None, or a tuple of them."""
+    number, bool, None or a CuTe DSL Arch member, or a tuple of them."""
     if isinstance(value, tuple):
         return all(is_constant(v) for v in value)
     return isinstance(value, _CONSTANT_TYPES)

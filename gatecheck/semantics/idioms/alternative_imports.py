@@ -17,9 +17,10 @@ from __future__ import annotations
 from gatecheck.semantics.idioms._model import Example, Idiom, Noop, generations
 
 _TARGET = "arch = cutlass.base_dsl.BaseDSL._get_dsl().get_arch_enum()\n"
-# The DSL's target is unknown on Thor (sm_101 or sm_110), below sm80 and on AMD.
+# The DSL's target is unknown below sm80 and on AMD; Thor is sm_101a or sm_110a, both
+# past sm_90.
 _BEFORE_HOPPER = generations(
-    "sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm110", "gfx90a", "gfx942", "gfx950"
+    "sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "gfx90a", "gfx942", "gfx950"
 )
 
 

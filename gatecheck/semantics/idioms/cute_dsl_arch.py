@@ -8,9 +8,11 @@ vLLM, FlashInfer's, liger's, quack's and TransformerEngine's choose paths this w
 As the DSL reads it (cutlass/base_dsl/env_manager.py, detect_gpu_arch): the device's
 capability, suffix "a" from major 9 (sm_90a, sm_100a, sm_120a). An Arch member is equal
 to the same member only; `<` and the others compare (major, minor) alone
-(values.CuteArch). Unknown: Thor (11, 0), which DSL releases name sm_101 or sm_110, and
-AMD parts (the DSL does not run there). `CUTE_DSL_ARCH` overrides the target: a choice
-of the build's, not of the device, and not read."""
+(values.CuteArch). Thor (11, 0) is one of two members, as the DSL release names it:
+sm_101a (before CUDA 13.0) or sm_110a (values.OneOf: a test is known where the two
+agree, `arch >= Arch.sm_100 and arch <= Arch.sm_100f` false on both). Unknown: AMD parts
+(the DSL does not run there) and parts older than sm_80 (no member). `CUTE_DSL_ARCH`
+overrides the target: a choice of the build's, not of the device, and not read."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 from gatecheck.config.model import Generation
 from gatecheck.semantics.idioms._model import Example, Idiom, Intrinsic, Noop, generations
-from gatecheck.semantics.values import UNKNOWN, CuteArch, CuteDsl, Value
+from gatecheck.semantics.values import UNKNOWN, CuteArch, CuteDsl, OneOf, Value
 
 # (major, minor) of the enum's members; each has "", "a" and "f" forms from Hopper on
 # (sm_90 has no "f"), Ampere and Ada only "".
@@ -53,7 +55,8 @@ def target(generation: Generation) -> Value:
         return UNKNOWN
     major, minor = generation.capability
     if (major, minor) == (11, 0):
-        return UNKNOWN  # sm_101 or sm_110, as the DSL release names Thor
+        # sm_101a or sm_110a, as the DSL release names Thor
+        return OneOf((CuteArch(10, 1, "a"), CuteArch(11, 0, "a")))
     if (major, minor) not in _MEMBERS:
         return UNKNOWN  # no such member: the DSL raises (it compiles for sm_80 up)
     return CuteArch(major, minor, "a" if major >= 9 else "")
@@ -122,8 +125,9 @@ class Kernel:
         return BaseDSL._get_dsl().envar.arch == "sm_100a"
 """
 
-# Where the target is unknown (no member for it, Thor, AMD): true there too, maybe.
-_UNKNOWN = ("sm70", "sm75", "sm110", "gfx90a", "gfx942", "gfx950")
+# Where the target is unknown (no member for it, AMD): true there too, maybe. Thor (sm110)
+# is sm_101a or sm_110a: known where the two agree.
+_UNKNOWN = ("sm70", "sm75", "gfx90a", "gfx942", "gfx950")
 
 IDIOM = Idiom(
     name="CuTe DSL compile target",
@@ -141,15 +145,18 @@ IDIOM = Idiom(
         Example(
             "ordered-by-major-minor",
             "Kernel().tma()",
-            generations("sm90", "sm100", "sm103", "sm120", "sm121", *_UNKNOWN),
+            generations("sm90", "sm100", "sm103", "sm110", "sm120", "sm121", *_UNKNOWN),
             _KERNEL,
         ),
         Example("major", "Kernel().sm12x()", generations("sm120", "sm121", *_UNKNOWN), _KERNEL),
-        Example("family", "Kernel().family_103()", generations("sm103", *_UNKNOWN), _KERNEL),
+        # a method through Thor's two names is not read: unknown there
+        Example(
+            "family", "Kernel().family_103()", generations("sm103", "sm110", *_UNKNOWN), _KERNEL
+        ),
         Example(
             "in-blackwell-archs",
             "Kernel().blackwell_specific()",
-            generations("sm100", "sm103", "sm120", "sm121", *_UNKNOWN),
+            generations("sm100", "sm103", "sm110", "sm120", "sm121", *_UNKNOWN),
             _KERNEL,
         ),
         # the device's target is sm_90a, never the member sm_90

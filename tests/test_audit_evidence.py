@@ -270,6 +270,162 @@ CASES = [
         "enumerates 2 majors",
         id="hardware-the-generation-has",
     ),
+    # A module that admits the generation together with exactly what a gate admits
+    # elsewhere groups them: the gate left one of the group out (FA4's `arch // 10 in
+    # [10, 11]` beside `arch // 10 == 10`, widened to Thor a release later).
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "use_two = major == 10 and x\n"
+        "if major in (10, 11):\n"
+        "    run_wide()\n",
+        "sm110",
+        [(4, "likely-gap"), (5, "admits")],
+        "the gate at line 5 admits sm100, sm103, sm110 together",
+        id="grouped-with-the-generation-elsewhere",
+    ),
+    # Noops: a group without the generation, or one holding other majors too.
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "use_two = major == 10 and x\n"
+        "if major in (10, 11):\n"
+        "    run_wide()\n",
+        "sm120",
+        [(4, "probably-deliberate"), (5, "likely-gap")],
+        "a single-generation gate: admits only sm100, sm103",
+        id="grouped-without-the-generation",
+    ),
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "use_two = major == 10 and x\n"
+        "if major >= 10:\n"
+        "    run_wide()\n",
+        "sm110",
+        [(4, "probably-deliberate"), (5, "admits")],
+        "a single-generation gate: admits only sm100, sm103",
+        id="grouped-with-other-majors-too",
+    ),
+    # A docstring's floor speaks for its function's only gate (vLLM's DeepGEMM
+    # auto-disable, "on Blackwell GPUs (SM100+)", widened to sm120 in 0.24.0) ...
+    pytest.param(
+        "def should_skip(model):\n"
+        '    """Skip the fast GEMM for these models on Blackwell GPUs (SM100+)."""\n'
+        "    if not is_sm100_supported():\n"
+        "        return False\n"
+        "    return model in EXCLUDED\n",
+        "sm120",
+        [(5, "likely-gap")],
+        "its words ask for SM100+, which sm120 is: the docstring at line 4",
+        id="docstring-of-the-only-gate",
+    ),
+    # ... not for one of several (it may speak of another option).
+    pytest.param(
+        "def should_skip(model):\n"
+        '    """Skip the fast GEMM for these models on Blackwell GPUs (SM100+)."""\n'
+        "    if not is_sm100_supported():\n"
+        "        return False\n"
+        "    if is_sm90_supported():\n"
+        "        return True\n"
+        "    return model in EXCLUDED\n",
+        "sm120",
+        [(5, "probably-deliberate"), (7, "probably-deliberate")],
+        "a single-generation gate",
+        id="docstring-of-several-gates",
+    ),
+    # ... nor past its summary (a parameter's documentation: FlashInfer's MLA decode,
+    # "enable_pdl: only supported for >= sm90" over an sm80-only kernel).
+    pytest.param(
+        "def decode(q, enable_pdl=None):\n"
+        '    """Decode.\n\n'
+        "    enable_pdl: only supported for >= sm90.\n"
+        '    """\n'
+        "    if not is_sm100_supported():\n"
+        "        raise RuntimeError('no')\n"
+        "    return q\n",
+        "sm120",
+        [(8, "probably-deliberate")],
+        "a single-generation gate",
+        id="docstring-past-its-summary",
+    ),
+    # A name that spells hardware the generation lacks documents the exclusion too ...
+    pytest.param(
+        "use_2cta_instrs = torch.cuda.get_device_capability()[0] in (9, 10) and x\n",
+        "sm120",
+        [(3, "probably-deliberate")],
+        "a hardware requirement: its name 'use_2cta_instrs'",
+        id="name-spells-missing-hardware",
+    ),
+    # ... not one it has (sm110 has 2-CTA pairs).
+    pytest.param(
+        "use_2cta_instrs = torch.cuda.get_device_capability()[0] in (9, 10) and x\n",
+        "sm110",
+        [(3, "likely-gap")],
+        "enumerates 2 majors",
+        id="name-spells-hardware-the-generation-has",
+    ),
+    # A refusal said to be for now is a TODO (sglang's "currently requires SM90",
+    # FlashInfer's "not yet supported on SM120": both widened a release later) ...
+    pytest.param(
+        "if torch.cuda.get_device_capability()[0] != 9:\n"
+        "    raise ValueError('fp8 attention currently requires SM90')\n",
+        "sm120",
+        [(3, "likely-gap")],
+        "a gap with a TODO: the message at line 4",
+        id="message-says-currently",
+    ),
+    # ... not one that gives its reason.
+    pytest.param(
+        "if torch.cuda.get_device_capability()[0] != 10:\n"
+        "    raise ValueError('currently requires tcgen05 (SM100)')\n",
+        "sm120",
+        [(3, "probably-deliberate")],
+        "a hardware requirement: the message at line 4",
+        id="message-says-currently-with-a-reason",
+    ),
+    # A conditional expression picking a name picks a path (sglang's `"fa4" if is_sm100
+    # else "triton"`, widened to sm90 a release later) ...
+    pytest.param(
+        "backend = 'fa4' if is_sm90_supported() or is_sm100_supported() else 'triton'\n",
+        "sm120",
+        [(3, "likely-gap")],
+        "enumerates 2 majors",
+        id="conditional-expression-picks-a-name",
+    ),
+    # ... one picking sentences only words them.
+    pytest.param(
+        "note = 'fast path on' if is_sm90_supported() or is_sm100_supported() else 'slow path'\n",
+        "sm120",
+        [(3, "probably-deliberate")],
+        "only picks a message",
+        id="conditional-expression-picks-a-sentence",
+    ),
+    # Behind a likely gap, a gate that leaves the generation out again is the next one a
+    # fix meets (vLLM 0.24.0 widened DeepGEMM's allowlist and the gates behind it) ...
+    pytest.param(
+        "def scales(x):\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        return None\n"
+        "    if is_sm100_supported():\n"
+        "        x = pack(x)\n"
+        "    return x\n",
+        "sm120",
+        [(4, "likely-gap"), (6, "likely-gap")],
+        "enumerates 2 majors",
+        id="behind-a-likely-gap",
+    ),
+    # ... not behind a documented exclusion.
+    pytest.param(
+        "def scales(x):\n"
+        "    # SM120 lacks tcgen05\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        return None\n"
+        "    if is_sm100_supported():\n"
+        "        x = pack(x)\n"
+        "    return x\n",
+        "sm120",
+        [(5, "probably-deliberate"), (7, "probably-deliberate")],
+        "a hardware requirement",
+        id="behind-a-documented-exclusion",
+    ),
 ]
 
 
@@ -533,9 +689,40 @@ def test_hardware_words_document_only_what_the_generation_lacks(
     assert (found is not None) is documents
 
 
+@pytest.mark.parametrize(
+    ("identifiers", "generation", "documents"),
+    [
+        (["use_2cta_instrs"], "sm120", True),
+        (["use_2cta_instrs"], "sm103", False),
+        (["self", "use_tcgen05"], "sm121", True),
+        (["is_wgmma_path"], "sm90", False),
+        # a part of a word is no feature
+        (["postmortem", "stmem_count"], "sm120", False),
+        (["use_fast_path"], "sm120", False),
+    ],
+)
+def test_names_spell_hardware(identifiers: list[str], generation: str, documents: bool) -> None:
+    found = evidence.names_hardware(identifiers, REGISTRY.get(generation))
+    assert (found is not None) is documents
+
+
 def test_every_registry_hardware_feature_has_its_spelling() -> None:
     from gatecheck.config.schema import HARDWARE
 
     assert set(evidence.HARDWARE_WORDS) == set(HARDWARE)
     for generation in REGISTRY.generations:
         assert generation.hardware <= set(HARDWARE)
+
+
+def test_a_gate_behind_a_likely_gap_says_so(make_tree: MakeTree) -> None:
+    source = (
+        "def scales(x):\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        return None\n"
+        "    if is_sm100_supported():\n"
+        "        x = pack(x)\n"
+        "    return x\n"
+    )
+    report = audit(make_tree, source)
+    inner = next(g for g in report.gates if g.path.name == "mod.py" and g.found.line == 6)
+    assert inner.reasons[0].endswith("behind the likely gap at line 4")

@@ -52,8 +52,11 @@ class Classifier:
         self.semantics = semantics
         self.branches = {id(c.statement): c for c in conditions if c.kind is SlotKind.IF}
         self.by_function: dict[str, list[ArchCondition]] = {}
+        self.by_path: dict[Path, list[ArchCondition]] = {}
         for c in conditions:
             self.by_function.setdefault(c.qualname, []).append(c)
+            if c.role is Role.GATE:
+                self.by_path.setdefault(c.path, []).append(c)
         self.registry = ruleset.registry
         self.generation = self.registry.get(generation)
         self.vendor_gens = self.registry.vendor_names(self.generation.vendor)
@@ -64,6 +67,10 @@ class Classifier:
         self._names: dict[str, set[str]] = {}
         self._comments: dict[Path, list[evidence.Words]] = {}
         self._registrations: dict[str, dict[str, list[str]]] = {}
+        # Classes of the gates a gate is reached past (_behind_likely_gaps), and those
+        # being classified (a cycle reads as not a likely gap).
+        self._classes: dict[int, GateClass] = {}
+        self._classifying: set[int] = set()
 
     def classify(self, found: ArchCondition, call_sites: tuple[CallSite, ...]) -> AuditedGate:
         rule_feature = self.rule_matches.get(id(found.condition)) or rule_feature_of(
@@ -108,12 +115,29 @@ class Classifier:
         decided = self._decision(found, rule_feature)
         if decided is not None:
             return GateClass.DECIDED, (decided,)
-        reach, outer = self._reach(found)
+        reach, outer, excluding = self._reach(found)
         if gen not in reach:
             shown = ", ".join(self.registry.ordered(reach & self.vendor_gens)) or "no generation"
-            return GateClass.DELIBERATE, (
-                f"only reached on {shown}, past the gate at line {outer}, which excludes {gen}",
+            unreached = (
+                f"only reached on {shown}, past the gate at line {outer}, which excludes {gen}"
             )
+            inside = found.admits & self.vendor_gens
+            texts = self._texts(found)
+            documented = evidence.apply(evidence.DELIBERATE_RULES, texts, self.generation)
+            if (
+                not documented
+                and self._family_siblings_only(inside)
+                and self._behind_likely_gaps(excluding)
+            ):
+                # Left out again behind gates that forgot the generation: the next one a
+                # fix meets (vLLM 0.24.0 widened DeepGEMM's allowlist and the gates
+                # behind it together); ranked with the family-sibling gaps, last.
+                shown_inside = ", ".join(self.registry.ordered(inside))
+                return GateClass.LIKELY_GAP, (
+                    f"admits only {shown_inside}, of {gen}'s family "
+                    f"({self.generation.family}); behind the likely gap at line {outer}",
+                )
+            return GateClass.DELIBERATE, (unreached,)
         if (no_loss := self._no_feature_loss(found)) is not None:
             return GateClass.DELIBERATE, (no_loss,)
         context = not_gaps.GateContext(
@@ -128,7 +152,11 @@ class Classifier:
             return GateClass.DELIBERATE, (decided_here,)
         texts = self._texts(found)
         documented = evidence.apply(evidence.DELIBERATE_RULES, texts, self.generation)
+        named = evidence.names_hardware(_identifiers(found), self.generation)
+        if named is not None and named not in documented:
+            documented.append(named)
         worded_gap = evidence.apply(evidence.GAP_RULES, texts, self.generation)
+        worded_gap += [r for r in self._summary_asks(found) if r not in worded_gap]
         inside = found.admits & reach & self.vendor_gens
         admitted_text = ", ".join(self.registry.ordered(inside))
         structural = self._structural_deliberate(found, inside, reach)
@@ -180,6 +208,14 @@ class Classifier:
                 f"admits only {admitted_text}, of {gen}'s family ({self.generation.family})",
                 *notes,
             )
+        if self._family_siblings_only(inside) and (grouped := self._grouped(found, inside)):
+            # `arch // 10 in [10, 11]` elsewhere in the module, `arch // 10 == 10` here,
+            # audited for sm110: the module treats the generation as one of these.
+            return GateClass.LIKELY_GAP, (
+                f"admits only {admitted_text}, of {gen}'s family ({self.generation.family}); "
+                f"{grouped}",
+                *notes,
+            )
         single = f"a single-generation gate: admits only {admitted_text}"
         return GateClass.DELIBERATE, (single, *notes)
 
@@ -193,6 +229,27 @@ class Classifier:
             and self.registry.get(g).major != self.generation.major
             for g in inside
         )
+
+    def _grouped(self, found: ArchCondition, inside: frozenset[str]) -> str | None:
+        """Another gate of the module that admits the generation together with exactly
+        the generations this one admits (and others of the generation's major only): the
+        module groups them, and this gate left one of the group out. Not a kernel's
+        declaration (`@supported_compute_capability([100, 103, 120])`), on either side:
+        each kernel is declared for what it was written for."""
+        gen = self.generation
+        if found.kind.is_declaration:
+            return None  # what one kernel is declared for says nothing of another's
+        for other in self.by_path.get(found.path, ()):
+            if other is found or other.kind.is_declaration:
+                continue
+            others = other.admits & self.vendor_gens
+            extra = others - inside
+            if gen.name not in others or not inside <= others:
+                continue
+            if all(self.registry.get(g).major == gen.major for g in extra):
+                shown = ", ".join(self.registry.ordered(others))
+                return f"the gate at line {other.line} admits {shown} together"
+        return None
 
     def _structural_deliberate(
         self, found: ArchCondition, inside: frozenset[str], reach: frozenset[str]
@@ -402,17 +459,20 @@ class Classifier:
             f"but not {self.generation.name}"
         )
 
-    def _reach(self, found: ArchCondition) -> tuple[frozenset[str], int]:
+    def _reach(self, found: ArchCondition) -> tuple[frozenset[str], int, list[ArchCondition]]:
         """Generations that can get to the gate through its enclosing if/elif/else tests
-        (in its function), and the line of the innermost one that narrows them."""
+        (in its function), the line of the innermost one that narrows them, and the tests
+        that shut the audited generation out on the way."""
         reach = self.registry.all_names()
         outer = 0
+        excluding: list[ArchCondition] = []
         child, parent = found.statement, found.statement.parent
         while parent is not None:
             for exit_test in self._early_exits_before(child):
                 passes = exit_test.admission.can_be_false
-                if self.generation.name not in passes and not outer:
-                    outer = exit_test.line
+                if self.generation.name not in passes:
+                    outer = outer or exit_test.line
+                    excluding.append(exit_test)
                 reach &= passes
             if isinstance(parent, _SCOPES):
                 break
@@ -420,11 +480,34 @@ class Classifier:
             if isinstance(parent, nodes.If) and child is not parent.test and enclosing:
                 side = enclosing.admission
                 branch = side.can_be_true if child in parent.body else side.can_be_false
-                if self.generation.name not in branch and not outer:
-                    outer = enclosing.line
+                if self.generation.name not in branch:
+                    outer = outer or enclosing.line
+                    excluding.append(enclosing)
                 reach &= branch
             child, parent = parent, parent.parent
-        return reach, outer
+        return reach, outer, excluding
+
+    def _behind_likely_gaps(self, excluding: list[ArchCondition]) -> bool:
+        """Every test that shuts the generation out before the gate is a gate itself,
+        classed a likely gap: the gate is the next one a fix meets, not a decision
+        (vLLM 0.24.0 widened DeepGEMM's allowlist and the gates behind it together)."""
+        if not excluding:
+            return False
+        for condition in excluding:
+            if condition.role is not Role.GATE or id(condition) in self._classifying:
+                return False
+            if id(condition) not in self._classes:
+                self._classifying.add(id(condition))
+                try:
+                    rule_feature = self.rule_matches.get(
+                        id(condition.condition)
+                    ) or rule_feature_of(condition, tuple(self.features.values()))
+                    self._classes[id(condition)] = self._verdict(condition, rule_feature)[0]
+                finally:
+                    self._classifying.discard(id(condition))
+            if self._classes[id(condition)] is not GateClass.LIKELY_GAP:
+                return False
+        return True
 
     def _early_exits_before(self, statement: nodes.NodeNG) -> list[ArchCondition]:
         """`if not is_deep_gemm_supported(): return False, "..."` earlier in the same
@@ -525,6 +608,24 @@ class Classifier:
             self._comments[path] = evidence.comments(text) if text else []
         return evidence.texts_near(found.statement, found.condition, self._comments[path])
 
+    def _summary_asks(self, found: ArchCondition) -> list[str]:
+        """The function's only gate: its docstring's summary can speak of no other
+        ("Disable it on Blackwell GPUs (SM100+)." over `if not family(100): return
+        False`), and what it asks for is evidence (the rest of a docstring
+        documents parameters and results, and any docstring of a function with several
+        gates may speak of another)."""
+        scope = found.statement.scope()
+        if not isinstance(scope, nodes.FunctionDef) or scope.doc_node is None:
+            return []
+        deciding = [
+            c for c in self.by_function.get(found.qualname, ()) if c.role in (Role.GATE, Role.HOP)
+        ]
+        if len(deciding) != 1:
+            return []
+        text = _summary(str(scope.doc_node.value))
+        words = evidence.Words(int(scope.doc_node.lineno or 1), "docstring", text, sole=True)
+        return evidence.apply((evidence.asks_for_more,), [words], self.generation)
+
     def _hole(self, found: ArchCondition) -> str | None:
         """`(10, 0) <= cap < (12, 0) or cap >= (13, 0)`: an alternative that starts above
         the generation, next to ones below it; or `major != 12`: an exclusion by name."""
@@ -591,6 +692,22 @@ _SCOPES = (nodes.FunctionDef, nodes.ClassDef, nodes.Module, nodes.Lambda)
 _SM_TOKEN = re.compile(r"(?<![a-z0-9])sm_?(\d{2,3})(?![0-9])")
 
 
+def _identifiers(found: ArchCondition) -> list[str]:
+    """The names a gate reads and the ones its value is kept under."""
+    names = [
+        str(n.name if isinstance(n, nodes.Name) else n.attrname)
+        for n in found.condition.nodes_of_class((nodes.Name, nodes.Attribute))
+    ]
+    if found.kind is SlotKind.ASSIGN:
+        names += assigned_names(found.statement)
+    return list(dict.fromkeys(names))
+
+
+def _summary(docstring: str) -> str:
+    """A docstring's first paragraph."""
+    return re.split(r"\n\s*\n", docstring.strip(), maxsplit=1)[0]
+
+
 def _is_predicate_term(term: nodes.NodeNG, condition: nodes.NodeNG) -> bool:
     """A positive predicate operand (`is_sm90_supported()`, `_is_sm100`), not a
     comparison of capability numbers and not a negated exclusion."""
@@ -651,13 +768,20 @@ def _but(reasons: list[str]) -> list[str]:
 
 
 def _message_or_number(node: nodes.NodeNG) -> str:
+    """What a side of `x if cond else y` gives: a number, a message (a sentence, an
+    f-string), or something else. A string that is one word (`"fa4" if is_sm100() else
+    "triton"`, a backend's name) is a choice, not a message."""
     if is_numeric(node):
         return "number"
-    if isinstance(node, nodes.JoinedStr) or (
-        isinstance(node, nodes.Const) and isinstance(node.value, str)
-    ):
+    if isinstance(node, nodes.JoinedStr):
         return "message"
+    if isinstance(node, nodes.Const) and isinstance(node.value, str):
+        return "" if _CHOICE.fullmatch(node.value) else "message"
     return ""
+
+
+# A name rather than a sentence: `fa4`, `flashinfer_cutlass`, `trtllm-gen`, `sm_90a`.
+_CHOICE = re.compile(r"[A-Za-z_][\w.+-]*")
 
 
 def _if_chain(statement: nodes.If) -> tuple[list[list[nodes.NodeNG]], bool]:

@@ -11,7 +11,7 @@ import dataclasses
 import io
 import re
 import tokenize
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from astroid import nodes
@@ -35,6 +35,8 @@ class Words:
     # circumstance the condition tests ("Cannot use FA3 on Blackwell": the branch is
     # for Blackwell).
     taken_when_true: bool = False
+    # A docstring of a function holding no other gate: it can only speak of this one.
+    sole: bool = False
 
     def quoted(self) -> str:
         text = " ".join(self.text.split())
@@ -141,6 +143,17 @@ def names_missing_hardware(words: Words, generation: Generation) -> str | None:
     return None
 
 
+def names_hardware(identifiers: Iterable[str], generation: Generation) -> str | None:
+    """`use_2cta_instrs = arch // 10 in [10, 11] and ...`, `if self.use_tcgen05:`: a name
+    in the gate, or the one it is kept under, spells a feature the generation lacks (the
+    words of names_missing_hardware, read in the name's parts)."""
+    for identifier in identifiers:
+        spelled = " ".join(part for part in identifier.split("_") if part)
+        if names_missing_hardware(Words(0, "name", spelled), generation) is not None:
+            return f"a hardware requirement: its name '{identifier}'"
+    return None
+
+
 def calls_it_a_workaround(words: Words, generation: Generation) -> str | None:
     """'a workaround for a known issue'; not 'a regression on sm100' (another
     generation's trouble says nothing about this one)."""
@@ -165,10 +178,28 @@ def _lacks_only_elsewhere(text: str, generation: Generation) -> bool:
     return not any(generation_mention(generation).match(n) for n in named)
 
 
+# A user-facing message that says the limit is for now: "currently requires SM90", "not
+# yet supported on SM120".
+_MESSAGE_TODO = re.compile(
+    r"\bnot yet\b|\bcurrently\b|\bfor now\b|\bat the moment\b|coming soon"
+    r"|will (be )?support|in the future",
+    re.IGNORECASE,
+)
+
+
 def has_todo(words: Words, generation: Generation) -> str | None:
-    """'TODO: enable on SM120', 'not supported yet', 'needs a triton fix'."""
+    """'TODO: enable on SM120', 'not supported yet', 'needs a triton fix'; in a
+    message only a limit said to be for now ('currently requires SM90'), never one with
+    its reason (missing hardware, a workaround)."""
     if words.kind == "message":
-        return None  # a user-facing message is not a note to the maintainers
+        # Otherwise a user-facing message is not a note to the maintainers.
+        if not _MESSAGE_TODO.search(words.text) or not _ABOUT_SUPPORT.search(words.text):
+            return None
+        if names_missing_hardware(words, generation) or _WORKAROUND.search(words.text):
+            return None
+        if _lacks_only_elsewhere(words.text, generation):
+            return None
+        return f"a gap with a TODO: {words.quoted()}"
     if words.kind == "docstring" and not _ARCH_WORDS.search(words.text):
         return None  # "now only beam_width 1 is supported": the function's, not the GPU's
     if _lacks_only_elsewhere(words.text, generation):
@@ -182,7 +213,7 @@ def has_todo(words: Words, generation: Generation) -> str | None:
 
 def asks_for_more(words: Words, generation: Generation) -> str | None:
     """'requires SM90+' on a gate that leaves out sm120: the words admit it."""
-    if words.kind == "docstring":
+    if words.kind == "docstring" and not words.sole:
         return None  # a docstring speaks of the whole function, often of other options
     if words.kind == "comment" and _NEGATIVE.search(words.text):
         return None  # "X does not support it, so require SM100+": a limitation explained

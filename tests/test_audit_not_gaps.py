@@ -482,3 +482,24 @@ def test_a_table_imported_from_another_module_is_read_there(make_tree: MakeTree)
     report = run_audit([root], load_ruleset([]), "sm120")
     assert verdicts(report) == [(7, "probably-deliberate")]
     assert "a per-GPU table of numbers ('MAX_SIZES', line 2)" in report.gates[0].reasons[0]
+
+
+def test_a_likely_gap_ranked_last_is_not_carried_up_by_its_feature(make_tree: MakeTree) -> None:
+    # A feature's gates stay together, placed by its strongest; not a likely gap on a
+    # ground ranked last (here: behind another likely gap), which waits for every gate
+    # with evidence of its own (the enumeration in b()).
+    source = (
+        "def a(x):\n"
+        "    # TODO: enable on SM120\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        return None\n"
+        "    if torch.cuda.get_device_capability() == (10, 0):\n"
+        "        x = pack(x)\n"
+        "    return x\n\n\n"
+        "def b():\n"
+        "    return is_sm90_supported() or is_sm100_supported()\n"
+    )
+    report = audit(make_tree, source)
+    gaps = [g for g in report.gates if g.gate_class is GateClass.LIKELY_GAP]
+    assert [g.found.line for g in gaps] == [5, 13, 7]
+    assert gaps[-1].reasons[0].endswith("behind the likely gap at line 5")

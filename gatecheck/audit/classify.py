@@ -18,6 +18,7 @@ from gatecheck.audit.conditions import (
     assigned_names,
     negated,
     operands,
+    varies,
 )
 from gatecheck.audit.naming import feature_name, rule_feature_matches, rule_feature_of
 from gatecheck.audit.report import AuditedGate, CallSite, FeatureSource, GateClass, GateSite
@@ -115,6 +116,15 @@ class Classifier:
         decided = self._decision(found, rule_feature)
         if decided is not None:
             return GateClass.DECIDED, (decided,)
+        if not varies(found.admission, self.vendor_gens):
+            # It tells only another vendor's generations apart (`if _is_gfx95_supported:`
+            # audited for sm120): the audited vendor is never let through.
+            others = found.admits - self.vendor_gens
+            shown = ", ".join(self.registry.ordered(others)) or "none"
+            return GateClass.DELIBERATE, (
+                f"another vendor's gate: it admits only {shown}; no "
+                f"{self.generation.vendor} generation takes it",
+            )
         reach, outer, excluding = self._reach(found)
         if gen not in reach:
             shown = ", ".join(self.registry.ordered(reach & self.vendor_gens)) or "no generation"

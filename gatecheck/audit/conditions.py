@@ -58,7 +58,7 @@ class SlotKind(enum.Enum):
 
 
 class Role(enum.Enum):
-    GATE = "gate"  # tells generations of the vendor apart: reported
+    GATE = "gate"  # tells generations of a vendor apart: reported
     HOP = "hop"  # only passes on a gate function's (or gate binding's) answer
     VENDOR = "vendor"  # tells vendors apart, not generations of one vendor
     PREDICATE = "predicate"  # inside a device predicate's definition
@@ -423,15 +423,21 @@ def classify_condition(
             )
         return None
     polarity, admits = feature_side(statement, kind, admission, vendor_gens, condition)
+    deciding = vendor_gens
     if _in_predicate_definition(statement, kind):
         role = Role.PREDICATE
     elif varies(admission, vendor_gens):
         role = Role.GATE
+    elif (other := other_vendor_told_apart(semantics, admission, vendor_gens)) is not None:
+        # `if _is_gfx95_supported:` in an sm120 audit: it tells another vendor's
+        # generations apart, an architecture gate all the same (listed, classed as
+        # another vendor's: classify.py).
+        role, deciding = Role.GATE, other
     else:
         role = Role.VENDOR
     terms: tuple[nodes.NodeNG, ...] = ()
     if role is Role.GATE:
-        terms = tuple(a for a in operands(condition) if varies(semantics.admission(a), vendor_gens))
+        terms = tuple(a for a in operands(condition) if varies(semantics.admission(a), deciding))
     path = module_path(module)
     return ArchCondition(
         condition,
@@ -446,6 +452,19 @@ def classify_condition(
         role,
         terms,
     )
+
+
+def other_vendor_told_apart(
+    semantics: Semantics, admission: Admission, vendor_gens: frozenset[str]
+) -> frozenset[str] | None:
+    """The generations of another vendor that the condition tells apart, if any (it is
+    the same on every generation of the audited vendor)."""
+    registry = semantics.registry
+    for vendor in dict.fromkeys(g.vendor for g in registry.generations):
+        names = registry.vendor_names(vendor)
+        if names != vendor_gens and varies(admission, names):
+            return names
+    return None
 
 
 def feature_side(

@@ -1,0 +1,92 @@
+"""A condition that tells another vendor's generations apart (`if is_gfx95_supported():`
+in an sm120 audit, `if is_sm100_supported():` in a gfx950 one) is an architecture gate:
+a row, classed as another vendor's gate (probably deliberate: no generation of the
+audited vendor takes it, or `admits` where every one does). A vendor test alone
+(`if _is_hip:`) tells no generations apart and stays counted, not listed
+(audit/conditions.other_vendor_told_apart)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from gatecheck.audit import run_audit
+from gatecheck.config.loader import load_ruleset
+
+MakeTree = Callable[[Mapping[str, str]], Path]
+
+UTILS = """\
+import torch
+
+
+def is_hip():
+    return torch.version.hip is not None
+
+
+def is_gfx95_supported():
+    return is_hip() and "gfx950" in torch.cuda.get_device_properties(0).gcnArchName
+
+
+def is_sm100_supported():
+    return torch.cuda.get_device_capability()[0] == 10
+"""
+
+MOD = """\
+from pkg.utils import is_gfx95_supported, is_hip, is_sm100_supported
+
+_is_hip = is_hip()
+
+
+def pick(x):
+    if _is_hip:
+        return 1
+    if is_gfx95_supported():
+        return 2
+    if not is_gfx95_supported():
+        x = x + 1
+    if is_sm100_supported():
+        return 3
+    return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("generation", "expected", "vendor_gates"),
+    [
+        (
+            "sm120",
+            {
+                9: ("probably-deliberate", "another vendor's gate: it admits only gfx950"),
+                11: ("admits", "admits sm120"),
+                13: ("probably-deliberate", "a single-generation gate"),
+            },
+            1,
+        ),
+        (
+            "gfx950",
+            {
+                9: ("admits", "admits gfx950"),
+                11: ("probably-deliberate", "excludes it by name"),
+                13: ("probably-deliberate", "another vendor's gate: it admits only sm100, sm103"),
+            },
+            1,
+        ),
+    ],
+)
+def test_another_vendors_generations_told_apart_are_rows(
+    make_tree: MakeTree,
+    generation: str,
+    expected: dict[int, tuple[str, str]],
+    vendor_gates: int,
+) -> None:
+    tree = make_tree({"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/mod.py": MOD})
+    report = run_audit([tree], load_ruleset([]), generation)
+    rows = {g.found.line: g for g in report.gates if g.path.name == "mod.py"}
+    assert sorted(rows) == sorted(expected)
+    for line, (gate_class, reason) in expected.items():
+        assert rows[line].gate_class.value == gate_class
+        assert any(reason in r for r in rows[line].reasons), rows[line].reasons
+    # `if _is_hip:` tells vendors apart only
+    assert report.vendor_gates == vendor_gates

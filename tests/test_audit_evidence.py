@@ -426,6 +426,30 @@ CASES = [
         "a hardware requirement",
         id="behind-a-documented-exclusion",
     ),
+    # Majors of one family that is not the generation's test for that family: no
+    # enumeration that forgot it (`arch // 10 in [10, 11]` audited for sm90) ...
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major in (10, 11):\n"
+        "    run_wide()\n"
+        "hopper_check = is_sm90_supported\n",
+        "sm90",
+        [(4, "probably-deliberate")],
+        "a Blackwell gate: admits only sm100, sm103, sm110",
+        id="majors-of-one-other-family",
+    ),
+    # ... while for a generation of that family they are one.
+    pytest.param(
+        "major = torch.cuda.get_device_capability()[0]\n"
+        "if major in (10, 11):\n"
+        "    run_wide()\n"
+        "elif is_sm90_supported():\n"
+        "    run_hopper()\n",
+        "sm120",
+        [(4, "likely-gap"), (6, "likely-gap")],
+        "enumerates 2 majors",
+        id="majors-of-the-generations-family",
+    ),
 ]
 
 

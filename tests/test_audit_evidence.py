@@ -12,6 +12,16 @@ from tests.test_audit import MakeTree, audit, verdicts
 REGISTRY = load_ruleset([]).registry
 SM120 = REGISTRY.get("sm120")
 
+# An early exit that is a likely gap, and a gate behind it.
+BEHIND = (
+    "def scales(x):\n"
+    "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+    "        return None\n"
+    "    if is_sm100_supported():\n"
+    "        x = pack(x)\n"
+    "    return x\n"
+)
+
 # (snippet of mod.py, generation, expected (line, class) list, a piece of the first reason)
 CASES = [
     pytest.param(
@@ -401,12 +411,7 @@ CASES = [
     # Behind a likely gap, a gate that leaves the generation out again is the next one a
     # fix meets (vLLM 0.24.0 widened DeepGEMM's allowlist and the gates behind it) ...
     pytest.param(
-        "def scales(x):\n"
-        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
-        "        return None\n"
-        "    if is_sm100_supported():\n"
-        "        x = pack(x)\n"
-        "    return x\n",
+        BEHIND,
         "sm120",
         [(4, "likely-gap"), (6, "likely-gap")],
         "enumerates 2 majors",
@@ -414,13 +419,7 @@ CASES = [
     ),
     # ... not behind a documented exclusion.
     pytest.param(
-        "def scales(x):\n"
-        "    # SM120 lacks tcgen05\n"
-        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
-        "        return None\n"
-        "    if is_sm100_supported():\n"
-        "        x = pack(x)\n"
-        "    return x\n",
+        BEHIND.replace("(x):\n", "(x):\n    # SM120 lacks tcgen05\n"),
         "sm120",
         [(5, "probably-deliberate"), (7, "probably-deliberate")],
         "a hardware requirement",
@@ -739,14 +738,6 @@ def test_every_registry_hardware_feature_has_its_spelling() -> None:
 
 
 def test_a_gate_behind_a_likely_gap_says_so(make_tree: MakeTree) -> None:
-    source = (
-        "def scales(x):\n"
-        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
-        "        return None\n"
-        "    if is_sm100_supported():\n"
-        "        x = pack(x)\n"
-        "    return x\n"
-    )
-    report = audit(make_tree, source)
+    report = audit(make_tree, BEHIND)
     inner = next(g for g in report.gates if g.path.name == "mod.py" and g.found.line == 6)
     assert inner.reasons[0].endswith("behind the likely gap at line 4")

@@ -84,6 +84,17 @@ from pkg.ops.common import OpBase
 class ProbedOp(OpBase):
     MIN_CAPABILITY = vendor_probe.minimum()
 """
+# Read only on AMD parts (ROCm's torch names its HIP release): unknown on every NVIDIA
+# generation, it tells nothing of them.
+ROCM_ONLY = """
+import torch
+import vendor_probe
+from pkg.ops.common import OpBase
+
+
+class RocmOp(OpBase):
+    MIN_CAPABILITY = (9, 0) if torch.version.hip else vendor_probe.minimum()
+"""
 ELSEWHERE = """
 from pkg.ops.common import OpBase
 
@@ -130,6 +141,14 @@ LAYOUTS = {
         "pkg.ops.blackwell": BLACKWELL,
         "pkg.ops.probed": OPAQUE,
     },
+    # RocmOp's bound is known on AMD parts only: of NVIDIA's it says nothing, and the
+    # others' answer stands there (vendor by vendor: Semantics._told_by_vendor).
+    "an override read on another vendor only": {
+        "pkg.ops.common": BASE,
+        "pkg.ops.flash": OPS,
+        "pkg.ops.blackwell": BLACKWELL,
+        "pkg.ops.rocm": ROCM_ONLY,
+    },
 }
 
 
@@ -145,6 +164,7 @@ LAYOUTS = {
         ("no subclass", "too_old", set(), OLDER | NEWER),
         ("no subclass", "too_new", set(), OLDER | NEWER),
         ("an unreadable override", "too_old", OLDER, OLDER | NEWER),
+        ("an override read on another vendor only", "too_old", OLDER, OLDER | NEWER),
     ],
 )
 def test_classmethod_reads_each_class(

@@ -69,18 +69,25 @@ def _class_label(cls: nodes.ClassDef) -> str:
     return f"{module.rsplit('.', 1)[-1]}.{cls.name}"
 
 
+def _unknown_on(admission: Admission, names: frozenset[str]) -> bool:
+    """Whether the condition can be true and false on every one of these generations."""
+    return admission.can_be_true & names == admission.can_be_false & names == names
+
+
 def _union(
     admissions: Sequence[Admission],
     receivers: tuple[tuple[str, frozenset[str], frozenset[str]], ...],
+    sides: tuple[frozenset[str], frozenset[str]],
 ) -> Admission:
-    """Can be true (false) wherever one of them can: the answers of one condition for
-    each class a classmethod may run for (`receivers`: each class's, kept)."""
+    """The answers of one condition for each class a classmethod may run for: can be
+    true (false) where `sides` say (Semantics._told_by_vendor), with what was assumed
+    or bounded in any of them (`receivers`: each class's answer, kept)."""
     free: list[frozenset[str]] = []
     for each in admissions:
         free.extend(s for s in each.free_true_sets if s not in free)
     return Admission(
-        frozenset().union(*(a.can_be_true for a in admissions)),
-        frozenset().union(*(a.can_be_false for a in admissions)),
+        sides[0],
+        sides[1],
         frozenset().union(*(a.assumed for a in admissions)),
         frozenset().union(*(a.bounds for a in admissions)),
         tuple(free),
@@ -349,20 +356,35 @@ class Semantics:
                     self.admission(node, {**(flags or {}), receiver: (method, k)}, env_for)
                     for k in options
                 ]
-                # A class whose answer is unknown on every generation (an override
-                # whose body cannot be read: NVML) says nothing of the generation.
+                # A class whose answer is unknown on every generation of a vendor (an
+                # override whose body cannot be read: NVML; an AMD backend on NVIDIA
+                # parts) says nothing of that vendor's generations.
+                kept = tuple(
+                    (_class_label(k), a.can_be_true, a.can_be_false)
+                    for k, a in zip(options, each, strict=True)
+                )
                 everything = self.registry.all_names()
                 told = [
                     a
                     for a in each
                     if a.free_true_sets or not a.can_be_true == a.can_be_false == everything
                 ]
-                kept = tuple(
-                    (_class_label(k), a.can_be_true, a.can_be_false)
-                    for k, a in zip(options, each, strict=True)
-                )
-                return _union(told or each, kept)
+                return _union(told or each, kept, self._told_by_vendor(each))
         return self._admission(node, flags, env_for)
+
+    def _told_by_vendor(self, each: Sequence[Admission]) -> tuple[frozenset[str], frozenset[str]]:
+        """Where the classes' answers can be true and false, vendor by vendor, from the
+        classes whose answer tells something of that vendor's generations (all of them
+        where none does)."""
+        true: set[str] = set()
+        false: set[str] = set()
+        for vendor in dict.fromkeys(g.vendor for g in self.registry.generations):
+            names = self.registry.vendor_names(vendor)
+            told = [a for a in each if a.free_true_sets or not _unknown_on(a, names)]
+            for a in told or each:
+                true |= a.can_be_true & names
+                false |= a.can_be_false & names
+        return frozenset(true), frozenset(false)
 
     def _admission(
         self,

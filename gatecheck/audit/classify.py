@@ -73,10 +73,14 @@ class Classifier:
         self._classes: dict[int, GateClass] = {}
         self._classifying: set[int] = set()
 
-    def classify(self, found: ArchCondition, call_sites: tuple[CallSite, ...]) -> AuditedGate:
-        rule_feature = self.rule_matches.get(id(found.condition)) or rule_feature_of(
+    def _rule_feature(self, found: ArchCondition) -> str | None:
+        """The rule feature the gate belongs to, if any."""
+        return self.rule_matches.get(id(found.condition)) or rule_feature_of(
             found, tuple(self.features.values())
         )
+
+    def classify(self, found: ArchCondition, call_sites: tuple[CallSite, ...]) -> AuditedGate:
+        rule_feature = self._rule_feature(found)
         if rule_feature is not None:
             feature, source = rule_feature, FeatureSource.RULE
         else:
@@ -523,10 +527,8 @@ class Classifier:
             if id(condition) not in self._classes:
                 self._classifying.add(id(condition))
                 try:
-                    rule_feature = self.rule_matches.get(
-                        id(condition.condition)
-                    ) or rule_feature_of(condition, tuple(self.features.values()))
-                    self._classes[id(condition)] = self._verdict(condition, rule_feature)[0]
+                    verdict = self._verdict(condition, self._rule_feature(condition))
+                    self._classes[id(condition)] = verdict[0]
                 finally:
                     self._classifying.discard(id(condition))
             if self._classes[id(condition)] is not GateClass.LIKELY_GAP:

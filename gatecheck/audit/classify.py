@@ -290,7 +290,7 @@ class Classifier:
         if named is not None:
             return named
         shut_out = (reach & self.vendor_gens) - found.admits
-        if shut_out and all(self.registry.get(g).major == self.generation.major for g in shut_out):
+        if shut_out and all(self.generation.same_line(self.registry.get(g)) for g in shut_out):
             # `if cap != (12, 0): return "generic"`: a gate about this generation
             # itself (its own kernel or its own fallback), not one that forgot it.
             shown = ", ".join(self.registry.ordered(shut_out))
@@ -324,7 +324,7 @@ class Classifier:
             if term.ops[0][0] not in ("==", "in"):
                 continue
             admits = self.semantics.admission(term).can_be_true & self.vendor_gens
-            if gen.name in admits and all(self.registry.get(g).major == gen.major for g in admits):
+            if gen.name in admits and all(gen.same_line(self.registry.get(g)) for g in admits):
                 return f"excludes {gen.name} by name: '{term.as_string()}'"
         return None
 
@@ -342,7 +342,7 @@ class Classifier:
             }
             if not named or not named <= inside:
                 continue
-            if any(self.registry.get(g).major == gen.major for g in named):
+            if any(gen.same_line(self.registry.get(g)) for g in named):
                 continue
             shown = ", ".join(self.registry.ordered(frozenset(named)))
             return (
@@ -406,7 +406,7 @@ class Classifier:
         self._texts(found)  # reads the file's comments once
         for words in evidence.else_comments(found.statement, self._comments[found.path]):
             named = self._generations_named(words.text)
-            if not named or any(self.registry.get(g).major == gen.major for g in named):
+            if not named or any(gen.same_line(self.registry.get(g)) for g in named):
                 continue  # says nothing of another generation, or speaks of this one
             numbers = sorted({self.registry.get(g).major for g in named})
             majors = ", ".join(f"sm{m}x" for m in numbers)
@@ -600,10 +600,10 @@ class Classifier:
         return None
 
     def _is_generation_predicate(self, predicate: ScopePredicate) -> bool:
-        # GEN's own predicate: admits it, and within the vendor nothing beyond its major.
+        # GEN's own predicate: admits it, and within the vendor nothing beyond its line.
         inside = predicate.admits & self.vendor_gens
-        same_major = all(self.registry.get(g).major == self.generation.major for g in inside)
-        return self.generation.name in predicate.admits and same_major
+        own = all(self.generation.same_line(self.registry.get(g)) for g in inside)
+        return self.generation.name in predicate.admits and own
 
     def _no_feature_loss(self, found: ArchCondition) -> str | None:
         """A gate whose branches only log or pick a message, or tune numbers with a

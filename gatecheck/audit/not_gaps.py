@@ -44,13 +44,12 @@ class GateContext:
         return self.semantics.admission(node).can_be_true & self.vendor_gens
 
     def own_major(self, node: nodes.NodeNG) -> bool:
-        """`node` is a test for this generation's major alone (`is_sm120_supported()`,
-        `major == 12`, `is_device_capability_family(120)`) and can be true on it."""
+        """`node` is a test for this generation's line alone (`is_sm120_supported()`,
+        `major == 12`, `is_device_capability_family(120)`; `is_gfx95_supported()`, not
+        a test all three AMD generations pass) and can be true on it."""
         admits = self.admits(node)
-        major = self.generation.major
-        return self.generation.name in admits and all(
-            self.registry.get(g).major == major for g in admits
-        )
+        gen = self.generation
+        return gen.name in admits and all(gen.same_line(self.registry.get(g)) for g in admits)
 
 
 Rule = Callable[[GateContext], "str | None"]

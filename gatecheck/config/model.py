@@ -52,6 +52,17 @@ class Generation:
     def sm_version(self) -> int:
         return self.capability[0] * 10 + self.capability[1]
 
+    def same_line(self, other: Generation) -> bool:
+        """`other` is of this generation's own line: the same vendor, major and family
+        (sm120 and sm121; not sm86 and sm89, Ampere and Ada; not gfx942 and gfx950, whose
+        major 9 is shared by AMD's CDNA2, CDNA3 and CDNA4 alike). A test admitting only
+        its line is this generation's own test."""
+        return (
+            self.vendor == other.vendor
+            and self.major == other.major
+            and self.family.lower() == other.family.lower()
+        )
+
 
 @dataclass(frozen=True)
 class Registry:

@@ -1,0 +1,122 @@
+"""A generation's own line (config/model.Generation.same_line): the same vendor, major and
+family. AMD's CDNA2, CDNA3 and CDNA4 parts all report major 9, so "the generation's own
+test" and "a gate about the generation itself" are read by line, not by major: a test
+all three AMD generations pass is nobody's own, and a gfx942-only gate audited for
+gfx950 leaves out a sibling (the exact-minor gap), not the generation's own kind. Each
+case a mini project audited for one generation: (source of mod.py, generation, expected
+class of its one gate, a piece of its first reason)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from gatecheck.audit import run_audit
+from gatecheck.config.loader import load_ruleset
+
+MakeTree = Callable[[Mapping[str, str]], Path]
+
+UTILS = """\
+import os
+
+import torch
+
+
+def is_hip():
+    return torch.version.hip is not None
+
+
+def arch_name():
+    return torch.cuda.get_device_properties(0).gcnArchName
+
+
+def is_gfx942():
+    return is_hip() and "gfx942" in arch_name()
+
+
+def is_gfx95_supported():
+    return is_hip() and "gfx950" in arch_name()
+
+
+def get_device_sm():
+    major, minor = torch.cuda.get_device_capability()
+    return major * 10 + minor
+
+
+def prefill_cp_enabled():
+    return os.environ.get("PREFILL_CP") == "1"
+"""
+
+IMPORTS = (
+    "from pkg.utils import get_device_sm, is_gfx942, is_gfx95_supported, prefill_cp_enabled\n\n\n"
+)
+
+CASES = [
+    pytest.param(
+        "def fast():\n    if is_gfx942():\n        return 'aiter'\n    return 'triton'\n",
+        "gfx950",
+        "likely-gap",
+        "admits gfx942 but not gfx950, of the same major 9: an exact-minor test",
+        id="a-gfx942-only-gate-leaves-out-a-sibling",
+    ),
+    pytest.param(
+        "def choose(n):\n"
+        "    sm = get_device_sm()\n"
+        "    return (sm == 90 or 100 <= sm < 110) and n <= 4096 and not prefill_cp_enabled()\n",
+        "gfx950",
+        "probably-deliberate",
+        "it admits only gfx90a",  # `sm == 90` is gfx90a's (9, 0); nobody's own test
+        id="a-test-every-amd-generation-passes-is-nobodys-own",
+    ),
+    # Noops: the generation's own test, and NVIDIA's lines as they were.
+    pytest.param(
+        "def fast():\n"
+        "    if is_gfx942() and not is_gfx95_supported():\n"
+        "        return 'aiter'\n"
+        "    return 'triton'\n",
+        "gfx950",
+        "probably-deliberate",
+        "names gfx950's own test 'is_gfx95_supported()'",
+        id="its-own-test-named",
+    ),
+    pytest.param(
+        "def fast():\n"
+        "    if get_device_sm() // 10 != 12:\n"
+        "        return 'generic'\n"
+        "    return 'sm120'\n",
+        "sm121",
+        "probably-deliberate",
+        "shuts out only sm120, sm121: a gate about sm121 itself",
+        id="nvidia-major-is-a-line",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "generation", "gate_class", "reason"), CASES)
+def test_generation_lines(
+    make_tree: MakeTree, source: str, generation: str, gate_class: str, reason: str
+) -> None:
+    tree = make_tree({"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/mod.py": IMPORTS + source})
+    report = run_audit([tree], load_ruleset([]), generation)
+    (row,) = [g for g in report.gates if g.path.name == "mod.py"]
+    assert row.gate_class.value == gate_class, row.reasons
+    assert any(reason in r for r in row.reasons), row.reasons
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("sm120", "sm121", True),
+        ("sm100", "sm103", True),
+        ("sm100", "sm110", False),
+        ("sm86", "sm89", False),  # Ampere and Ada share major 8
+        ("gfx942", "gfx950", False),  # CDNA3 and CDNA4 share major 9
+        ("gfx950", "gfx950", True),
+        ("sm90", "gfx90a", False),  # capability (9, 0) both
+    ],
+)
+def test_same_line(first: str, second: str, expected: bool) -> None:
+    registry = load_ruleset([]).registry
+    assert registry.get(first).same_line(registry.get(second)) is expected

@@ -503,3 +503,147 @@ def test_a_likely_gap_ranked_last_is_not_carried_up_by_its_feature(make_tree: Ma
     gaps = [g for g in report.gates if g.gate_class is GateClass.LIKELY_GAP]
     assert [g.found.line for g in gaps] == [5, 13, 7]
     assert gaps[-1].reasons[0].endswith("behind the likely gap at line 5")
+
+
+# The module's own grouping of the generation (`arch // 10 in [10, 11]`, Thor with the
+# datacenter Blackwell parts) and a chain that sends the generation the way that group
+# goes. Line 3 is the snippet's first line.
+_ARCH = (
+    "def arch():\n"
+    "    major, minor = torch.cuda.get_device_capability()\n"
+    "    return major * 10 + minor\n\n\n"
+    "def backward():\n"
+    "    if arch() // 10 in [10, 11]:\n"
+    "        return 'two_cta'\n"
+    "    return 'one_cta'\n\n\n"
+)
+
+GROUPED_CASES = [
+    pytest.param(
+        _ARCH + "def forward():\n"
+        "    a = arch()\n"
+        "    if a // 10 == 12:\n"
+        "        cfg = 'sm120'\n"
+        "    elif a // 10 == 9:\n"
+        "        cfg = 'sm90'\n"
+        "    else:\n"
+        "        cfg = 'sm100'\n"
+        "    return cfg\n",
+        [(9, "admits"), (16, "probably-deliberate"), (18, "probably-deliberate")],
+        "sm110 goes the way sm100, sm103 go, which the condition at line 9 tests together with it",
+        id="chain-sends-it-with-its-group-to-the-else",
+    ),
+    pytest.param(
+        _ARCH + "def forward():\n"
+        "    mma = 'tcgen05'\n"
+        "    if arch() // 10 in [8, 12]:\n"
+        "        mma = 'sm80'\n"
+        "    return mma\n",
+        [(9, "admits"), (16, "probably-deliberate")],
+        "sm110 goes the way sm100, sm103 go, which the condition at line 9 tests together",
+        id="enumeration-leaves-it-with-its-group",
+    ),
+    pytest.param(
+        # `else: if` is an elif; a test also false on sm100 keeps sm100 on the way.
+        _ARCH + "def forward(d):\n"
+        "    a = arch()\n"
+        "    if a // 10 in [8, 12]:\n"
+        "        cfg = 'sm80'\n"
+        "    elif a // 10 == 9:\n"
+        "        cfg = 'sm90'\n"
+        "    else:\n"
+        "        if a // 10 == 10 and d == 256:\n"
+        "            cfg = 'hd256'\n"
+        "        else:\n"
+        "            cfg = 'sm100'\n"
+        "    return cfg\n",
+        [
+            (9, "admits"),
+            (16, "probably-deliberate"),
+            (18, "probably-deliberate"),
+            (21, "likely-gap"),
+        ],
+        "sm110 goes the way sm100, sm103 go",
+        id="a-test-that-can-be-false-keeps-the-group-on-the-way",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "reason"), GROUPED_CASES)
+def test_the_generation_goes_with_its_group(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, str]], reason: str
+) -> None:
+    report = audit(make_tree, source, generation="sm110")
+    assert verdicts(report) == expected
+    first = min(
+        (g for g in report.gates if g.path.name == "mod.py" and g.found.line > 9),
+        key=lambda g: g.found.line,
+    )
+    assert any(reason in r for r in first.reasons), first.reasons
+
+
+GROUPED_NOOPS = [
+    # The mirror: a gate that splits the group is the gap (vLLM 0.22.0 -> 0.23.0 widened
+    # three `arch // 10 == 10` to sm110 in such a module).
+    pytest.param(
+        _ARCH + "def forward():\n"
+        "    if arch() // 10 == 10:\n"
+        "        return 'hd256'\n"
+        "    return 'generic'\n",
+        "sm110",
+        [(9, "admits"), (15, "likely-gap")],
+        id="a-gate-splitting-the-group",
+    ),
+    # The chain handles part of the group: the group does not go one way.
+    pytest.param(
+        _ARCH + "def forward():\n"
+        "    a = arch()\n"
+        "    if a // 10 == 9:\n"
+        "        cfg = 'sm90'\n"
+        "    elif a // 10 == 10:\n"
+        "        cfg = 'sm100'\n"
+        "    else:\n"
+        "        cfg = 'generic'\n"
+        "    return cfg\n",
+        "sm110",
+        [(9, "admits"), (16, "likely-gap"), (18, "likely-gap")],
+        id="the-chain-handles-part-of-the-group",
+    ),
+    # Siblings newer than anything the chain handles: the chain may predate them all.
+    pytest.param(
+        _ARCH + "def forward():\n"
+        "    a = arch()\n"
+        "    if a // 10 == 8:\n"
+        "        cfg = 'sm80'\n"
+        "    elif a // 10 == 9:\n"
+        "        cfg = 'sm90'\n"
+        "    else:\n"
+        "        cfg = 'generic'\n"
+        "    return cfg\n",
+        "sm110",
+        [(9, "admits"), (16, "likely-gap"), (18, "likely-gap")],
+        id="siblings-newer-than-the-chain",
+    ),
+    # Grouped with its own major's sibling only (`is_sm120_supported()`): the seed's
+    # `sm90 or sm100` still forgot both.
+    pytest.param(
+        "def fused():\n"
+        "    if is_sm120_supported():\n"
+        "        return 'sm120'\n"
+        "    return 'generic'\n\n\n"
+        "def enable():\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        return True\n"
+        "    return False\n",
+        "sm120",
+        [(4, "admits"), (10, "likely-gap")],
+        id="grouped-with-its-own-major-only",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "generation", "expected"), GROUPED_NOOPS)
+def test_the_generation_goes_with_its_group_noops(
+    make_tree: MakeTree, source: str, generation: str, expected: list[tuple[int, str]]
+) -> None:
+    assert verdicts(audit(make_tree, source, generation=generation)) == expected

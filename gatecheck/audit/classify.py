@@ -161,6 +161,8 @@ class Classifier:
             self.generation,
             self.vendor_gens,
             self.project.module,
+            tuple(self.by_path.get(found.path, ())),
+            reach,
         )
         if (decided_here := not_gaps.not_a_gap(context)) is not None:
             return GateClass.DELIBERATE, (decided_here,)

@@ -38,6 +38,10 @@ class GateContext:
     vendor_gens: frozenset[str]
     # A module of the project by its dotted name (tables imported from another module).
     module_named: Callable[[str], nodes.Module | None] | None = None
+    # The other gates of the gate's module, and the generations that get to the gate
+    # through the tests enclosing it in its function (all, when not given).
+    module_gates: tuple[ArchCondition, ...] = ()
+    reach: frozenset[str] | None = None
 
     def admits(self, node: nodes.NodeNG) -> frozenset[str]:
         """Generations of the vendor where `node` can be true."""
@@ -95,6 +99,60 @@ def has_its_own_branch(ctx: GateContext) -> str | None:
     return None
 
 
+def goes_with_its_group(ctx: GateContext) -> str | None:
+    """`if arch // 10 == 12: ... elif arch // 10 == 9: ... else: <the SM100 path>` audited
+    for sm110, in a module that tests `arch // 10 in [10, 11]` elsewhere: the generation
+    goes the way the gate (or its if/elif chain) sends the generations it leaves out,
+    with family siblings of another major that the module groups with it, apart from
+    everything the chain handles, and no newer than the newest it handles (the author
+    knew them and gave them no branch of their own). The mirror of a gate admitting part
+    of such a group (`arch // 10 == 10` there, a likely gap): here the group is whole."""
+    statement = ctx.found.statement
+    if (
+        ctx.found.kind is not SlotKind.IF
+        or ctx.found.polarity is not Polarity.ENABLES
+        or not isinstance(statement, nodes.If)
+    ):
+        return None
+    gen = ctx.generation
+    family = gen.family.lower()
+    tests, _ = if_chain(statement)
+    # What the chain takes off the way the generation goes: generations some test is
+    # true on whatever else holds (`use_hd256 = arch // 10 == 10 and d == 256` keeps
+    # sm100 on the way too).
+    handled: frozenset[str] = frozenset()
+    for test in tests:
+        if gen.name in ctx.admits(test):
+            return None
+        answer = ctx.semantics.admission(test)
+        handled |= (answer.can_be_true - answer.can_be_false) & ctx.vendor_gens
+    reach = ctx.vendor_gens if ctx.reach is None else ctx.reach & ctx.vendor_gens
+    if gen.name not in reach or not handled or not family:
+        return None
+    newest = max(ctx.registry.get(g).major for g in handled)
+    along = reach - handled - {gen.name}
+    for other in ctx.module_gates:
+        if other is ctx.found or other.kind.is_declaration:
+            continue
+        # What the other condition tests together, whichever way it gates.
+        grouped = other.admission.can_be_true & ctx.vendor_gens
+        if gen.name not in grouped or grouped & (handled | ctx.admits(statement.test)):
+            continue  # the chain, or this very test, splits the group
+        siblings = frozenset(
+            g
+            for g in grouped & along
+            if ctx.registry.get(g).family.lower() == family
+            and gen.major != ctx.registry.get(g).major <= newest
+        )
+        if siblings:
+            shown = ", ".join(ctx.registry.ordered(siblings))
+            return (
+                f"{gen.name} goes the way {shown} go, which the condition at line "
+                f"{other.line} tests together with it, apart from what this gate handles"
+            )
+    return None
+
+
 def reads_a_tuning_table(ctx: GateContext) -> str | None:
     """`cap in CUSTOM_ALL_REDUCE_MAX_SIZES`, `_MAX_SIZES.get(cap, 0)`: the device is looked
     up in a table keyed by capability whose values are numbers: tuned per GPU, widened by
@@ -149,6 +207,7 @@ def picks_launch_numbers(ctx: GateContext) -> str | None:
 NOT_A_GAP: tuple[Rule, ...] = (
     names_its_own_generation,
     has_its_own_branch,
+    goes_with_its_group,
     reads_a_tuning_table,
     picks_launch_numbers,
 )

@@ -647,3 +647,86 @@ def test_the_generation_goes_with_its_group_noops(
     make_tree: MakeTree, source: str, generation: str, expected: list[tuple[int, str]]
 ) -> None:
     assert verdicts(audit(make_tree, source, generation=generation)) == expected
+
+
+# A dispatch written with early exits is an if/elif chain (vLLM 0.27.1's XQA decode:
+# `if is_device_capability(90): return ...` then `assert family(100)`, widened to sm120
+# in 0.28.0; its `elif` twin was already read as one).
+EARLY_EXIT_CHAINS = [
+    pytest.param(
+        "def supports(is_prefill):\n"
+        "    if is_sm90_supported():\n"
+        "        return not is_prefill\n"
+        "    return is_sm100_supported()\n",
+        [(4, "likely-gap")],  # the function is a predicate: its last answer is passed on
+        id="if-return-then-return",
+    ),
+    pytest.param(
+        "def kernel():\n"
+        "    if is_sm90_supported():\n"
+        "        return 'xqa'\n"
+        "    assert is_sm100_supported()\n"
+        "    return 'trtllm-gen'\n",
+        [(4, "likely-gap"), (6, "likely-gap")],
+        id="if-return-then-assert",
+    ),
+    pytest.param(
+        "def kernel():\n"
+        "    if is_sm90_supported():\n"
+        "        return 'xqa'\n"
+        "    if is_sm100_supported():\n"
+        "        return 'trtllm-gen'\n"
+        "    raise NotImplementedError('no decode kernel')\n",
+        [(4, "likely-gap"), (6, "likely-gap")],
+        id="if-return-then-if-return",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), EARLY_EXIT_CHAINS)
+def test_a_chain_of_early_exits(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, str]]
+) -> None:
+    report = audit(make_tree, source)
+    assert verdicts(report) == expected
+    for gate in report.gates:
+        if gate.path.name == "mod.py":
+            assert any(
+                "the if/elif chain at line 4 handles sm90, sm100, sm103 but not sm120" in r
+                for r in gate.reasons
+            ), gate.reasons
+
+
+EARLY_EXIT_NOOPS = [
+    # A guard that tells no generations apart is not an arm of the dispatch.
+    pytest.param(
+        "def supports(x):\n"
+        "    if x is None:\n"
+        "        return False\n"
+        "    if is_sm90_supported():\n"
+        "        return True\n"
+        "    return False\n",
+        [(6, "probably-deliberate")],
+        id="a-guard-before",
+    ),
+    # An arm that does not leave falls through: no dispatch.
+    pytest.param(
+        "def supports():\n"
+        "    tile = 64\n"
+        "    if is_sm90_supported():\n"
+        "        tile = 128\n"
+        "    return tile > 64 or is_sm100_supported()\n",
+        [(5, "probably-deliberate"), (7, "likely-gap")],  # 7: `or`, not a chain
+        id="an-arm-that-falls-through",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), EARLY_EXIT_NOOPS)
+def test_a_chain_of_early_exits_noops(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, str]]
+) -> None:
+    report = audit(make_tree, source)
+    assert verdicts(report) == expected
+    for gate in report.gates:
+        assert not any("if/elif chain" in r for r in gate.reasons), gate.reasons

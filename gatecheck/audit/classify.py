@@ -470,9 +470,9 @@ class Classifier:
         """`if is_device_capability(90): ... elif family(100): ...`: each test admits one
         major, the chain enumerates two or more, and this generation is in none."""
         statement = found.statement
-        if found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
+        if found.kind not in (SlotKind.IF, SlotKind.RETURN, SlotKind.ASSERT):
             return None
-        tests, _ = not_gaps.if_chain(statement)
+        tests, _ = not_gaps.if_chain(statement, self._tells_apart)
         if len(tests) < 2:
             return None
         admitted: set[str] = set()
@@ -488,6 +488,10 @@ class Classifier:
             f"the if/elif chain at line {tests[0].parent.lineno} handles {shown} "
             f"but not {self.generation.name}"
         )
+
+    def _tells_apart(self, test: nodes.NodeNG) -> bool:
+        """The test's truth differs between generations of the audited vendor."""
+        return varies(self.semantics.admission(test), self.vendor_gens)
 
     def _reach(self, found: ArchCondition) -> tuple[frozenset[str], int, list[ArchCondition]]:
         """Generations that can get to the gate through its enclosing if/elif/else tests

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from gatecheck.audit.conditions import ArchCondition, SlotKind, negated, operands
+from gatecheck.audit.conditions import ArchCondition, SlotKind, negated, operands, varies
 from gatecheck.config.model import Generation, Registry
 from gatecheck.gates.branches import call_name, is_numeric
 from gatecheck.gates.model import Polarity
@@ -46,6 +46,10 @@ class GateContext:
     def admits(self, node: nodes.NodeNG) -> frozenset[str]:
         """Generations of the vendor where `node` can be true."""
         return self.semantics.admission(node).can_be_true & self.vendor_gens
+
+    def tells_apart(self, node: nodes.NodeNG) -> bool:
+        """The test's truth differs between generations of the vendor."""
+        return varies(self.semantics.admission(node), self.vendor_gens)
 
     def own_major(self, node: nodes.NodeNG) -> bool:
         """`node` is a test for this generation's line alone (`is_sm120_supported()`,
@@ -81,7 +85,7 @@ def has_its_own_branch(ctx: GateContext) -> str | None:
     if ctx.found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
         return None
     gen = ctx.generation.name
-    tests, last_else = if_chain(statement)
+    tests, last_else = if_chain(statement, ctx.tells_apart)
     for test in tests:
         if test is not statement.test and ctx.own_major(test):
             return (
@@ -235,20 +239,80 @@ def _short(node: nodes.NodeNG) -> str:
     return text if len(text) <= 70 else text[:67] + "..."
 
 
-def if_chain(statement: nodes.If) -> tuple[list[nodes.NodeNG], list[nodes.NodeNG]]:
-    """The tests of the if/elif chain `statement` belongs to, and its final else body."""
+def if_chain(
+    statement: nodes.NodeNG, tells_apart: Callable[[nodes.NodeNG], bool] | None = None
+) -> tuple[list[nodes.NodeNG], list[nodes.NodeNG]]:
+    """The tests of the if/elif chain `statement` belongs to, and its final else body.
+    With `tells_apart` (whether a test tells generations apart), a chain written with
+    early exits counts too: `if cap(90): return "xqa"` then `if family(100): return ...`,
+    `return family(100)` or `assert family(100)`: ifs whose every arm leaves, with no
+    else, and the generation tests after them in the same block are one dispatch. A
+    `return`/`assert` statement is then the chain's last arm."""
+    if not isinstance(statement, nodes.If):
+        if tells_apart is None or not isinstance(statement, (nodes.Return, nodes.Assert)):
+            return [], []
+        earlier = _leaving_before(statement, tells_apart)
+        last = statement.value if isinstance(statement, nodes.Return) else statement.test
+        return ([*earlier, last], []) if earlier and last is not None else ([], [])
     head = statement
     while isinstance(head.parent, nodes.If) and head.parent.orelse == [head]:
         head = head.parent
+    tests, last_else, leaves = _elif_tests(head)
+    if tells_apart is None or not leaves:
+        return tests, last_else
+    tests = _leaving_before(head, tells_apart) + tests
+    following = head.next_sibling()
+    while following is not None:
+        if isinstance(following, nodes.If):
+            more, last_else, leaves = _elif_tests(following)
+            if not all(tells_apart(t) for t in more):
+                break
+            tests += more
+            if not leaves:
+                return tests, last_else
+            following = following.next_sibling()
+            continue
+        last = following.value if isinstance(following, nodes.Return) else None
+        if isinstance(following, nodes.Assert):
+            last = following.test
+        if last is not None and tells_apart(last):
+            tests.append(last)
+        break
+    return tests, []
+
+
+def _elif_tests(head: nodes.If) -> tuple[list[nodes.NodeNG], list[nodes.NodeNG], bool]:
+    """The tests of the if/elif chain from `head`, its final else body, and whether it
+    has none and every arm leaves (returns or raises)."""
     tests: list[nodes.NodeNG] = []
-    node: nodes.NodeNG = head
-    while isinstance(node, nodes.If):
+    node: nodes.If = head
+    leaves = True
+    while True:
         tests.append(node.test)
+        leaves = (
+            leaves and bool(node.body) and isinstance(node.body[-1], (nodes.Return, nodes.Raise))
+        )
         if len(node.orelse) == 1 and isinstance(node.orelse[0], nodes.If):
             node = node.orelse[0]
             continue
-        return tests, list(node.orelse)
-    return tests, []
+        return tests, list(node.orelse), leaves and not node.orelse
+
+
+def _leaving_before(
+    statement: nodes.NodeNG, tells_apart: Callable[[nodes.NodeNG], bool]
+) -> list[nodes.NodeNG]:
+    """The tests of the early-exit ifs right before `statement` in its block, in order."""
+    tests: list[nodes.NodeNG] = []
+    previous = statement.previous_sibling()
+    while isinstance(previous, nodes.If):
+        head = previous
+        # `previous` is the first if of its elif chain (an elif is never a sibling).
+        more, _, leaves = _elif_tests(head)
+        if not leaves or not all(tells_apart(t) for t in more):
+            break
+        tests = more + tests
+        previous = previous.previous_sibling()
+    return tests
 
 
 def _calls(body: list[nodes.NodeNG]) -> Iterator[nodes.Call]:

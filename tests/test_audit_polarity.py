@@ -140,3 +140,91 @@ def test_unnamed_values_keep_the_operator_reading(
 def test_an_off_state_name_reads_the_false_side(ruleset: RuleSet) -> None:
     assert polarity(ruleset, "skip_test = major < 9\n") == (DISABLES, nvidia_from(ruleset, 9))
     assert polarity(ruleset, "run_test = major < 9\n") == (ENABLES, NVIDIA_BELOW_9)
+
+
+# An early `return True` before the work a function does (sglang's mm platform
+# `if not is_blackwell(): return True` before it sets the kernel version): the work is
+# the feature, where the condition is false. (source, expected polarity, the feature's
+# NVIDIA side).
+EARLY_RETURNS = [
+    pytest.param(
+        "def prepare():\n"
+        "    if not major == 10:\n"
+        "        return True\n"
+        "    set_kernel_version(4)\n"
+        "    return True\n",
+        DISABLES,
+        "false",
+        id="a-call-after-the-early-return",
+    ),
+    pytest.param(
+        "class Attention:\n"
+        "    def setup(self):\n"
+        "        if major < 10:\n"
+        "            return True\n"
+        "        try:\n"
+        "            self.kernel = load_kernel()\n"
+        "        except ImportError:\n"
+        "            return False\n"
+        "        return True\n",
+        DISABLES,
+        "false",
+        id="an-attribute-written-after-it",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "side"), EARLY_RETURNS)
+def test_an_early_return_true_skips_the_work(
+    ruleset: RuleSet, source: str, expected: Polarity, side: str
+) -> None:
+    (found,) = conditions(ruleset, source)
+    nvidia = ruleset.registry.vendor_names("nvidia")
+    can = found.admission.can_be_true if side == "true" else found.admission.can_be_false
+    assert (found.polarity, found.admits & nvidia) == (expected, can & nvidia)
+
+
+EARLY_RETURN_NOOPS = [
+    pytest.param(
+        "def supported():\n"
+        "    if major == 10:\n"
+        "        return True\n"
+        "    ok = check_memory(fast)\n"
+        "    return ok\n",
+        "a predicate: the rest only computes its answer",
+        id="a-predicate",
+    ),
+    pytest.param(
+        "def prepare():\n"
+        "    if major == 10:\n"
+        "        return True\n"
+        "    logger.info('generic path')\n"
+        "    return False\n",
+        "only a log call after it, and the other answer is False",
+        id="log-only-and-false",
+    ),
+    pytest.param(
+        "def prepare():\n"
+        "    if major == 10:\n"
+        "        return True\n"
+        "    set_fallback()\n"
+        "    return False\n",
+        "the work's path answers False: the answer is the decision",
+        id="the-work-answers-false",
+    ),
+    pytest.param(
+        "def prepare():\n"
+        "    if major == 10:\n"
+        "        return 'fa4'\n"
+        "    set_kernel_version(2)\n"
+        "    return 'fa3'\n",
+        "a choice returned, not an answer",
+        id="a-choice",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "reason"), EARLY_RETURN_NOOPS)
+def test_an_early_return_true_noops(ruleset: RuleSet, source: str, reason: str) -> None:
+    found, _ = polarity(ruleset, source)
+    assert found is ENABLES, reason

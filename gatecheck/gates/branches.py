@@ -211,6 +211,42 @@ def branch_exits(body: Sequence[nodes.NodeNG]) -> bool:
     return False
 
 
+def returns_before_the_work(statement: nodes.NodeNG) -> bool:
+    """`if not is_blackwell(): return True` at the top of a function that goes on to do
+    something (`set_kernel_version(4)`, `self.kernel = ...`) and answers `True` after it
+    too: the answer says nothing, the early return skips the work, so the feature is
+    where the condition is false. A predicate (the rest only computes its answer) keeps
+    the usual reading."""
+    if not (
+        isinstance(statement, nodes.If)
+        and not statement.orelse
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], nodes.Return)
+        and _true(statement.body[0].value)
+        and isinstance(statement.parent, nodes.FunctionDef)
+    ):
+        return False
+    rest: list[nodes.NodeNG] = []
+    following = statement.next_sibling()
+    while following is not None:
+        rest.append(following)
+        following = following.next_sibling()
+    if not any(_true(r.value) for r in own_nodes(rest, nodes.Return)):
+        return False
+    return any(True for _ in own_nodes(rest, nodes.AssignAttr)) or any(
+        _does_work(n) for n in own_nodes(rest, nodes.Expr)
+    )
+
+
+def _true(node: nodes.NodeNG | None) -> bool:
+    return isinstance(node, nodes.Const) and node.value is True
+
+
+def _does_work(node: nodes.Expr) -> bool:
+    """A call made for its effect (not a log call, not an exit)."""
+    return isinstance(node.value, nodes.Call) and not is_log_call(node) and not exits(node)
+
+
 def branch_disables(body: Sequence[nodes.NodeNG], flags: set[str] | None = None) -> bool:
     """A branch that bails out or switches the feature off (see the module docstring). With
     `flags` (check's rule flags), only those flags count as switches."""

@@ -62,6 +62,8 @@ DISABLING = [
         "if c:\n    logger.info('no FA')\n    raise ValueError('no')\n", id="log-then-raise"
     ),
     pytest.param("if c:\n    unsupported.append('needs SM80')\n", id="records-a-problem"),
+    pytest.param("if c:\n    envs.SGLANG_OPT_FP8_GEMM.set(False)\n", id="setter-off"),
+    pytest.param("if c:\n    setattr(args, 'enable_x', False)\n", id="setattr-off"),
     pytest.param(
         "def capability_error(dev):\n"
         "    if c:\n"
@@ -119,6 +121,9 @@ ENABLING = [
     ),
     pytest.param("if c:\n    kernel = 'cutlass'\n", id="kernel-pick"),
     pytest.param("if c:\n    fast_path(x)\n", id="call"),
+    pytest.param("if c:\n    envs.SGLANG_OPT_FP8_GEMM.set(True)\n", id="setter-on"),
+    pytest.param("if c:\n    token = var.set(False)\n", id="setter-result-kept"),
+    pytest.param("if c:\n    _emitted.set(None)\n", id="context-variable-reset"),
     pytest.param("if c:\n    kernels.append(fast)\n", id="collects-a-kernel"),
     pytest.param("if c:\n    m_block = 64\n    swap_ab = False\n", id="tuning-knobs"),
     pytest.param("if c:\n    logger.info('using FA3')\n", id="only-logs"),

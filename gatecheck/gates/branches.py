@@ -1,8 +1,8 @@
 """What a branch does to the feature it sits under: leaves without it (raise, `return False`,
 `return False, "reason"`, `sys.exit`, `pytest.skip`, `self.log_and_exit(...)`), switches it off
-(a flag set to False/None, a fallback chosen, a reason string returned from a `*_reason` /
-`check_*` helper or from a function that otherwise returns None, a warning then
-anything), or nothing a feature needs (it only logs or
+(a flag set to False/None or through `.set(False)`, a fallback chosen, a reason string
+returned from a `*_reason` / `check_*` helper or from a function that otherwise returns
+None, a warning then anything), or nothing a feature needs (it only logs or
 picks a message, or it tunes numbers with a generic fallback). Each idiom is one small
 function; `branch_disables` is their sum."""
 
@@ -267,10 +267,29 @@ def branch_disables(body: Sequence[nodes.NodeNG], flags: set[str] | None = None)
             if flags is not None:  # check: as it always read returns
                 return _falsy_constant(stmt.value)
             return warned or returns_off(stmt)
+        if flags is None and setter_off(stmt):
+            return True
         switched = switches_off(stmt, flags)
         if switched is not None and (switched or flags is None):
             return switched or warned
     return False
+
+
+def setter_off(stmt: nodes.NodeNG) -> bool:
+    """`envs.SGLANG_OPT_FP8_GEMM.set(False)`, `setattr(args, "enable_x", False)`: a switch
+    turned off through a call rather than an assignment."""
+    if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call)):
+        return False
+    call = stmt.value
+    if call.keywords:
+        return False
+    if isinstance(call.func, nodes.Attribute) and call.func.attrname == "set":
+        value = call.args[0] if len(call.args) == 1 else None
+    elif isinstance(call.func, nodes.Name) and call.func.name == "setattr":
+        value = call.args[2] if len(call.args) == 3 else None
+    else:
+        return False
+    return isinstance(value, nodes.Const) and value.value is False
 
 
 def _tunes(body: Sequence[nodes.NodeNG]) -> bool:

@@ -356,6 +356,53 @@ CASES = [
         "a single-generation gate",
         id="docstring-past-its-summary",
     ),
+    # A class's docstring speaks for the one gate its methods hold (vLLM's
+    # DeepGemmFP4Experts, "Requires SM100+ (Blackwell)." over its
+    # `_supports_current_device()`, widened to sm120 in 0.24.0) ...
+    pytest.param(
+        "class FP4Experts:\n"
+        '    """Fused experts for FP4 weights.\n\n'
+        "    Uses the grouped GEMM. Requires SM100+ (Blackwell).\n"
+        '    """\n\n'
+        "    @staticmethod\n"
+        "    def supported():\n"
+        "        return torch.cuda.get_device_capability()[0] == 10\n\n"
+        "    def apply(self, x):\n"
+        "        return x\n",
+        "sm120",
+        [(11, "likely-gap")],
+        "its words ask for SM100+, which sm120 is: the docstring at line 4",
+        id="class-docstring-of-its-only-gate",
+    ),
+    # ... not a class holding several ...
+    pytest.param(
+        "class FP4Experts:\n"
+        '    """Fused experts for FP4 weights. Requires SM100+."""\n\n'
+        "    def supported(self):\n"
+        "        return torch.cuda.get_device_capability()[0] == 10\n\n"
+        "    def tile(self):\n"
+        "        if torch.cuda.get_device_capability()[0] == 9:\n"
+        "            return 'sm90'\n"
+        "        return 'generic'\n",
+        "sm120",
+        [(7, "probably-deliberate"), (10, "probably-deliberate")],
+        "a single-generation gate",
+        id="class-docstring-of-several-gates",
+    ),
+    # ... nor its sections (an attribute's own documentation).
+    pytest.param(
+        "class FP4Experts:\n"
+        '    """Fused experts.\n\n'
+        "    Attributes:\n"
+        "        pdl: only used on SM90+.\n"
+        '    """\n\n'
+        "    def supported(self):\n"
+        "        return torch.cuda.get_device_capability()[0] == 10\n",
+        "sm120",
+        [(11, "probably-deliberate")],
+        "a single-generation gate",
+        id="class-docstring-section",
+    ),
     # A name that spells hardware the generation lacks documents the exclusion too ...
     pytest.param(
         "use_2cta_instrs = torch.cuda.get_device_capability()[0] in (9, 10) and x\n",

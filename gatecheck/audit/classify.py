@@ -31,7 +31,7 @@ from gatecheck.gates.branches import (
     only_reports,
     tunes_numbers,
 )
-from gatecheck.gates.model import Polarity
+from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.loading.project import Project
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
@@ -645,18 +645,42 @@ class Classifier:
         ("Disable it on Blackwell GPUs (SM100+)." over `if not family(100): return
         False`), and what it asks for is evidence (the rest of a docstring
         documents parameters and results, and any docstring of a function with several
-        gates may speak of another)."""
+        gates may speak of another). So does the docstring of a class whose methods hold
+        no other gate, above its sections ("MXFP4 weights. Requires SM100+ (Blackwell)."
+        over `_supports_current_device()`: the class is the feature)."""
         scope = found.statement.scope()
-        if not isinstance(scope, nodes.FunctionDef) or scope.doc_node is None:
+        if not isinstance(scope, nodes.FunctionDef):
             return []
-        deciding = [
-            c for c in self.by_function.get(found.qualname, ()) if c.role in (Role.GATE, Role.HOP)
-        ]
-        if len(deciding) != 1:
-            return []
-        text = _summary(str(scope.doc_node.value))
-        words = evidence.Words(int(scope.doc_node.lineno or 1), "docstring", text, sole=True)
-        return evidence.apply((evidence.asks_for_more,), [words], self.generation)
+        asked: list[str] = []
+        if scope.doc_node is not None and len(self._deciding(found.qualname)) == 1:
+            text = _summary(str(scope.doc_node.value))
+            words = evidence.Words(int(scope.doc_node.lineno or 1), "docstring", text, sole=True)
+            asked += evidence.apply((evidence.asks_for_more,), [words], self.generation)
+        owner = scope.parent
+        if (
+            not asked
+            and isinstance(owner, nodes.ClassDef)
+            and owner.doc_node is not None
+            and len(self._deciding(qualname_of(owner), within=True)) == 1
+        ):
+            text = _above_sections(str(owner.doc_node.value))
+            words = evidence.Words(int(owner.doc_node.lineno or 1), "docstring", text, sole=True)
+            asked += evidence.apply((evidence.asks_for_more,), [words], self.generation)
+        return asked
+
+    def _deciding(self, qualname: str, within: bool = False) -> list[ArchCondition]:
+        """The gates and hops of a function (or, `within`, of a class's methods)."""
+        if within:
+            prefix = qualname + "."
+            found = [
+                c
+                for name, conditions in self.by_function.items()
+                if name.startswith(prefix)
+                for c in conditions
+            ]
+        else:
+            found = list(self.by_function.get(qualname, ()))
+        return [c for c in found if c.role in (Role.GATE, Role.HOP)]
 
     def _hole(self, found: ArchCondition) -> str | None:
         """`(10, 0) <= cap < (12, 0) or cap >= (13, 0)`: an alternative that starts above
@@ -738,6 +762,18 @@ def _identifiers(found: ArchCondition) -> list[str]:
 def _summary(docstring: str) -> str:
     """A docstring's first paragraph."""
     return re.split(r"\n\s*\n", docstring.strip(), maxsplit=1)[0]
+
+
+# A docstring section's heading: `Args:`, `Attributes:`, `Parameters` over `----------`.
+_SECTION = re.compile(r"^\s*(\w+( \w+)?:\s*$|-{3,}\s*$)", re.MULTILINE)
+
+
+def _above_sections(docstring: str) -> str:
+    """A docstring's text above its first section (the parameters and attributes it
+    documents speak of one option each, not of the whole)."""
+    text = docstring.strip()
+    heading = _SECTION.search(text)
+    return text[: heading.start()] if heading else text
 
 
 def _is_predicate_term(term: nodes.NodeNG, condition: nodes.NodeNG) -> bool:

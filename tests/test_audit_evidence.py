@@ -389,6 +389,28 @@ CASES = [
         "a single-generation gate",
         id="class-docstring-of-several-gates",
     ),
+    # ... nor a sentence that describes rather than requires ("off SM90+") ...
+    pytest.param(
+        "class Plan:\n"
+        '    """Prepared launch. It only relabels B where the signature asks (off SM90+)\n'
+        '    and launches."""\n\n'
+        "    def supported(self):\n"
+        "        return torch.cuda.get_device_capability()[0] == 10\n",
+        "sm120",
+        [(8, "probably-deliberate")],
+        "a single-generation gate",
+        id="class-docstring-describing",
+    ),
+    pytest.param(
+        "class Plan:\n"
+        '    """Prepared launch: it relabels B off SM90+. Then it launches."""\n\n'
+        "    def supported(self):\n"
+        "        return torch.cuda.get_device_capability()[0] == 10\n",
+        "sm120",
+        [(7, "probably-deliberate")],
+        "a single-generation gate",
+        id="class-docstring-without-a-requirement",
+    ),
     # ... nor its sections (an attribute's own documentation).
     pytest.param(
         "class FP4Experts:\n"

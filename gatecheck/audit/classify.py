@@ -663,9 +663,11 @@ class Classifier:
             and owner.doc_node is not None
             and len(self._deciding(qualname_of(owner), within=True)) == 1
         ):
-            text = _above_sections(str(owner.doc_node.value))
-            words = evidence.Words(int(owner.doc_node.lineno or 1), "docstring", text, sole=True)
-            asked += evidence.apply((evidence.asks_for_more,), [words], self.generation)
+            text = _requirements(_above_sections(str(owner.doc_node.value)))
+            if text:
+                line = int(owner.doc_node.lineno or 1)
+                words = evidence.Words(line, "docstring", text, sole=True)
+                asked += evidence.apply((evidence.asks_for_more,), [words], self.generation)
         return asked
 
     def _deciding(self, qualname: str, within: bool = False) -> list[ArchCondition]:
@@ -766,6 +768,20 @@ def _summary(docstring: str) -> str:
 
 # A docstring section's heading: `Args:`, `Attributes:`, `Parameters` over `----------`.
 _SECTION = re.compile(r"^\s*(\w+( \w+)?:\s*$|-{3,}\s*$)", re.MULTILINE)
+
+
+# A sentence that states what something needs, not one that describes what it does.
+_REQUIREMENT = re.compile(
+    r"requir|\bneeds?\b|\bmust\b|\bonly (supported|available|works|runs)|supported only",
+    re.IGNORECASE,
+)
+
+
+def _requirements(text: str) -> str:
+    """The sentences of `text` that state a requirement ("Requires SM100+ (Blackwell).",
+    not "the relabel the signature demands (off SM90+)")."""
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
+    return " ".join(s for s in sentences if _REQUIREMENT.search(s))
 
 
 def _above_sections(docstring: str) -> str:

@@ -404,6 +404,8 @@ def test_gates_in_tests_come_after_the_product(make_tree: MakeTree) -> None:
         ("admits only sm100, sm103, of sm120's family (Blackwell)", -1),
         ("the allowlist is 'CAPS' at line 3: [(9, 0), (10, 0)]", 0),
         ("only reads its parameter 'x': the callers' condition is the decision", -6),
+        # Which option a refusal is read for is no evidence.
+        ("refuses sm120 when 'self.enable_x'", 0),
     ],
 )
 def test_reason_weights(reason: str, weight: int) -> None:
@@ -647,6 +649,83 @@ def test_the_generation_goes_with_its_group_noops(
     make_tree: MakeTree, source: str, generation: str, expected: list[tuple[int, str]]
 ) -> None:
     assert verdicts(audit(make_tree, source, generation=generation)) == expected
+
+
+# A refusal guarded by an option's switch (sglang's `--enable-fp4-indexer` check, widened
+# to sm120 a release later): the feature's set is every generation (the switch may be
+# off), the option's is where the arch tests can be false. (source of mod.py, expected
+# (line, class), a piece of the first reason.)
+SWITCHED = [
+    pytest.param(
+        "class Args:\n"
+        "    def check(self):\n"
+        "        if self.enable_fp4_indexer and not is_sm100_supported():\n"
+        "            raise ValueError('--enable-fp4-indexer requires SM100 GPUs')\n"
+        "        if not (is_sm90_supported() or is_sm100_supported()) and self.fused:\n"
+        "            raise ValueError('fused needs it')\n",
+        [(5, "probably-deliberate"), (7, "likely-gap")],
+        "refuses sm120 when 'self.enable_fp4_indexer'",
+        id="switch-and-refusal",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "reason"), SWITCHED)
+def test_a_switched_refusal_is_the_options_gate(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, str]], reason: str
+) -> None:
+    report = audit(make_tree, source)
+    assert verdicts(report) == expected
+    first = min((g for g in report.gates if g.path.name == "mod.py"), key=lambda g: g.found.line)
+    assert first.reasons[0] == reason, first.reasons
+    assert "sm120" in first.found.admits  # the feature's set is as the semantics read it
+
+
+SWITCHED_NOOPS = [
+    # The arch test may be false on the generation: it lets it through when it is.
+    pytest.param(
+        "def check(flag, x):\n"
+        "    if flag and not (is_sm100_supported() or x):\n"
+        "        raise ValueError('no')\n",
+        [(4, "admits")],
+        id="arch-test-unknown-on-the-generation",
+    ),
+    # An `or`: the switch alone refuses everywhere.
+    pytest.param(
+        "def check(flag):\n"
+        "    if flag or not is_sm100_supported():\n"
+        "        raise ValueError('no')\n",
+        [(4, "probably-deliberate")],
+        id="an-or-is-no-switch",
+    ),
+    # A refusal on every generation of the vendor when on is the option's own matter.
+    pytest.param(
+        "def check(flag):\n"
+        "    if flag and torch.cuda.get_device_capability()[0] >= 7:\n"
+        "        raise ValueError('no')\n",
+        [],
+        id="refused-everywhere",
+    ),
+    # An enabling gate keeps its reading.
+    pytest.param(
+        "def run(flag):\n"
+        "    if flag and is_sm100_supported():\n"
+        "        return fast()\n"
+        "    return slow()\n",
+        [(4, "probably-deliberate")],
+        id="enabling",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), SWITCHED_NOOPS)
+def test_a_switched_refusal_noops(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, str]]
+) -> None:
+    report = audit(make_tree, source)
+    assert verdicts(report) == expected
+    for gate in report.gates:
+        assert not any(r.startswith("refuses ") for r in gate.reasons), gate.reasons
 
 
 # A dispatch written with early exits is an if/elif chain (vLLM 0.27.1's XQA decode:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from astroid import nodes
@@ -116,7 +117,15 @@ class Classifier:
     ) -> tuple[GateClass, tuple[str, ...]]:
         gen = self.generation.name
         if gen in found.admits:
-            return GateClass.ADMITS, (f"admits {gen}",)
+            switched = self._switched_on(found)
+            if switched is None:
+                return GateClass.ADMITS, (f"admits {gen}",)
+            # `if self.enable_fp4_indexer and not is_sm100_supported(): raise`: the
+            # feature's set is every generation (the switch may be off), but the option
+            # the switch turns on is refused on this one: classed as that option's gate.
+            on, switches = switched
+            gate_class, reasons = self._verdict(on, rule_feature)
+            return gate_class, (f"refuses {gen} when {switches}", *reasons)
         decided = self._decision(found, rule_feature)
         if decided is not None:
             return GateClass.DECIDED, (decided,)
@@ -239,6 +248,39 @@ class Classifier:
             family = self.registry.get(next(iter(inside))).family
             single = f"a {family} gate: admits only {admitted_text}"
         return GateClass.DELIBERATE, (single, *notes)
+
+    def _switched_on(self, found: ArchCondition) -> tuple[ArchCondition, str] | None:
+        """A refusal `if <switches> and <arch tests>: raise` whose switches are the same
+        unknown on every generation (an option, a flag, a parameter) and whose arch tests
+        are all true on the audited generation: with the switches on it is refused. The
+        gate as the option's: its set is where the arch tests can be false."""
+        condition = found.condition
+        if (
+            found.polarity is not Polarity.DISABLES
+            or found.kind is not SlotKind.IF
+            or not isinstance(condition, nodes.BoolOp)
+            or condition.op != "and"
+        ):
+            return None
+        vendor = self.vendor_gens
+        switches: list[nodes.NodeNG] = []
+        fires = vendor  # where every arch test is true, whatever else holds
+        tests = 0
+        for operand in condition.values:
+            answer = self.semantics.admission(operand)
+            if varies(answer, vendor):
+                tests += 1
+                fires &= answer.can_be_true - answer.can_be_false
+            elif vendor <= answer.can_be_false:
+                if not vendor <= answer.can_be_true:
+                    return None  # never true here: the refusal never fires
+                switches.append(operand)
+            # else true on every generation of the vendor (`_is_cuda`): no switch
+        if not switches or not tests or self.generation.name not in fires or fires == vendor:
+            return None
+        admits = (found.admits - vendor) | (vendor - fires)
+        shown = " and ".join(f"'{_short(s)}'" for s in switches)
+        return replace(found, admits=frozenset(admits)), shown
 
     def _family_siblings_only(self, inside: frozenset[str]) -> bool:
         """Every generation admitted is of the audited one's family and another major."""
@@ -759,6 +801,11 @@ def _identifiers(found: ArchCondition) -> list[str]:
     if found.kind is SlotKind.ASSIGN:
         names += assigned_names(found.statement)
     return list(dict.fromkeys(names))
+
+
+def _short(node: nodes.NodeNG) -> str:
+    text = " ".join(node.as_string().split())
+    return text if len(text) <= 50 else text[:47] + "..."
 
 
 def _summary(docstring: str) -> str:

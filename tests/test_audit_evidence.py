@@ -730,6 +730,12 @@ def test_says_unsupported_here(text: str, expected: bool) -> None:
         ("compute capability >= 9.0", True),
         ("requires SM121+", False),
         ("SM90 only", False),
+        # Where a refusal applies, not what is asked for (TransformerEngine's debug line) ...
+        ("Disabling FusedAttention on arch >= sm100 with determinism for cuDNN < 9.18", False),
+        ("FP8 is not supported on SM90+ with this cuDNN", False),
+        # ... unless it says what is required.
+        ("FP8 is not supported here: requires SM90+", True),
+        ("falling back: the kernel needs sm_80 or newer", True),
     ],
 )
 def test_asks_for_more(text: str, expected: bool) -> None:

@@ -211,12 +211,23 @@ def has_todo(words: Words, generation: Generation) -> str | None:
     return None
 
 
+# A message that says something is switched off, and one that states a requirement.
+_SAYS_OFF = re.compile(
+    r"disabl|not supported|unsupported|fall(s|ing)?[ _-]?back|not available", re.IGNORECASE
+)
+_ASKS = re.compile(r"requir|\bneeds?\b|\bonly\b|\bmust\b", re.IGNORECASE)
+
+
 def asks_for_more(words: Words, generation: Generation) -> str | None:
     """'requires SM90+' on a gate that leaves out sm120: the words admit it."""
     if words.kind == "docstring" and not words.sole:
         return None  # a docstring speaks of the whole function, often of other options
     if words.kind == "comment" and _NEGATIVE.search(words.text):
         return None  # "X does not support it, so require SM100+": a limitation explained
+    if words.kind == "message" and _SAYS_OFF.search(words.text) and not _ASKS.search(words.text):
+        # "Disabling FusedAttention ... on arch >= sm100 with cuDNN < 9.18": the message
+        # names where the refusal applies, not what the feature asks for.
+        return None
     here = generation.capability[0] * 10 + generation.capability[1]
     for match in _AT_LEAST.finditer(words.text):
         if match.group("d"):

@@ -1,8 +1,9 @@
 """A generation's own line (config/model.Generation.same_line): the same vendor, major and
 family. AMD's CDNA2, CDNA3 and CDNA4 parts all report major 9, so "the generation's own
-test" and "a gate about the generation itself" are read by line, not by major: a test
-all three AMD generations pass is nobody's own, and a gfx942-only gate audited for
-gfx950 leaves out a sibling (the exact-minor gap), not the generation's own kind. Each
+test", "a gate about the generation itself" and the exact-minor sibling are read by line,
+not by major: a test all three AMD generations pass is nobody's own, and a gfx942-only
+gate audited for gfx950 is another line's gate (sglang's FNUZ fp8 checks: CDNA3's own
+format), not a gate about gfx950 nor an exact-minor test that forgot it. Each
 case a mini project audited for one generation: (source of mod.py, generation, expected
 class of its one gate, a piece of its first reason)."""
 
@@ -55,11 +56,16 @@ IMPORTS = (
 
 CASES = [
     pytest.param(
-        "def fast():\n    if is_gfx942():\n        return 'aiter'\n    return 'triton'\n",
+        "def fast():\n"
+        "    if is_gfx942():\n"
+        "        return 'aiter'\n"
+        "    return 'triton'\n\n\n"
+        "def is_wide():\n"
+        "    return is_gfx95_supported()\n",
         "gfx950",
-        "likely-gap",
-        "admits gfx942 but not gfx950, of the same major 9: an exact-minor test",
-        id="a-gfx942-only-gate-leaves-out-a-sibling",
+        "probably-deliberate",
+        "a single-generation gate: admits only gfx942",
+        id="a-gfx942-only-gate-is-another-lines",
     ),
     pytest.param(
         "def choose(n):\n"
@@ -71,6 +77,16 @@ CASES = [
         id="a-test-every-amd-generation-passes-is-nobodys-own",
     ),
     # Noops: the generation's own test, and NVIDIA's lines as they were.
+    pytest.param(
+        "def fast():\n"
+        "    if get_device_sm() == 100:\n"
+        "        return 'tcgen05'\n"
+        "    return 'generic'\n",
+        "sm103",
+        "likely-gap",
+        "admits sm100 but not sm103, of the same major 10: an exact-minor test",
+        id="nvidia-exact-minor-sibling",
+    ),
     pytest.param(
         "def fast():\n"
         "    if is_gfx942() and not is_gfx95_supported():\n"
@@ -100,7 +116,7 @@ def test_generation_lines(
 ) -> None:
     tree = make_tree({"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/mod.py": IMPORTS + source})
     report = run_audit([tree], load_ruleset([]), generation)
-    (row,) = [g for g in report.gates if g.path.name == "mod.py"]
+    row = min((g for g in report.gates if g.path.name == "mod.py"), key=lambda g: g.found.line)
     assert row.gate_class.value == gate_class, row.reasons
     assert any(reason in r for r in row.reasons), row.reasons
 

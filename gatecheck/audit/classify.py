@@ -399,7 +399,9 @@ class Classifier:
         gen = self.generation.name
         admitted_text = ", ".join(self.registry.ordered(inside))
         reasons: list[str] = []
-        siblings = [g for g in inside if self.registry.get(g).major == self.generation.major]
+        # Of its own line (sm100 and sm103; not gfx942 for gfx950, CDNA3 and CDNA4 alike
+        # reporting major 9, nor sm86 for sm89, Ampere and Ada).
+        siblings = [g for g in inside if self.generation.same_line(self.registry.get(g))]
         if siblings:
             shown = ", ".join(self.registry.ordered(frozenset(siblings)))
             reasons.append(

@@ -404,8 +404,10 @@ def test_gates_in_tests_come_after_the_product(make_tree: MakeTree) -> None:
         ("admits only sm100, sm103, of sm120's family (Blackwell)", -1),
         ("the allowlist is 'CAPS' at line 3: [(9, 0), (10, 0)]", 0),
         ("only reads its parameter 'x': the callers' condition is the decision", -6),
-        # Which option a refusal is read for is no evidence.
+        # Which option a refusal is read for is no evidence; a refusal of a whole vendor
+        # in a module that serves the generation is ranked last.
         ("refuses sm120 when 'self.enable_x'", 0),
+        ("refuses every amd generation (it admits only sm100, sm103), while 'f' (line 1)", -1),
     ],
 )
 def test_reason_weights(reason: str, weight: int) -> None:

@@ -90,3 +90,58 @@ def test_another_vendors_generations_told_apart_are_rows(
         assert any(reason in r for r in rows[line].reasons), rows[line].reasons
     # `if _is_hip:` tells vendors apart only
     assert report.vendor_gates == vendor_gates
+
+
+# A refusal on every generation of the audited vendor, in a module that runs the audited
+# generation's own paths elsewhere (sglang 0.5.15's MXFP8 MoE `requires SM100`, next to
+# its gfx95 paths, widened to gfx950 in 0.5.16): a likely gap, ranked last. (mod.py,
+# expected class of the line-5 gate, a piece of its first reason.)
+REFUSALS = [
+    pytest.param(
+        "from pkg.utils import is_gfx95_supported, is_sm100_supported\n\n\n"
+        "def process(w):\n"
+        "    if not is_sm100_supported():\n"
+        "        raise RuntimeError('MXFP8 MoE quantization requires SM100.')\n"
+        "    return w\n\n\n"
+        "def linear(x):\n"
+        "    return x * 2 if is_gfx95_supported() else x\n",
+        "likely-gap",
+        "refuses every amd generation (it admits only sm100, sm103), while "
+        "'is_gfx95_supported' (line 1) admits gfx950 and is used elsewhere",
+        id="refusal-in-a-module-serving-the-generation",
+    ),
+    # Noops: the module never tests the generation; a CUDA fast path with a fallback.
+    pytest.param(
+        "from pkg.utils import is_sm100_supported\n\n\n"
+        "def process(w):\n"
+        "    if not is_sm100_supported():\n"
+        "        raise RuntimeError('MXFP8 MoE quantization requires SM100.')\n"
+        "    return w\n",
+        "probably-deliberate",
+        "another vendor's gate",
+        id="module-without-the-generation",
+    ),
+    pytest.param(
+        "from pkg.utils import is_gfx95_supported, is_sm100_supported\n\n\n"
+        "def process(w):\n"
+        "    if is_sm100_supported():\n"
+        "        return fast(w)\n"
+        "    return w\n\n\n"
+        "def linear(x):\n"
+        "    return x * 2 if is_gfx95_supported() else x\n",
+        "probably-deliberate",
+        "another vendor's gate",
+        id="enabling-fast-path",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "gate_class", "reason"), REFUSALS)
+def test_a_refusal_of_every_generation_in_a_module_serving_it(
+    make_tree: MakeTree, source: str, gate_class: str, reason: str
+) -> None:
+    tree = make_tree({"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/mod.py": source})
+    report = run_audit([tree], load_ruleset([]), "gfx950")
+    rows = {g.found.line: g for g in report.gates if g.path.name == "mod.py"}
+    assert rows[5].gate_class.value == gate_class, rows[5].reasons
+    assert reason in rows[5].reasons[0], rows[5].reasons

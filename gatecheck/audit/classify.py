@@ -134,6 +134,17 @@ class Classifier:
             # audited for sm120): the audited vendor is never let through.
             others = found.admits - self.vendor_gens
             shown = ", ".join(self.registry.ordered(others)) or "none"
+            at_hand = self._generation_predicate(found)
+            if found.polarity is Polarity.DISABLES and at_hand is not None and at_hand[1]:
+                # `if not (_is_cuda and is_sm100_supported()): raise` in a module that
+                # runs gfx950's own paths elsewhere: the refusal was not written for a
+                # vendor the module never meant to serve (sglang 0.5.15 -> 0.5.16).
+                predicate = at_hand[0]
+                return GateClass.LIKELY_GAP, (
+                    f"refuses every {self.generation.vendor} generation (it admits only "
+                    f"{shown}), while '{predicate.name}' (line {predicate.line}) admits "
+                    f"{gen} and is used elsewhere in this module",
+                )
             return GateClass.DELIBERATE, (
                 f"another vendor's gate: it admits only {shown}; no "
                 f"{self.generation.vendor} generation takes it",

@@ -228,3 +228,55 @@ EARLY_RETURN_NOOPS = [
 def test_an_early_return_true_noops(ruleset: RuleSet, source: str, reason: str) -> None:
     found, _ = polarity(ruleset, source)
     assert found is ENABLES, reason
+
+
+# A branch that does its work on its own values, then clears the switch its condition
+# tests so it is not done twice (FlashInfer's GDN prefill: `q, k = l2norm(q, k)` then
+# `use_qk_l2norm = False`, widened to sm80 in 0.7.2): it enables.
+def test_work_done_then_its_switch_cleared_enables(ruleset: RuleSet) -> None:
+    source = (
+        "def prefill(q, k, use_l2norm):\n"
+        "    if use_l2norm and major in (9, 10, 12):\n"
+        "        q, k = normalize(q, k)\n"
+        "        use_l2norm = False\n"
+        "    return run(q, k, use_l2norm)\n"
+    )
+    found, admitted = polarity(ruleset, source)
+    assert found is ENABLES
+    assert admitted == frozenset({"sm90", "sm100", "sm103", "sm120", "sm121"})
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        pytest.param(
+            "def pick(use_fa):\n"
+            "    if use_fa and major < 9:\n"
+            "        use_fa = False\n"
+            "    return use_fa\n",
+            "nothing done before the switch is cleared",
+            id="plain-switch-off",
+        ),
+        pytest.param(
+            "def pick(use_fa, x):\n"
+            "    if use_fa and major < 9:\n"
+            "        backend = fallback_backend(x)\n"
+            "        use_fa = False\n"
+            "    return use_fa\n",
+            "a fallback picked (a call's result under a new name) is no work on its own values",
+            id="fallback-then-off",
+        ),
+        pytest.param(
+            "def pick(use_fa, q):\n"
+            "    if major < 9:\n"
+            "        q = convert(q)\n"
+            "        use_fa = False\n"
+            "    return use_fa\n",
+            "the switch cleared is not one the condition tests",
+            id="another-switch",
+        ),
+    ],
+)
+def test_a_switch_off_stays_one(ruleset: RuleSet, source: str, reason: str) -> None:
+    found, _ = polarity(ruleset, source)
+    assert found is DISABLES, reason

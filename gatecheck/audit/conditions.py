@@ -16,7 +16,7 @@ from astroid import nodes
 
 from gatecheck.audit.prefilter import has_predicate_prefix, is_predicate_name
 from gatecheck.containment import bound_hit
-from gatecheck.gates.branches import returns_before_the_work
+from gatecheck.gates.branches import done_then_cleared, returns_before_the_work
 from gatecheck.gates.feature_gates import branch_disables
 from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.loading.lazy import node_class
@@ -488,7 +488,8 @@ def feature_side(
     if marker in _RUN_WHEN_TRUE:
         return Polarity.ENABLES, true_side
     if kind is SlotKind.IF and (
-        branch_disables(statement.body) or returns_before_the_work(statement)
+        (branch_disables(statement.body) and not done_then_cleared(statement))
+        or returns_before_the_work(statement)
     ):
         return Polarity.DISABLES, false_side
     names = assigned_names(statement) if kind is SlotKind.ASSIGN else []

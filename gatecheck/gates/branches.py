@@ -238,6 +238,40 @@ def returns_before_the_work(statement: nodes.NodeNG) -> bool:
     )
 
 
+def done_then_cleared(statement: nodes.NodeNG) -> bool:
+    """`if use_l2norm and major in (9, 10, 12): q, k = normalize(q, k); use_l2norm = False`:
+    the branch does the work on its own values (names rebound from a call they are passed
+    to) and then clears a switch its condition tests, so it is not done twice: the
+    feature is where the condition is true, the clearing is no switch-off."""
+    if not isinstance(statement, nodes.If) or statement.orelse:
+        return False
+    tested = {str(n.name) for n in statement.test.nodes_of_class(nodes.Name)}
+    worked = False
+    for stmt in statement.body:
+        if _transforms(stmt):
+            worked = True
+            continue
+        if is_log_call(stmt):
+            continue
+        cleared = (
+            isinstance(stmt, nodes.Assign)
+            and isinstance(stmt.value, nodes.Const)
+            and stmt.value.value is False
+            and all(isinstance(t, nodes.AssignName) and t.name in tested for t in stmt.targets)
+        )
+        return worked and cleared
+    return False
+
+
+def _transforms(stmt: nodes.NodeNG) -> bool:
+    """`q, k = normalize(q, k)`: names rebound from a call they are passed to."""
+    if not (isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Call)):
+        return False
+    passed = {str(a.name) for a in stmt.value.args if isinstance(a, nodes.Name)}
+    targets = [n for t in stmt.targets for n in t.nodes_of_class(nodes.AssignName)]
+    return bool(targets) and all(str(t.name) in passed for t in targets)
+
+
 def _true(node: nodes.NodeNG | None) -> bool:
     return isinstance(node, nodes.Const) and node.value is True
 

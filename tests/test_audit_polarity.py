@@ -88,14 +88,20 @@ ASSIGNMENTS = [
 ]
 
 
-@pytest.mark.parametrize(("source", "expected", "side"), ASSIGNMENTS)
-def test_the_assigned_name_decides(
-    ruleset: RuleSet, source: str, expected: Polarity, side: str
-) -> None:
+def assert_reads(ruleset: RuleSet, source: str, expected: Polarity, side: str) -> None:
+    """The one condition's polarity is `expected`, and the feature's NVIDIA set the side
+    of the condition `side` names ("true": where it can be true, "false": can be false)."""
     (found,) = conditions(ruleset, source)
     nvidia = ruleset.registry.vendor_names("nvidia")
     can = found.admission.can_be_true if side == "true" else found.admission.can_be_false
     assert (found.polarity, found.admits & nvidia) == (expected, can & nvidia)
+
+
+@pytest.mark.parametrize(("source", "expected", "side"), ASSIGNMENTS)
+def test_the_assigned_name_decides(
+    ruleset: RuleSet, source: str, expected: Polarity, side: str
+) -> None:
+    assert_reads(ruleset, source, expected, side)
 
 
 def test_the_two_shapes_of_one_assignment_admit_alike(ruleset: RuleSet) -> None:
@@ -178,10 +184,7 @@ EARLY_RETURNS = [
 def test_an_early_return_true_skips_the_work(
     ruleset: RuleSet, source: str, expected: Polarity, side: str
 ) -> None:
-    (found,) = conditions(ruleset, source)
-    nvidia = ruleset.registry.vendor_names("nvidia")
-    can = found.admission.can_be_true if side == "true" else found.admission.can_be_false
-    assert (found.polarity, found.admits & nvidia) == (expected, can & nvidia)
+    assert_reads(ruleset, source, expected, side)
 
 
 EARLY_RETURN_NOOPS = [

@@ -124,6 +124,18 @@ class Classifier:
             # feature's set is every generation (the switch may be off), but the option
             # the switch turns on is refused on this one: classed as that option's gate.
             on, switches = switched
+            refused = self.registry.ordered(self.vendor_gens - on.admits)
+            newer = self.registry.ordered(self.vendor_gens)[-len(refused) :]
+            beyond = any(not self.generation.same_line(self.registry.get(g)) for g in refused)
+            if refused == newer and beyond:
+                # `decode == "flashinfer" and dtype != "bfloat16" and major >= 10: raise
+                # "... on SM100+ requires bfloat16"`: a constraint on every part from one
+                # on, the generation among them, not an option some forgot (one refused on
+                # the generation's own line alone is a gate about it, read below).
+                return GateClass.DELIBERATE, (
+                    f"refuses {gen} when {switches}, as every generation from "
+                    f"{refused[0]} on: a constraint on newer hardware",
+                )
             gate_class, reasons = self._verdict(on, rule_feature)
             return gate_class, (f"refuses {gen} when {switches}", *reasons)
         decided = self._decision(found, rule_feature)

@@ -236,12 +236,20 @@ def test_an_early_return_true_noops(ruleset: RuleSet, source: str, reason: str) 
 # A branch that does its work on its own values, then clears the switch its condition
 # tests so it is not done twice (FlashInfer's GDN prefill: `q, k = l2norm(q, k)` then
 # `use_qk_l2norm = False`, widened to sm80 in 0.7.2): it enables.
-def test_work_done_then_its_switch_cleared_enables(ruleset: RuleSet) -> None:
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("        q, k = normalize(q, k)\n", id="transform"),
+        pytest.param(
+            "        from .l2norm import normalize\n\n        q, k = normalize(q, k)\n",
+            id="import-then-transform",
+        ),
+    ],
+)
+def test_work_done_then_its_switch_cleared_enables(ruleset: RuleSet, body: str) -> None:
     source = (
         "def prefill(q, k, use_l2norm):\n"
-        "    if use_l2norm and major in (9, 10, 12):\n"
-        "        q, k = normalize(q, k)\n"
-        "        use_l2norm = False\n"
+        "    if use_l2norm and major in (9, 10, 12):\n" + body + "        use_l2norm = False\n"
         "    return run(q, k, use_l2norm)\n"
     )
     found, admitted = polarity(ruleset, source)

@@ -251,7 +251,7 @@ def done_then_cleared(statement: nodes.NodeNG) -> bool:
         if _transforms(stmt):
             worked = True
             continue
-        if is_log_call(stmt):
+        if is_log_call(stmt) or isinstance(stmt, (nodes.Import, nodes.ImportFrom)):
             continue
         cleared = (
             isinstance(stmt, nodes.Assign)

@@ -51,7 +51,7 @@ class GateContext:
         """The test's truth differs between generations of the vendor."""
         return varies(self.semantics.admission(node), self.vendor_gens)
 
-    def own_major(self, node: nodes.NodeNG) -> bool:
+    def own_line(self, node: nodes.NodeNG) -> bool:
         """`node` is a test for this generation's line alone (`is_sm120_supported()`,
         `major == 12`, `is_device_capability_family(120)`; `is_gfx95_supported()`, not
         a test all three AMD generations pass) and can be true on it."""
@@ -70,7 +70,7 @@ def names_its_own_generation(ctx: GateContext) -> str | None:
     for term in _terms(ctx.found):
         # Not `major == 10 and minor == 0` for sm103: a test of the major narrowed by
         # another is the exact-minor gap, not an exclusion by name.
-        if negated(term, condition) and ctx.own_major(term):
+        if negated(term, condition) and ctx.own_line(term):
             return (
                 f"names {ctx.generation.name}'s own test '{_short(term)}': the condition "
                 f"excludes it by name, a decision about {ctx.generation.name}"
@@ -87,7 +87,7 @@ def has_its_own_branch(ctx: GateContext) -> str | None:
     gen = ctx.generation.name
     tests, last_else = if_chain(statement, ctx.tells_apart)
     for test in tests:
-        if test is not statement.test and ctx.own_major(test):
+        if test is not statement.test and ctx.own_line(test):
             return (
                 f"{gen} has its own branch in this if/elif chain: line {test.lineno} "
                 f"'{_short(test)}'"

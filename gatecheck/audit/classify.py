@@ -302,7 +302,7 @@ class Classifier:
         if not switches or not tests or self.generation.name not in fires or fires == vendor:
             return None
         admits = (found.admits - vendor) | (vendor - fires)
-        shown = " and ".join(f"'{_short(s)}'" for s in switches)
+        shown = " and ".join(f"'{not_gaps.short(s, 50)}'" for s in switches)
         return replace(found, admits=frozenset(admits)), shown
 
     def _family_siblings_only(self, inside: frozenset[str]) -> bool:
@@ -730,7 +730,7 @@ class Classifier:
             and owner.doc_node is not None
             and len(self._deciding(qualname_of(owner), within=True)) == 1
         ):
-            text = _requirements(_above_sections(str(owner.doc_node.value)))
+            text = evidence.requirement_sentences(_above_sections(str(owner.doc_node.value)))
             if text:
                 line = int(owner.doc_node.lineno or 1)
                 words = evidence.Words(line, "docstring", text, sole=True)
@@ -828,11 +828,6 @@ def _identifiers(found: ArchCondition) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _short(node: nodes.NodeNG) -> str:
-    text = " ".join(node.as_string().split())
-    return text if len(text) <= 50 else text[:47] + "..."
-
-
 def _summary(docstring: str) -> str:
     """A docstring's first paragraph."""
     return re.split(r"\n\s*\n", docstring.strip(), maxsplit=1)[0]
@@ -840,20 +835,6 @@ def _summary(docstring: str) -> str:
 
 # A docstring section's heading: `Args:`, `Attributes:`, `Parameters` over `----------`.
 _SECTION = re.compile(r"^\s*(\w+( \w+)?:\s*$|-{3,}\s*$)", re.MULTILINE)
-
-
-# A sentence that states what something needs, not one that describes what it does.
-_REQUIREMENT = re.compile(
-    r"requir|\bneeds?\b|\bmust\b|\bonly (supported|available|works|runs)|supported only",
-    re.IGNORECASE,
-)
-
-
-def _requirements(text: str) -> str:
-    """The sentences of `text` that state a requirement ("Requires SM100+ (Blackwell).",
-    not "the relabel the signature demands (off SM90+)")."""
-    sentences = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
-    return " ".join(s for s in sentences if _REQUIREMENT.search(s))
 
 
 def _above_sections(docstring: str) -> str:

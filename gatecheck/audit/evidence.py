@@ -211,11 +211,22 @@ def has_todo(words: Words, generation: Generation) -> str | None:
     return None
 
 
-# A message that says something is switched off, and one that states a requirement.
+# A message that says something is switched off.
 _SAYS_OFF = re.compile(
     r"disabl|not supported|unsupported|fall(s|ing)?[ _-]?back|not available", re.IGNORECASE
 )
-_ASKS = re.compile(r"requir|\bneeds?\b|\bonly\b|\bmust\b", re.IGNORECASE)
+# Words that state what something needs (not what it does); a message's bare "only"
+# ("only SM90+") states it too, a docstring's ("it only relabels B") need not.
+_REQUIRES = r"requir|\bneeds?\b|\bmust\b|\bonly (supported|available|works|runs)|supported only"
+_REQUIREMENT = re.compile(_REQUIRES, re.IGNORECASE)
+_ASKS = re.compile(_REQUIRES + r"|\bonly\b", re.IGNORECASE)
+
+
+def requirement_sentences(text: str) -> str:
+    """The sentences of `text` that state a requirement ("Requires SM100+ (Blackwell).",
+    not "the relabel the signature demands (off SM90+)")."""
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
+    return " ".join(s for s in sentences if _REQUIREMENT.search(s))
 
 
 def asks_for_more(words: Words, generation: Generation) -> str | None:

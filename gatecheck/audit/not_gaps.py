@@ -72,7 +72,7 @@ def names_its_own_generation(ctx: GateContext) -> str | None:
         # another is the exact-minor gap, not an exclusion by name.
         if negated(term, condition) and ctx.own_line(term):
             return (
-                f"names {ctx.generation.name}'s own test '{_short(term)}': the condition "
+                f"names {ctx.generation.name}'s own test '{short(term)}': the condition "
                 f"excludes it by name, a decision about {ctx.generation.name}"
             )
     return None
@@ -90,7 +90,7 @@ def has_its_own_branch(ctx: GateContext) -> str | None:
         if test is not statement.test and ctx.own_line(test):
             return (
                 f"{gen} has its own branch in this if/elif chain: line {test.lineno} "
-                f"'{_short(test)}'"
+                f"'{short(test)}'"
             )
     if last_else and not any(gen in ctx.admits(t) for t in tests):
         for call in _calls(last_else):
@@ -135,13 +135,14 @@ def goes_with_its_group(ctx: GateContext) -> str | None:
         return None
     newest = max(ctx.registry.get(g).major for g in handled)
     along = reach - handled - {gen.name}
+    splits = handled | ctx.admits(statement.test)  # the chain, or this very test
     for other in ctx.module_gates:
         if other is ctx.found or other.kind.is_declaration:
             continue
         # What the other condition tests together, whichever way it gates.
         grouped = other.admission.can_be_true & ctx.vendor_gens
-        if gen.name not in grouped or grouped & (handled | ctx.admits(statement.test)):
-            continue  # the chain, or this very test, splits the group
+        if gen.name not in grouped or grouped & splits:
+            continue
         siblings = frozenset(
             g
             for g in grouped & along
@@ -234,9 +235,10 @@ def _terms(found: ArchCondition) -> Iterator[nodes.NodeNG]:
             yield term
 
 
-def _short(node: nodes.NodeNG) -> str:
+def short(node: nodes.NodeNG, limit: int = 70) -> str:
+    """The node's source on one line, cut to `limit` characters."""
     text = " ".join(node.as_string().split())
-    return text if len(text) <= 70 else text[:67] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def if_chain(

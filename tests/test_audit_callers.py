@@ -177,9 +177,77 @@ def test_parameter_from_callers(
     assert rows(make_tree, source, other) == expected
 
 
+# Some callers cannot be read (a parameter of a public function, whose callers are the
+# package's users; unpacked arguments) and every other passes a value read from the
+# device: the parameter is taken to be what those pass, marked assumed (FlashInfer's
+# `backend_cfg.supported(arch)` with `arch = major * 10 + minor` beside a public
+# `candidates(arch)` passing its own parameter on).
+SOME_CALLERS = [
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
+        "def run(n):\n    return _pick(major() * 10) + _pick(n)\n",
+        [(4, MAJORS_10_11)],
+        id="a-caller-passing-an-unknown-value",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "class Kernel:\n    def pick(self, arch):\n        if arch in [100, 110]:\n"
+        "            return 1\n\n"
+        "def run(k: Kernel, n):\n    return k.pick(major() * 10) + k.pick(n)\n",
+        [(5, MAJORS_10_11)],
+        id="a-method-caller-passing-an-unknown-value",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "class Kernel:\n    def pick(self, arch):\n        if arch in [100, 110]:\n"
+        "            return 1\n\n"
+        "def run(k, args):\n    return k.pick(major() * 10) + k.pick(*args)\n",
+        [(5, MAJORS_10_11)],
+        id="a-method-caller-unpacking-unknown-arguments",
+    ),
+    pytest.param(
+        "import torch\n\n"
+        "class A:\n    @classmethod\n    def supported(cls, arch: int) -> bool:\n"
+        "        return arch == 103\n\n"
+        "class B:\n    @classmethod\n    def supported(cls, arch: int) -> bool:\n"
+        "        return arch in (100, 103)\n\n"
+        "def layer(configs):\n    cc = torch.cuda.get_device_capability()\n"
+        "    arch = cc[0] * 10 + cc[1]\n"
+        "    return [c for c in configs if c.supported(arch)]\n\n"
+        "def candidates(configs, arch):\n"
+        "    return [c for c in configs if c.__class__.supported(arch)]\n",
+        [(6, ("sm103",)), (11, ("sm100", "sm103"))],
+        id="classmethods-of-several-backends-on-unknown-receivers",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), SOME_CALLERS)
+def test_parameter_from_the_callers_read(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, tuple[str, ...]]]
+) -> None:
+    assert rows(make_tree, source) == expected
+
+
 # Each refusal: the callers are not all known, so the parameter is not the device's and
 # the condition is no gate (not listed).
 NOOPS = [
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
+        "def run(n):\n    return _pick(90) + _pick(n)\n",
+        # The caller read passes a constant, not the device's: nothing says what the
+        # others pass.
+        id="a-constant-beside-a-caller-passing-an-unknown-value",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
+        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
+        "def run(n, m):\n    return _pick(n) + _pick(m) + _pick(major() * 10) + _pick(7)\n",
+        # In any order: the device's beside a constant, after two unknown ones.
+        id="the-device-and-a-constant-after-unknown-values",
+    ),
     pytest.param(
         "from pkg.dev import major\n\n"
         "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
@@ -195,26 +263,6 @@ NOOPS = [
     pytest.param(
         "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n",
         id="no-caller-in-the-project",
-    ),
-    pytest.param(
-        "from pkg.dev import major\n\n"
-        "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
-        "def run(n):\n    return _pick(major() * 10) + _pick(n)\n",
-        id="a-caller-passing-an-unknown-value",
-    ),
-    pytest.param(
-        "from pkg.dev import major\n\n"
-        "class Kernel:\n    def pick(self, arch):\n        if arch in [100, 110]:\n"
-        "            return 1\n\n"
-        "def run(k: Kernel, n):\n    return k.pick(major() * 10) + k.pick(n)\n",
-        id="a-method-caller-passing-an-unknown-value",
-    ),
-    pytest.param(
-        "from pkg.dev import major\n\n"
-        "class Kernel:\n    def pick(self, arch):\n        if arch in [100, 110]:\n"
-        "            return 1\n\n"
-        "def run(k, args):\n    return k.pick(major() * 10) + k.pick(*args)\n",
-        id="a-method-caller-unpacking-unknown-arguments",
     ),
     pytest.param(
         "from pkg.dev import major\n\n"

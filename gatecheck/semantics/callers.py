@@ -7,7 +7,11 @@ A bounded search, never a guess: the function's own module and the files that sp
 name before `(` (at most MAX_CALLER_FILES of them); every call spelled with that name
 must resolve to the function (an unresolved `x.name(...)` may be a caller), pass the
 parameter plainly (no `*args`/`**kwargs`), and give a known value. Otherwise the search
-answers nothing and the naming convention (conventions.py) is asked, marked assumed.
+answers nothing and the naming convention (conventions.py) is asked, marked assumed;
+but where the callers that can be read all pass a value read from the device (a number
+or a pair: `arch = major * 10 + minor`) and the rest cannot be read (a public method
+passing its own parameter on, whose callers are the package's users), the parameter is
+taken to be what those pass, marked assumed too (DeviceFromSomeCallers).
 
 Values that agree are that value. Values that differ meet as one of them (values.OneOf,
 logic.either): inside the function the parameter is what some caller passed, so a
@@ -43,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
+from gatecheck.config.model import Generation
 from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.loading.readlog import CALLS
 from gatecheck.loading.resolve import decorator_names
@@ -64,6 +69,7 @@ from gatecheck.semantics.values import (
     NoneOr,
     OneOf,
     PartialRef,
+    TritonTarget,
     constant_options,
     contains_unknown,
 )
@@ -167,7 +173,8 @@ def field_from_constructions(ev: Evaluator, cls: nodes.ClassDef, parameter: Para
     sites = remembered(ev, key, lambda: _calls_of(ev, str(cls.name), cls, 0, cls.root()), None)
     if not sites:
         return _NOT_FOUND
-    return _met(ev, sites, parameter)
+    met = _met(ev, sites, parameter)
+    return _NOT_FOUND if isinstance(met, DeviceFromSomeCallers) else met
 
 
 def _may_be_replaced(ev: Evaluator, name: str) -> bool:
@@ -199,17 +206,53 @@ def _replace_arguments(ev: Evaluator) -> tuple[bool, frozenset[str]]:
     return spread, frozenset(words)
 
 
+@dataclass(frozen=True)
+class DeviceFromSomeCallers:
+    """The callers that could be read all pass the device's identity in one form (its
+    capability, SM number or major: `supported(arch)` with `arch = major * 10 + minor`),
+    the others what cannot be read (`c.supported(arch)` in a public method whose own
+    callers are the users'): `value` is what the read ones pass. The parameter is taken
+    to stand for the device the same way everywhere, marked assumed (conventions.py)."""
+
+    value: Any
+
+
 def _met(ev: Evaluator, sites: list[_Site], parameter: Parameter) -> Any:
-    """What `sites` pass for `parameter`, met (see the module's docstring)."""
+    """What `sites` pass for `parameter`, met (see the module's docstring); where some
+    cannot be read and every other passes a value read from the device, what those pass,
+    as a DeviceFromSomeCallers."""
     values: list[Any] = []
+    of_device: list[bool] = []
     for site in sites:
-        values.append(_argument(ev, site, parameter))
+        with ev.tracking() as reads:
+            values.append(_argument(ev, site, parameter))
+        of_device.append(reads.device and _device_form(values[-1]))
         # One caller passing what cannot be read: the search answers nothing, whatever
-        # the others pass (lazy_joins.py).
-        if _unreadable(values[-1]) and unknown_anyway(ev):
+        # the others pass (lazy_joins.py), unless every other passes the device's.
+        if unknown_anyway(ev) and _nothing_found(values, of_device):
             break
     if any(_unreadable(v) for v in values):
-        return _NOT_FOUND
+        if not _all_of_device(values, of_device):
+            return _NOT_FOUND
+        met = _meet([v for v in values if not _unreadable(v)])
+        return _NOT_FOUND if met is UNKNOWN else DeviceFromSomeCallers(met)
+    return _meet(values)
+
+
+def _nothing_found(values: list[Any], of_device: list[bool]) -> bool:
+    """Whether the search answers nothing, whatever the sites not yet read pass: one
+    value cannot be read and another that can is not the device's."""
+    read = [d for v, d in zip(values, of_device, strict=True) if not _unreadable(v)]
+    return len(read) < len(values) and not all(read)
+
+
+def _all_of_device(values: list[Any], of_device: list[bool]) -> bool:
+    """Whether some of `values` can be read and every one that can is the device's."""
+    read = [d for v, d in zip(values, of_device, strict=True) if not _unreadable(v)]
+    return bool(read) and all(read)
+
+
+def _meet(values: list[Any]) -> Any:
     # Callers that leave a None default and callers that pass a value: None or it.
     met = values[0]
     for value in values[1:]:
@@ -220,6 +263,32 @@ def _met(ev: Evaluator, sites: list[_Site], parameter: Parameter) -> Any:
         # MAX_OPTIONS or where they are not all constants, or all references).
         return either(values)
     return met
+
+
+def _device_form(value: Any) -> bool:
+    """A number, a (major, minor) pair or a Triton target: a form the device's identity
+    is passed in (`major * 10 + minor`, the capability), whichever generation it is."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, (int, tuple, TritonTarget))
+
+
+def identifies(value: Any, generation: Generation) -> bool:
+    """Whether `value` gives the device's identity in some form (the capability, its
+    SM number or major, a Triton target; or one of a few options among which it is:
+    `-1 if cap is None else cap.to_int()`), not a setting the device merely decides (a
+    cluster size, whether to use PDL): a caller's value for those is a tuning choice,
+    not another device."""
+    options = value.options if isinstance(value, OneOf) else (value,)
+    forms = {generation.capability, generation.sm_version, generation.capability[0]}
+    for option in options:
+        if isinstance(option, bool):
+            continue
+        if isinstance(option, TritonTarget):
+            return True
+        if isinstance(option, (tuple, int)) and option in forms:
+            return True
+    return False
 
 
 def never_called(ev: Evaluator, func: nodes.FunctionDef) -> bool:

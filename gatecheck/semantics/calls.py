@@ -1,6 +1,7 @@
 """Calls: argument binding, reading a function's body (memoized per arguments),
-functools.partial and caching decorators, device intrinsics, and the naming
-conventions for callees without a body."""
+functools.partial and caching decorators, a call handed to a worker and awaited
+(`pool.submit(f, x).result()`), device intrinsics, and the naming conventions for
+callees without a body."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 
 _CACHE_DECORATORS = {"lru_cache", "cache", "cached", "wraps", "cached_property"}
 _FUNCTOOLS_PARTIAL = {"functools.partial", "partial"}
+# An executor's `submit(fn, *args, **kwargs)` and its future's `result()`.
+_SUBMIT, _RESULT = "submit", "result"
 
 
 def _super(ev: Evaluator, node: nodes.Call, env: Env | None) -> Any:
@@ -62,6 +65,10 @@ def _super(ev: Evaluator, node: nodes.Call, env: Env | None) -> Any:
 
 
 def call_node(ev: Evaluator, node: nodes.Call, env: Env | None, optional: bool = False) -> Any:
+    if isinstance(node.func, nodes.Attribute) and node.func.attrname == _RESULT:
+        deferred = _deferred(ev, node.func.expr, env, optional)
+        if deferred is not NOT_MINE:
+            return deferred
     func = ev.eval(node.func, env)
     if func is UNKNOWN:
         looked = _filled_get(ev, node, env)
@@ -103,6 +110,34 @@ def call_node(ev: Evaluator, node: nodes.Call, env: Env | None, optional: bool =
     args = [_argument(ev, arg, env, local) for arg in node.args]
     kwargs = {str(k.arg): _argument(ev, k.value, env, local) for k in keywords}
     return call(ev, func, args, kwargs, syntax=node.func, optional=optional)
+
+
+def _deferred(ev: Evaluator, future: nodes.NodeNG, env: Env | None, optional: bool) -> Any:
+    """`pool.submit(f, *args, **kw).result()`: a call handed to a worker (a thread or
+    process pool of concurrent.futures, or an executor that copies its `submit`) and
+    awaited is the call, `f(*args, **kw)`: the worker runs the same function on the same
+    device (vLLM's device-properties helper asks a one-process pool when CUDA is not yet
+    initialised). NOT_MINE for any other shape, or where `submit` is a method of the
+    project's own (its body is read as any call's)."""
+    if not (
+        isinstance(future, nodes.Call)
+        and isinstance(future.func, nodes.Attribute)
+        and future.func.attrname == _SUBMIT
+        and future.args
+        and not any(isinstance(a, nodes.Starred) for a in future.args)
+        and not any(k.arg is None for k in future.keywords or ())
+    ):
+        return NOT_MINE
+    submit = ev.eval(future.func, env)
+    if submit is not UNKNOWN and not isinstance(submit, ExternalRef):
+        return NOT_MINE
+    task = ev.eval(future.args[0], env)
+    if not isinstance(task, (FunctionRef, PartialRef, OneOf, ExternalRef)):
+        return NOT_MINE
+    local = env is not None
+    args = [_argument(ev, arg, env, local) for arg in future.args[1:]]
+    kwargs = {str(k.arg): _argument(ev, k.value, env, local) for k in future.keywords or ()}
+    return call(ev, task, args, kwargs, syntax=future.args[0], optional=optional)
 
 
 def _filled_get(ev: Evaluator, node: nodes.Call, env: Env | None) -> Any | None:

@@ -243,6 +243,14 @@ NOOPS = [
     ),
     pytest.param(
         "from pkg.dev import major\n\n"
+        "def _pick(limit):\n    if limit in [100, 110]:\n        return 1\n\n"
+        "def run(n):\n    return _pick(major() * 10) + _pick(n)\n",
+        # Where callers are missing, only a parameter named for the device is taken to be
+        # it: a value some caller computes from the device is not the device.
+        id="a-parameter-not-named-for-the-device-beside-an-unknown-value",
+    ),
+    pytest.param(
+        "from pkg.dev import major\n\n"
         "def _pick(arch):\n    if arch in [100, 110]:\n        return 1\n\n"
         "def run(n, m):\n    return _pick(n) + _pick(m) + _pick(major() * 10) + _pick(7)\n",
         # In any order: the device's beside a constant, after two unknown ones.

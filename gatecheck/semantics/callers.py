@@ -9,7 +9,8 @@ must resolve to the function (an unresolved `x.name(...)` may be a caller), pass
 parameter plainly (no `*args`/`**kwargs`), and give a known value. Otherwise the search
 answers nothing and the naming convention (conventions.py) is asked, marked assumed;
 but where the callers that can be read all pass a value read from the device (a number
-or a pair: `arch = major * 10 + minor`) and the rest cannot be read (a public method
+or a pair: `arch = major * 10 + minor`) to a parameter named for it and the rest cannot
+be read (a public method
 passing its own parameter on, whose callers are the package's users), the parameter is
 taken to be what those pass, marked assumed too (DeviceFromSomeCallers).
 
@@ -158,7 +159,12 @@ def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argume
     sites = [site for site in sites if not _passes_itself_on(site, func, node)]
     if not sites:
         return _NOT_FOUND
-    return _met(ev, sites, _parameter(func, node))
+    met = _met(ev, sites, _parameter(func, node))
+    if isinstance(met, DeviceFromSomeCallers) and func.name == "__init__":
+        # An object built with arch values the project does not pass (an override
+        # context, a test double) stands for other hardware: not read as the device's.
+        return _NOT_FOUND
+    return met
 
 
 def field_from_constructions(ev: Evaluator, cls: nodes.ClassDef, parameter: Parameter) -> Any:
@@ -223,16 +229,32 @@ def _met(ev: Evaluator, sites: list[_Site], parameter: Parameter) -> Any:
     as a DeviceFromSomeCallers."""
     values: list[Any] = []
     of_device: list[bool] = []
+    # Only a parameter named for the device may be taken to be it where callers are
+    # missing (the value of `def check(value)` some caller computes from the device's
+    # SM count is not the device).
+    named = _DEVICE_WORDS.search(parameter.name.lower()) is not None
+    # An unreadable value met at a cycle's cut (or the depth bound) may be readable from
+    # another start: it leaves the search answering nothing, as before, whatever was
+    # evaluated first (reads.py).
+    cut = False
     for site in sites:
-        with ev.tracking() as reads:
+        if named:
+            with ev.tracking() as reads:
+                values.append(_argument(ev, site, parameter))
+            of_device.append(reads.device and _device_form(values[-1]))
+            if _unreadable(values[-1]) and (reads.cuts or reads.cycle or reads.deep):
+                cut = True
+        else:
             values.append(_argument(ev, site, parameter))
-        of_device.append(reads.device and _device_form(values[-1]))
+            of_device.append(False)
         # One caller passing what cannot be read: the search answers nothing, whatever
         # the others pass (lazy_joins.py), unless every other passes the device's.
-        if unknown_anyway(ev) and _nothing_found(values, of_device):
+        if unknown_anyway(ev) and (
+            cut or (_nothing_found(values, of_device) if named else _unreadable(values[-1]))
+        ):
             break
     if any(_unreadable(v) for v in values):
-        if not _all_of_device(values, of_device):
+        if cut or not _all_of_device(values, of_device):
             return _NOT_FOUND
         met = _meet([v for v in values if not _unreadable(v)])
         return _NOT_FOUND if met is UNKNOWN else DeviceFromSomeCallers(met)

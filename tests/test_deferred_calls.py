@@ -32,8 +32,12 @@ def by_keyword():
 BLACKWELL_DC = frozenset({"sm100", "sm103"})
 
 CASES = [
-    pytest.param(PROPS, "props(0, ('major',))[0] == 10", BLACKWELL_DC, id="recursion-through-a-pool"),
-    pytest.param(PROPS, "major() >= 12", frozenset({"sm120", "sm121"}), id="an-intrinsic-submitted"),
+    pytest.param(
+        PROPS, "props(0, ('major',))[0] == 10", BLACKWELL_DC, id="recursion-through-a-pool"
+    ),
+    pytest.param(
+        PROPS, "major() >= 12", frozenset({"sm120", "sm121"}), id="an-intrinsic-submitted"
+    ),
     pytest.param(PROPS, "by_keyword() == 10", BLACKWELL_DC, id="keyword-arguments-and-a-timeout"),
 ]
 
@@ -48,8 +52,7 @@ def test_submitted_call_is_the_call(
 # Each refusal leaves the condition unknown on every generation (no gate), with its reason.
 NOOPS = [
     pytest.param(
-        PROPS
-        + "\nclass Queue:\n    def submit(self, fn, *args):\n        return Handle()\n\n"
+        PROPS + "\nclass Queue:\n    def submit(self, fn, *args):\n        return Handle()\n\n"
         "class Handle:\n    def result(self):\n        return None\n\n"
         "def queued():\n    return Queue().submit(torch.cuda.get_device_capability).result()\n",
         "queued() == (10, 0)",

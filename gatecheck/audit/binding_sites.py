@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from gatecheck.audit.conditions import module_path
+from gatecheck.audit.conditions import SlotKind, key_found, module_path
 from gatecheck.audit.report import CallSite
 from gatecheck.gates.model import qualname_of
 from gatecheck.semantics import callers, resolve
@@ -71,6 +71,8 @@ def binding_sites(
                 for gen in generations
             }
             admission = semantics.admission(gate.condition, env_for=env_for)
+            if gate.kind is SlotKind.LOOKUP:
+                admission = key_found(admission, semantics.registry.all_names())
             found.append(_site(call, admission.can_be_true))
     # Calls that all give the row's set tell nothing apart (the parameter decides nothing
     # the generation does, or every caller passes alike): none is reported.

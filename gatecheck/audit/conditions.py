@@ -5,6 +5,7 @@ audit/hops.py's job.)"""
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import itertools
 import re
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astroid import nodes
+from astroid.const import Context
 
 from gatecheck.audit.prefilter import has_predicate_prefix, is_predicate_name
 from gatecheck.containment import bound_hit
@@ -32,6 +34,7 @@ _SLOT_OWNERS = (
     nodes.AnnAssign,
     nodes.Comprehension,
     nodes.Call,
+    nodes.Subscript,
 )
 # Test markers whose first argument is a condition: skip when true / run only when true.
 _SKIP_WHEN_TRUE = frozenset({"skipif", "skipIf", "xfail"})
@@ -47,6 +50,9 @@ class SlotKind(enum.Enum):
     ASSIGN = "assign"
     COMPREHENSION = "comprehension"
     ARGUMENT = "argument"  # a condition passed to a call (`pytest.mark.skipif(cond)`)
+    # A table looked up by the device (`{"90a": f, "100a": g}[get_device_arch()]`): the
+    # generations whose key is there (a missing one raises KeyError: table_lookup).
+    LOOKUP = "lookup"
     # Kernel declarations (gatecheck/audit/declarations.py): what a kernel is declared
     # supported on or built for, read from a list rather than from a condition.
     DECORATOR = "decorator"  # `@supported_compute_capability([100, 103])`
@@ -56,6 +62,11 @@ class SlotKind(enum.Enum):
     @property
     def is_declaration(self) -> bool:
         return self in (SlotKind.DECORATOR, SlotKind.BUILD, SlotKind.MINIMUM)
+
+    @property
+    def when(self) -> str:
+        """When the slot's condition lets the code through, as reports say it."""
+        return "where its key is found" if self is SlotKind.LOOKUP else "when true"
 
 
 class Role(enum.Enum):
@@ -219,9 +230,24 @@ def outermost_slots(
 ) -> list[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]]:
     """The condition slots of `module` not nested in another one's condition; `walked`:
     its module_nodes, when the caller has them."""
-    slots = list(_slots(module, walked))
+    slots = _first_per_node(_slots(module, walked))
     conditions = {id(condition) for condition, _, _ in slots}
     return [slot for slot in slots if not _nested_in(slot[0], conditions)]
+
+
+def _first_per_node(
+    slots: Iterator[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]],
+) -> list[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]]:
+    """One slot per condition node, the first found: a predicate's `return
+    TABLE[arch]` is its answer (a RETURN slot, found at the statement, before the lookup
+    inside it)."""
+    seen: set[int] = set()
+    kept: list[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]] = []
+    for slot in slots:
+        if id(slot[0]) not in seen:
+            seen.add(id(slot[0]))
+            kept.append(slot)
+    return kept
 
 
 def _slots(
@@ -240,6 +266,9 @@ def _slots(
         elif isinstance(node, nodes.Call):
             for argument in condition_arguments(node):
                 yield argument, statement_of(node), SlotKind.ARGUMENT
+        elif isinstance(node, nodes.Subscript):
+            if table_lookup(node):
+                yield node, statement_of(node), SlotKind.LOOKUP
         elif (
             _is_bool_expression(node.value)
             or _is_truth_call(node.value)
@@ -248,6 +277,89 @@ def _slots(
         ):
             kind = SlotKind.RETURN if isinstance(node, nodes.Return) else SlotKind.ASSIGN
             yield node.value, node, kind
+
+
+def table_lookup(node: nodes.Subscript) -> bool:
+    """A dict of constant keys looked up by a value that is not a constant, where a
+    missing key raises (no `try` around it): written out (`{"90a": True, "100a":
+    False}[get_device_arch()]`) or a module's own dict bound once (`_FLAGS[arch]`).
+    Whether the key depends on the device is the evaluation's to say; where it does,
+    the generations whose key is there are the ones the code goes on for (key_found)."""
+    if isinstance(node.slice, (nodes.Const, nodes.Slice)) or node.ctx is not Context.Load:
+        return False
+    table = node.value
+    if isinstance(table, nodes.Name):
+        if _membership_tested(node, table.name):
+            return False  # `if cap in SIZES: ... SIZES[cap]`: the test is the gate
+        table = _module_dict(table)
+    if not (
+        isinstance(table, nodes.Dict)
+        and table.items
+        and all(_constant_key(key) for key, _ in table.items)
+    ):
+        return False
+    return not _inside_try(node)
+
+
+def _membership_tested(node: nodes.NodeNG, table: str) -> bool:
+    """Whether the function (or module) around `node` tests a key's membership in
+    `table` (`if cap not in KERNELS: return None`): that test decides, the lookup past
+    it does not raise."""
+    for compare in function_scope(node).nodes_of_class(nodes.Compare):
+        for op, right in compare.ops:
+            if op in ("in", "not in") and isinstance(right, nodes.Name) and right.name == table:
+                return True
+    return False
+
+
+def _constant_key(key: nodes.NodeNG) -> bool:
+    if isinstance(key, nodes.Const):
+        return True
+    return isinstance(key, nodes.Tuple) and all(isinstance(e, nodes.Const) for e in key.elts)
+
+
+def _module_dict(name: nodes.Name) -> nodes.NodeNG | None:
+    """The dict a module binds `name` to once (`_FLAGS = {...}`), when no function or
+    class around the use binds the name too."""
+    scope = name.scope()
+    while not isinstance(scope, nodes.Module):
+        if name.name in scope.locals:
+            return None
+        scope = scope.parent.scope() if scope.parent is not None else scope.root()
+    bound = scope.locals.get(name.name, [])
+    if len(bound) != 1 or not isinstance(bound[0], nodes.AssignName):
+        return None
+    assign = bound[0].parent
+    if not isinstance(assign, nodes.Assign) or assign.parent is not scope:
+        return None
+    return assign.value if len(assign.targets) == 1 else None
+
+
+def _inside_try(node: nodes.NodeNG) -> bool:
+    """In the body of a `try` with handlers, in its function: a missing key may be
+    what the handler is for (`except KeyError: fallback`)."""
+    parent = node.parent
+    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.Module)):
+        in_body = isinstance(parent, nodes.Try) and any(n is node for n in parent.body)
+        if in_body and parent.handlers:
+            return True
+        node, parent = parent, parent.parent
+    return False
+
+
+def key_found(admission: Admission, everything: frozenset[str]) -> Admission:
+    """A table lookup's admission (SlotKind.LOOKUP): true where a key may be found (the
+    value read, whatever its truth), false where the lookup raises or its key is not
+    known (the truth unknown)."""
+    found = admission.can_be_true | admission.can_be_false
+    unknown = admission.can_be_true & admission.can_be_false
+    return dataclasses.replace(
+        admission,
+        can_be_true=found,
+        can_be_false=(everything - found) | unknown,
+        free_true_sets=(),
+        receivers=(),
+    )
 
 
 def condition_arguments(call: nodes.Call) -> list[nodes.NodeNG]:
@@ -410,6 +522,11 @@ def classify_condition(
     vendor_gens: frozenset[str],
 ) -> ArchCondition | None:
     admission = semantics.admission(condition)
+    if kind is SlotKind.LOOKUP:
+        everything = semantics.registry.all_names()
+        if not everything - (admission.can_be_true | admission.can_be_false):
+            return None  # raises on no generation: its key is there wherever it is known
+        admission = key_found(admission, everything)
     if not varies(admission, semantics.registry.all_names()):
         if admission.bounds:
             path = module_path(module)
@@ -437,7 +554,7 @@ def classify_condition(
     else:
         role = Role.VENDOR
     terms: tuple[nodes.NodeNG, ...] = ()
-    if role is Role.GATE:
+    if role is Role.GATE and kind is not SlotKind.LOOKUP:
         terms = tuple(a for a in operands(condition) if varies(semantics.admission(a), deciding))
     path = module_path(module)
     return ArchCondition(
@@ -482,6 +599,8 @@ def feature_side(
     fallback()`): then the feature is where it can be false. A value assigned to any
     other name enables where it can be true."""
     true_side, false_side = admission.can_be_true, admission.can_be_false
+    if kind is SlotKind.LOOKUP:
+        return Polarity.ENABLES, true_side  # on where the key is found
     marker = _marker_of(condition) if kind is SlotKind.ARGUMENT else ""
     if marker in _SKIP_WHEN_TRUE:
         return Polarity.DISABLES, false_side

@@ -226,7 +226,7 @@ def _kind_note(gate: AuditedGate, report: AuditReport, polarity: str) -> str:
     if is_declaration(gate):  # a kernel declaration: what it is built for, said as such
         note = declaration_note(gate, report.generation)
         return f"kernel declaration ({gate.found.kind.value}): {html.escape(note)}"
-    return f"{gate.found.kind.value} gate, {polarity} when true"
+    return f"{gate.found.kind.value} gate, {polarity} {gate.found.kind.when}"
 
 
 def _row(index: int, gate: AuditedGate, report: AuditReport, links: _Links) -> str:

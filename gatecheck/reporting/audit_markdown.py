@@ -66,7 +66,8 @@ def render_audit_markdown(report: AuditReport, base: Path | None = None) -> str:
         for gate in gaps:
             lines.append(
                 f"- {code(_place(gate, base))} ({code(gate.feature)}, "
-                f"{gate.found.kind.value} gate that {polarity_of(gate)} the feature when true): "
+                f"{gate.found.kind.value} gate that {polarity_of(gate)} the feature "
+                f"{gate.found.kind.when}): "
                 f"{code(gate.condition)}"
             )
             lines += [f"  - {inline(reason)}" for reason in gate.reasons]

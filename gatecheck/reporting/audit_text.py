@@ -155,7 +155,8 @@ def render_gap_details(
         )
     )
     polarity = polarity_of(gate)
-    console.print(Text(f"  {gate.found.kind.value} gate, {polarity} the feature when true"))
+    kind = gate.found.kind
+    console.print(Text(f"  {kind.value} gate, {polarity} the feature {kind.when}"))
     for reason in gate.reasons:
         console.print(Text(f"  - {printable(reason)}"))
     for assumption in sorted(gate.found.admission.assumed):

@@ -1,0 +1,143 @@
+"""A dict of constant keys looked up by the device (`{"90a": f, "100a": g}[arch]`, a
+module's `_FLAGS[arch]`) is a gate: a missing key raises KeyError, so the code goes on
+only where the key is there (audit/conditions.py: table_lookup, key_found; a row of kind
+LOOKUP). FlashInfer's DeepGEMM wrappers choose their kernels so: sm103 was added to
+three such tables in one release."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from gatecheck.audit import run_audit
+from gatecheck.audit.conditions import SlotKind
+from gatecheck.config.loader import load_ruleset
+
+MakeTree = Callable[[Mapping[str, str]], Path]
+
+ARCH = """\
+import functools
+import torch
+
+
+def get_device_arch():
+    major, minor = torch.cuda.get_device_capability()
+    return f"{major * 10 + minor}{'a' if major >= 9 else ''}"
+
+
+def kernel(*args):
+    return args
+"""
+FIRST = ARCH.count("\n") + 1  # the snippet's first line in mod.py
+
+SM90_SM100 = ("gfx90a", "sm100", "sm90")
+
+
+def rows(
+    make_tree: MakeTree, snippet: str, generation: str
+) -> list[tuple[int, tuple[str, ...], str]]:
+    """(line in the snippet from 0, admitted, class) of mod.py's gates."""
+    root = make_tree({"pkg/__init__.py": "", "pkg/mod.py": ARCH + snippet})
+    report = run_audit([root], load_ruleset([]), generation)
+    return sorted(
+        (g.found.line - FIRST, tuple(sorted(g.admits)), g.gate_class.value)
+        for g in report.gates
+        if g.found.line >= FIRST
+    )
+
+
+CASES = [
+    pytest.param(
+        "def k_major():\n    return {'90a': True, '100a': False}[get_device_arch()]\n",
+        "sm103",
+        # The values' truth is not the gate's: both keys go on, the others raise.
+        [(1, SM90_SM100, "likely-gap")],
+        id="a-table-written-out-returned",
+    ),
+    pytest.param(
+        "_FLAGS = {'90a': ['-arch=sm_90a'], '100a': ['-arch=sm_100a']}\n\n"
+        "def flags():\n    return _FLAGS[get_device_arch()]\n",
+        "sm120",
+        [(3, SM90_SM100, "likely-gap")],
+        id="a-module-table",
+    ),
+    pytest.param(
+        "def run(a):\n    impl = {'100a': functools.partial(kernel, 1)}[get_device_arch()]\n"
+        "    return impl(a)\n",
+        "sm103",
+        [(1, ("sm100",), "likely-gap")],
+        id="a-kernel-chosen-by-key",
+    ),
+    pytest.param(
+        "ROUTES = {'sm_100a': {'fwd': 1}, 'sm_103a': {'fwd': 2}}\n\n"
+        "def route(role):\n    return ROUTES['sm_' + get_device_arch()][role]\n",
+        "sm120",
+        [(3, ("sm100", "sm103"), "probably-deliberate")],
+        id="a-table-of-tables",
+    ),
+    pytest.param(
+        "def is_k_major():\n    return {'90a': True, '100a': False}[get_device_arch()]\n",
+        "sm120",
+        # A predicate's answer is its return, read as before: the value's truth
+        # (true on sm90 only), not where the key is found.
+        [(1, ("gfx90a", "sm90"), "probably-deliberate")],
+        id="a-predicates-return-is-its-answer",
+    ),
+]
+
+
+@pytest.mark.parametrize(("snippet", "generation", "expected"), CASES)
+def test_table_lookup_is_a_gate(
+    make_tree: MakeTree,
+    snippet: str,
+    generation: str,
+    expected: list[tuple[int, tuple[str, ...], str]],
+) -> None:
+    assert rows(make_tree, snippet, generation) == expected
+
+
+# Each refusal: not a row, with why.
+NOOPS = [
+    pytest.param(
+        "def flags():\n    try:\n        return {'90a': 1, '100a': 2}[get_device_arch()]\n"
+        "    except KeyError:\n        return 0\n",
+        id="a-missing-key-handled",  # the handler is what a missing key is for
+    ),
+    pytest.param(
+        "def tile():\n    return {'90a': 64, '100a': 128}.get(get_device_arch(), 32)\n",
+        id="get-with-a-default",  # no KeyError: a tuning value
+    ),
+    pytest.param(
+        "def tile():\n    return {'90a': 64, '100a': 128}['90a']\n",
+        id="a-constant-key",
+    ),
+    pytest.param(
+        "TABLE = {'90a': 64, '100a': 128}\n\n"
+        "def tile():\n    return TABLE[get_device_arch()]\n\n"
+        "def register(arch, v):\n    TABLE[arch] = v\n",
+        id="a-table-changed-elsewhere",  # its keys are not known
+    ),
+    pytest.param(
+        "KERNELS = {'90a': 'fused_sm90', '100a': 'fused_sm100'}\n\n"
+        "def kernel():\n    arch = get_device_arch()\n    if arch not in KERNELS:\n"
+        "        return None\n    return KERNELS[arch]\n",
+        id="a-lookup-past-its-membership-test",  # the test is the gate (its own row)
+    ),
+    pytest.param(
+        "def tile(n):\n    return {1: 64, 2: 128}[n]\n",
+        id="a-key-the-device-does-not-decide",
+    ),
+    pytest.param(
+        "def tile():\n    sizes = [64, 128]\n    return sizes[torch.cuda.get_device_capability()[0] - 9]\n",
+        id="a-list-indexed",  # only dicts: an index past the end is not a missing key
+    ),
+]
+
+
+@pytest.mark.parametrize("snippet", NOOPS)
+def test_other_lookups_are_no_gate(make_tree: MakeTree, snippet: str) -> None:
+    root = make_tree({"pkg/__init__.py": "", "pkg/mod.py": ARCH + snippet})
+    report = run_audit([root], load_ruleset([]), "sm120")
+    assert [g for g in report.gates if g.found.kind is SlotKind.LOOKUP] == []

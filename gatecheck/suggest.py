@@ -36,8 +36,11 @@ class SuggestedFeature:
 def suggest_features(report: AuditReport, ruleset: RuleSet) -> list[SuggestedFeature]:
     known = {f.id: f for f in ruleset.features}
     taken: set[str] = set()
+    # A device predicate's own test is no feature: its uses are (each names its own).
     return [
-        _suggest(label, gates, report, known.get(label), taken) for label, gates in report.groups()
+        _suggest(label, used, report, known.get(label), taken)
+        for label, gates in report.groups()
+        if (used := [g for g in gates if not g.found.definition])
     ]
 
 

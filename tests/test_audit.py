@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gatecheck.audit import AuditReport, GateClass, run_audit
+from gatecheck.audit import AuditedGate, AuditReport, GateClass, run_audit
 from gatecheck.audit.prefilter import ARCH_IDIOM, is_predicate_name, mentions_arch
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import RuleSet
@@ -68,6 +68,11 @@ def verdicts(report: AuditReport) -> list[tuple[int, str]]:
     return sorted(
         (g.found.line, g.gate_class.value) for g in report.gates if g.path.name == "mod.py"
     )
+
+
+def mod_gates(report: AuditReport) -> tuple[AuditedGate, ...]:
+    """The gates in mod.py (utils.py's predicates' own tests are rows too)."""
+    return tuple(g for g in report.gates if g.path.name == "mod.py")
 
 
 @pytest.fixture
@@ -175,7 +180,7 @@ def test_classification(make_tree: MakeTree, source: str, expected: list[tuple[i
 
 def test_vendor_gates_are_counted_not_reported(make_tree: MakeTree) -> None:
     report = audit(make_tree, "if is_hip():\n    x = 1\nif not is_hip():\n    x = 2\n")
-    assert report.gates == ()
+    assert mod_gates(report) == ()
     assert report.vendor_gates == 2
 
 
@@ -208,7 +213,7 @@ def test_call_site_of_a_gate_function_is_a_hop_of_its_gate(make_tree: MakeTree) 
         """,
     )
     assert verdicts(report) == [(4, "likely-gap")]
-    (gate,) = report.gates
+    (gate,) = mod_gates(report)
     assert [(s.line, s.qualname) for s in gate.call_sites] == [(8, "pkg.mod.forward")]
     assert [h.line for h in report.hops] == [8]
 
@@ -231,8 +236,9 @@ def test_call_site_mixing_a_gate_function_and_a_predicate_is_a_gate(make_tree: M
 
 
 def test_device_predicate_call_sites_are_gates_not_hops(make_tree: MakeTree) -> None:
-    # is_sm9x_or_10x is named like a device predicate: its body is vocabulary (not
-    # reported), each call site is a decision (reported).
+    # is_sm9x_or_10x is named like a device predicate: each call site is a decision
+    # (reported), and so is its own test (where a fix of the predicate goes), marked as
+    # its definition; not a hop.
     report = audit(
         make_tree,
         """\
@@ -246,8 +252,10 @@ def test_device_predicate_call_sites_are_gates_not_hops(make_tree: MakeTree) -> 
             other = 'tma'
         """,
     )
-    assert verdicts(report) == [(7, "likely-gap"), (9, "likely-gap")]
-    assert report.predicate_definitions == 5  # this one and the four bodies in utils.py
+    assert verdicts(report) == [(4, "likely-gap"), (7, "likely-gap"), (9, "likely-gap")]
+    assert [g.found.line for g in mod_gates(report) if g.found.definition] == [4]
+    # Listed: this one and the four bodies in utils.py; is_hip's tells only vendors apart.
+    assert report.predicate_definitions == 1
     assert report.hops == ()
 
 
@@ -303,7 +311,7 @@ def test_a_hop_carries_its_own_admitted_set(make_tree: MakeTree, negated: bool) 
             kernel = 'fast'
         """,
     )
-    (gate,), (hop,) = report.gates, report.hops
+    (gate,), (hop,) = mod_gates(report), report.hops
     gates_set = gate.found.admission.can_be_true
     assert hop.admitted == (report.registry.all_names() - gates_set if negated else gates_set)
     data = json.loads(render_audit_json(report))
@@ -335,7 +343,7 @@ def test_nested_condition_is_part_of_the_outermost_one(make_tree: MakeTree) -> N
 def test_generation_predicate_at_hand_but_unused_makes_a_likely_gap(make_tree: MakeTree) -> None:
     source = "if is_sm100_supported():\n    kernel = 'tcgen05'\n"
     report = audit(make_tree, source + "# is_sm120_supported is imported, never called\n")
-    (gate,) = report.gates
+    (gate,) = mod_gates(report)
     assert gate.gate_class is GateClass.LIKELY_GAP
     assert any("'is_sm120_supported'" in r and "never used" in r for r in gate.reasons)
 
@@ -390,7 +398,7 @@ def test_rules_exclude_is_the_decision_ledger(make_tree: MakeTree, tmp_path: Pat
                 self.enable_fused_moe = True
     """
     report = audit(make_tree, source, ruleset=load_ruleset([rules]))
-    (gate,) = report.gates
+    (gate,) = mod_gates(report)
     assert gate.gate_class is GateClass.DECIDED
     assert gate.feature == "fused-moe"
     assert gate.reasons == ("rules exclude sm120 from 'fused-moe': no tcgen05 on SM120",)
@@ -402,7 +410,7 @@ def test_inline_suppression_is_a_decision(make_tree: MakeTree) -> None:
     if is_sm90_supported() or is_sm100_supported():
         kernel = 'fast'
     """
-    (gate,) = audit(make_tree, source).gates
+    (gate,) = mod_gates(audit(make_tree, source))
     assert gate.gate_class is GateClass.DECIDED
     assert gate.reasons == ("suppressed inline (line 3): sm120 has no TMA multicast",)
 
@@ -438,7 +446,7 @@ FEATURE_CASES = [
 
 @pytest.mark.parametrize(("source", "expected"), FEATURE_CASES)
 def test_feature_names(make_tree: MakeTree, source: str, expected: tuple[str, str]) -> None:
-    (gate,) = audit(make_tree, source).gates
+    (gate,) = mod_gates(audit(make_tree, source))
     assert (gate.feature, gate.feature_source) == expected
 
 
@@ -458,7 +466,7 @@ def test_likely_gaps_come_first_and_features_stay_together(make_tree: MakeTree) 
                 return 3
         """,
     )
-    order = [(g.feature, g.gate_class.value) for g in report.gates]
+    order = [(g.feature, g.gate_class.value) for g in mod_gates(report)]
     assert order == [
         ("pkg.mod.b", "likely-gap"),
         ("pkg.mod.a", "probably-deliberate"),
@@ -563,7 +571,7 @@ def test_predicate_named_attribute_is_a_row_and_its_readers_are_hops(make_tree: 
         """,
     )
     assert verdicts(report) == [(5, "likely-gap")]
-    (gate,) = report.gates
+    (gate,) = mod_gates(report)
     assert sorted(s.line for s in gate.call_sites) == [8, 12]
 
 

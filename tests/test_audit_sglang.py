@@ -185,6 +185,11 @@ def test_likely_gaps_checked_by_hand(sglang: tuple[Path, AuditReport, float]) ->
             # backend default: a name picked is a path, not a message (classify.
             # _message_or_number); a family-sibling gate in a module that tests sm120.
             "sglang/srt/server_args.py:2309",
+            # The multimodal platform's own `def is_blackwell(cls): return
+            # torch.cuda.get_device_capability()[0] == 10`: a device predicate's definition
+            # is a row of its own (audit/run.py), named for the family and leaving sm120
+            # out; cuda.py:332 above is its use.
+            "sglang/multimodal_gen/runtime/platforms/interface.py:136",
         ]
     )
 
@@ -193,7 +198,7 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     _, report, seconds = sglang
     counts = {c.value: n for c, n in report.counts().items()}
     assert counts == {
-        "likely-gap": 49,  # listed one by one above
+        "likely-gap": 50,  # listed one by one above
         # 50 = single-generation gates (server_args' `is_sm100_supported()` /
         # `is_sm90_supported()` / `is_hopper_with_cuda_12_3()` backend picks: sm120's
         # predicate is used elsewhere in that module, so they stay deliberate; sm90-only
@@ -228,7 +233,9 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # `any(gfx in gcn_arch ...)`): another vendor's gates, no longer vendor gates
         # (conditions.other_vendor_told_apart); - server_args.py:2309 (a likely gap above,
         # was "only picks a message") and cuda.py:318 (behind a likely gap, above).
-        "probably-deliberate": 83,
+        # 84: + the multimodal platform's `def is_hopper(cls)` body, `== (9, 0)` (a device
+        # predicate's definition, now a row: a single-generation gate).
+        "probably-deliberate": 84,
         "decided": 0,  # no rules, no `# gatecheck: ignore` comments in sglang
         # 56: `is_blackwell()` (majors 10, 11, 12), `major >= 9` / `>= 8` cut-offs, and
         # `if sm_version < 90: return False` exits (the feature is where it is false);
@@ -276,7 +283,12 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # passed as an argument (a device predicate's answer, conditions.
         # condition_arguments; sm90 up); deepseek_v2.py:1727 and :2876, which tell AMD
         # generations apart and let every NVIDIA one through.
-        "admits": 104,
+        # 107: + jit_kernel/flash_attention/cute/utils.py:145 `const_expr(arch < 90 or
+        # ...)`, `arch` what its callers read pass (the device's SM number) where one
+        # cannot be read (callers.DeviceFromSomeCallers); + two predicates' own tests,
+        # jit_kernel/utils.py:183 `is_arch_support_pdl` (`>= 9`) and the multimodal
+        # platform's `is_sm120` (`== 12`).
+        "admits": 107,
     }
     # `_is_hip`, `_is_cuda`, `_use_aiter` checks tell vendors apart, not generations;
     # 2 of them are multimodal_gen's `current_platform.is_cuda()` (gpu_worker.py:471,
@@ -360,7 +372,10 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # 22: + four `_is_gfx95_supported = is_gfx95_supported()` aliases (communicator.py,
     # tilelang_kernel.py, bailing_moe_linear.py, deepseek_common/utils.py): answers kept
     # under a switch's name (conditions.kept_answer), a predicate's name: definitions.
-    assert report.predicate_definitions == 22
+    # 18: - the four predicates' own tests now listed as rows (the multimodal platform's
+    # is_blackwell, is_hopper and is_sm120, jit_kernel's is_arch_support_pdl); the others
+    # are aliases or tell only vendors apart.
+    assert report.predicate_definitions == 18
     # The 163 files that spell an arch idiom, and 11 that spell a name found to carry the
     # device (ENABLE_JIT_DEEPGEMM among them, and cumsum.py's `check_shared_mem`;
     # `should_allreduce_fusion` is a local of the model files, reached through the

@@ -166,14 +166,15 @@ PARAMETER_CASES = [
         [(1, "admits")],
         id="parameter-named-like-a-capability",
     ),
-    # The device read in the predicate's own body: vocabulary, each call site decides.
+    # The device read in the predicate's own body: each call site decides, and the body
+    # is listed as the predicate's definition.
     pytest.param(
         "def is_hopper_supported():\n"
         "    return torch.cuda.get_device_capability()[0] == 9\n"
         "\n"
         "if is_hopper_supported():\n"
         "    kernel = 'wgmma'\n",
-        [(3, "probably-deliberate")],
+        [(1, "probably-deliberate"), (3, "probably-deliberate")],
         id="predicate-reading-the-device-itself",
     ),
 ]

@@ -412,9 +412,15 @@ class Classifier:
             if any(gen.same_line(self.registry.get(g)) for g in named):
                 continue
             shown = ", ".join(self.registry.ordered(frozenset(named)))
+            admitted = ", ".join(self.registry.ordered(inside))
+            if found.role is Role.PREDICATE and part == found.qualname.rsplit(".", 1)[-1]:
+                return (
+                    f"a device predicate named for {shown} ('{part}'): it admits only "
+                    f"{admitted}, as its name says"
+                )
             return (
                 f"a kernel named for {shown} ('{part}'): it admits only "
-                f"{', '.join(self.registry.ordered(inside))}; {gen.name} has its own path"
+                f"{admitted}; {gen.name} has its own path"
             )
         return None
 
@@ -658,7 +664,11 @@ class Classifier:
 
     def _generation_predicate(self, found: ArchCondition) -> tuple[ScopePredicate, bool] | None:
         """This generation's own predicate, if the module has one at hand, and whether the
-        module uses it anywhere (unused, it is the "defined but forgotten" evidence)."""
+        module uses it anywhere (unused, it is the "defined but forgotten" evidence).
+        None for a device predicate's own test: the module that defines predicates holds
+        each generation's, for other modules to use."""
+        if found.role is Role.PREDICATE:
+            return None
         module = found.condition.root()
         if not isinstance(module, nodes.Module):
             return None
@@ -787,6 +797,8 @@ class Classifier:
         named = [(call_name(t), self.semantics.admission(t).can_be_true) for t in found.arch_terms]
         if found.kind is SlotKind.ASSIGN:
             named += [(n, found.admission.can_be_true) for n in assigned_names(found.statement)]
+        if found.role is Role.PREDICATE:  # a predicate's own test: its name's promise
+            named.append((found.qualname.rsplit(".", 1)[-1], found.admission.can_be_true))
         for name, admits in named:
             if family not in name.lower():
                 continue

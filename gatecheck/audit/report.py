@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gatecheck.audit.conditions import ArchCondition, SlotKind
+from gatecheck.audit.conditions import ArchCondition, Role, SlotKind
 from gatecheck.config.model import Registry
 from gatecheck.findings import Position
 from gatecheck.gates.model import Polarity
@@ -68,6 +68,9 @@ class GateSite:
     admits: frozenset[str]
     condition: str  # its source, whitespace collapsed
     end_line: int = 0  # the condition's last line (it may span several)
+    # The test of a device predicate's own body (`def is_blackwell(): return major ==
+    # 10`), whose uses are rows of their own.
+    definition: bool = False
 
     @classmethod
     def of(cls, found: ArchCondition) -> GateSite:
@@ -83,6 +86,7 @@ class GateSite:
             found.admits,
             text,
             int(found.condition.end_lineno or found.line),
+            found.role is Role.PREDICATE,
         )
 
 

@@ -23,6 +23,7 @@ from gatecheck.audit.conditions import (
     SlotKind,
     assigned_names,
     classify_condition,
+    function_scope,
     module_nodes,
     module_path,
     operands,
@@ -31,7 +32,7 @@ from gatecheck.audit.conditions import (
 )
 from gatecheck.audit.declarations import declared_conditions
 from gatecheck.audit.hops import HopSources
-from gatecheck.audit.prefilter import mentions_arch
+from gatecheck.audit.prefilter import is_predicate_name, mentions_arch
 from gatecheck.audit.report import (
     AuditedGate,
     AuditReport,
@@ -480,7 +481,18 @@ def _run_audit(
         called = tuple(_call_site(h) for h in passing) + binding_sites(semantics, c, passing)
         return classifier.classify(c, called)
 
-    gate_conditions = [c for c in conditions if c.role is Role.GATE]
+    # A device predicate's own test is listed too, where it tells the vendor's generations
+    # apart in a function's body: that is where a fix goes (`def is_blackwell(): return
+    # major == 10`); each use stays a row of its own.
+    vendor_gens = registry.vendor_names(vendor)
+    definitions = {
+        id(c): _with_terms(c, semantics, vendor_gens)
+        for c in conditions
+        if c.role is Role.PREDICATE and _listed_definition(c, vendor_gens)
+    }
+    gate_conditions = [
+        definitions.get(id(c), c) for c in conditions if c.role is Role.GATE or id(c) in definitions
+    ]
     classes = _classified(project, semantics, gate_conditions, classified, jobs)
     gates = [gate for gate in classes if gate is not None]
     catalog = KernelCatalog(registry, kernel_sources, project.roots)
@@ -496,7 +508,9 @@ def _run_audit(
         registry,
         hops=tuple(_call_site(h) for h in hops),
         vendor_gates=sum(1 for c in conditions if c.role is Role.VENDOR),
-        predicate_definitions=sum(1 for c in conditions if c.role is Role.PREDICATE),
+        predicate_definitions=sum(
+            1 for c in conditions if c.role is Role.PREDICATE and id(c) not in definitions
+        ),
         files=len(project.files),
         scanned=len(modules),
         kernels=kernels,
@@ -564,6 +578,44 @@ def _classify_share(
             gate = classify(conditions[index])
             out[index] = workers.ClassOutcome(gate, _added(project, before))
     return _share(project, semantics, tried, out)
+
+
+def _listed_definition(condition: ArchCondition, vendor_gens: frozenset[str]) -> bool:
+    """A test in the body of a function named as a device predicate (not an alias of
+    other predicates' answers, in a module or a function: `_is_sm100 = _is_cuda and
+    is_sm100_supported()`), telling the audited vendor's generations apart (not
+    `is_hip()`'s body)."""
+    function = function_scope(condition.statement)
+    return (
+        isinstance(function, nodes.FunctionDef)
+        and is_predicate_name(str(function.name))
+        and varies(condition.admission, vendor_gens)
+        and not _another_predicates_answer(condition.condition)
+    )
+
+
+def _another_predicates_answer(condition: nodes.NodeNG) -> bool:
+    """`return is_blackwell()` (or its `not`) in `def is_blackwell_system()`: one more
+    name for another predicate, whose own test is the row; or `return ok`, a name the
+    body's own test was kept under (that test is the row)."""
+    while isinstance(condition, nodes.UnaryOp) and condition.op == "not":
+        condition = condition.operand
+    if isinstance(condition, (nodes.Name, nodes.Attribute)):
+        return True
+    if not isinstance(condition, nodes.Call) or condition.args or condition.keywords:
+        return False
+    func = condition.func
+    name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", "")
+    return is_predicate_name(str(name))
+
+
+def _with_terms(
+    condition: ArchCondition, semantics: Semantics, vendor_gens: frozenset[str]
+) -> ArchCondition:
+    terms = tuple(
+        a for a in operands(condition.condition) if varies(semantics.admission(a), vendor_gens)
+    )
+    return dataclasses.replace(condition, arch_terms=terms)
 
 
 def _gate_function_modules(ruleset: RuleSet) -> frozenset[str]:

@@ -129,9 +129,12 @@ def compare_reports(
     them known). `before`'s paths must already be the working tree's."""
     registry = after.registry
     columns = tuple(registry.ordered(registry.vendor_names(after.vendor)))
+    # A device predicate's own test (an audit row of its own, GateSite.definition) is
+    # compared through its uses: a narrowed body is reported where the feature loses a
+    # generation, once.
     pairs = match_gates(
-        [g for g in before.gates if compared(g.path)],
-        [g for g in after.gates if compared(g.path)],
+        [g for g in before.gates if compared(g.path) and not g.found.definition],
+        [g for g in after.gates if compared(g.path) and not g.found.definition],
     )
     changes: list[GateChange] = []
     unchanged = 0

@@ -234,7 +234,9 @@ def _compared(
         if reused is not None:
             after, before, compared = reused
             if compared is not None:
-                unchanged_elsewhere = sum(1 for g in after.gates if g.path not in compared)
+                unchanged_elsewhere = sum(
+                    1 for g in after.gates if g.path not in compared and not g.found.definition
+                )
         else:  # WHOLE, or REACH (whole past the budget)
             restrict = None if past(reached) or reached is None else reached
             # Exported here, not in the child that audits BASE: what a forked child

@@ -50,6 +50,8 @@ def gate_to_dict(
         "kind": found.kind.value,
         # A kernel declaration (decorator, build arch list) rather than a condition.
         "declaration": is_declaration(gate),
+        # A device predicate's own test (its uses are rows of their own).
+        "definition": found.definition,
         "polarity": found.polarity.value,
         "qualname": printable(found.qualname),
         "feature": printable(gate.feature),

@@ -34,7 +34,7 @@ def summary_line(report: AuditReport) -> str:
     return (
         f"{count(len(report.gates), 'gate')} for {report.generation}: {', '.join(parts)}; "
         f"{count(report.vendor_gates, 'vendor gate')}, {count(len(report.hops), 'call-site hop')}, "
-        f"{count(report.predicate_definitions, 'predicate definition')} not counted "
+        f"{count(report.predicate_definitions, 'other predicate definition')} not listed "
         f"({report.scanned} of {count(report.files, 'file')} searched: "
         "they spell an arch idiom or a name that carries the device)"
     )
@@ -156,7 +156,8 @@ def render_gap_details(
     )
     polarity = polarity_of(gate)
     kind = gate.found.kind
-    console.print(Text(f"  {kind.value} gate, {polarity} the feature {kind.when}"))
+    inside = " in a device predicate's definition" if gate.found.definition else ""
+    console.print(Text(f"  {kind.value} gate{inside}, {polarity} the feature {kind.when}"))
     for reason in gate.reasons:
         console.print(Text(f"  - {printable(reason)}"))
     for assumption in sorted(gate.found.admission.assumed):

@@ -227,6 +227,28 @@ CASES = [
         id="now-only-is-a-todo",
     ),
     pytest.param(
+        "if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "    raise RuntimeError('FA3 requires SM>=90 and SM<=100')\n",
+        "sm120",
+        [(3, "probably-deliberate")],
+        "its words stop at SM<=100, below sm120",
+        # A ceiling in words (sglang's "FlashAttention v3 Backend requires SM>=80 and
+        # SM<=90", kept for Hopper through every later release).
+        id="words-set-a-ceiling-below-the-generation",
+    ),
+    pytest.param(
+        "def fa3_ok():\n    major = torch.cuda.get_device_capability()[0]\n"
+        "    if major < 8 or major >= 10:\n"
+        "        return False, 'FA3 is only supported on compute capability >= 8 excluding "
+        "Blackwell archs (>=10)'\n"
+        "    return True, None\n",
+        "sm100",
+        [(5, "probably-deliberate")],
+        "its words exclude Blackwell",
+        # vLLM's FA3 check: the family is left out by name, not asked for.
+        id="words-exclude-the-family",
+    ),
+    pytest.param(
         "# SM120 needs this fix: https://example.org/pull/1\n"
         "if is_sm90_supported() or is_sm100_supported():\n"
         "    kernel = 'fused'\n",
@@ -542,6 +564,20 @@ NOOPS = [
         "    return slow(x)\n",
         [(5, "likely-gap")],
         id="tokens-for-tuning-is-no-tuning-choice",
+    ),
+    # A ceiling at or above the generation, or another family excluded, says nothing of it.
+    pytest.param(
+        "if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "    raise RuntimeError('FA3 requires SM>=90 and SM<=120')\n",
+        [(3, "likely-gap")],
+        id="a-ceiling-above-the-generation",
+    ),
+    pytest.param(
+        "if is_sm90_supported() or is_sm100_supported():\n    kernel = 'fused'\n"
+        "else:\n    raise RuntimeError('fused runs on every arch except Hopper-less parts "
+        "older than Ampere')\n",
+        [(3, "likely-gap")],
+        id="another-family-excluded",
     ),
     # Words that name a value, not a reason: 'tcgen05' picked as a kernel is not evidence.
     pytest.param(

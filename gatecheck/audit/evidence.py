@@ -287,6 +287,8 @@ def asks_for_its_family(words: Words, generation: Generation) -> str | None:
         return None
     if _PART_OF_FAMILY.search(words.text) or _glosses_the_family(words.text, generation):
         return None
+    if excludes_its_family(words, generation) is not None:
+        return None  # "... excluding Blackwell": the family is left out by name
     if not _NEGATIVE.search(words.text):
         return f"its words ask for {family}, which {generation.name} is: {words.quoted()}"
     if words.taken_when_true:
@@ -311,11 +313,53 @@ def _glosses_the_family(text: str, generation: Generation) -> bool:
     return bool(named) and generation.major not in named
 
 
+# "SM<=90", "<= sm_90", "up to SM90", "SM90 or older": where the words stop.
+_AT_MOST = re.compile(
+    r"\bsm\s*<=?\s*(?P<a>\d{2,3})\b"
+    r"|<=\s*sm[_ ]?(?P<b>\d{2,3})\b"
+    r"|\bup to\s+sm[_ ]?(?P<c>\d{2,3})\b"
+    r"|\bsm[_ ]?(?P<d>\d{2,3})[a-z]?\s+(?:or|and)\s+(?:older|earlier|below|lower)\b",
+    re.IGNORECASE,
+)
+
+
+def sets_a_ceiling(words: Words, generation: Generation) -> str | None:
+    """'FlashAttention v3 requires SM>=80 and SM<=90': the words stop below this
+    generation (the Hopper kernel, refused on Blackwell on purpose). SM numbers are
+    NVIDIA's."""
+    if generation.vendor != "nvidia":
+        return None
+    for match in _AT_MOST.finditer(words.text):
+        ceiling = int(next(group for group in match.groups() if group))
+        if ceiling < generation.sm_version:
+            stop = match.group(0).strip()
+            return (
+                f"documented: its words stop at {stop}, below {generation.name}: {words.quoted()}"
+            )
+    return None
+
+
+_EXCLUDING = r"\b(?:exclud\w*|except|other than|besides|apart from)\b"
+
+
+def excludes_its_family(words: Words, generation: Generation) -> str | None:
+    """'supported on compute capability >= 8 excluding 8.6 and 8.9 and Blackwell archs
+    (>=10)': the words leave this generation's family out by name."""
+    family = generation.family
+    if family and re.search(
+        _EXCLUDING + rf"[^.;]*\b{re.escape(family)}\b", words.text, re.IGNORECASE
+    ):
+        return f"documented: its words exclude {family}: {words.quoted()}"
+    return None
+
+
 DELIBERATE_RULES: tuple[Rule, ...] = (
     says_unsupported_here,
     names_missing_hardware,
     calls_it_a_workaround,
     says_validated_only,
+    sets_a_ceiling,
+    excludes_its_family,
 )
 GAP_RULES: tuple[Rule, ...] = (has_todo, asks_for_more, asks_for_its_family, enumerates_others)
 

@@ -163,6 +163,19 @@ CASES = [
         id="tuning-ladder",
     ),
     pytest.param(
+        "def options(opts):\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        opts['BLOCK_M'] //= 2\n"
+        "        opts['BLOCK_N'] //= 2\n"
+        "    return opts\n",
+        "sm120",
+        [(4, "probably-deliberate")],
+        "per-GPU tuning with a generic fallback",
+        # Numbers only changed by numbers (vLLM's flex attention halves its blocks below a
+        # shared-memory size): the value before is what the others keep.
+        id="numbers-adjusted-in-place",
+    ),
+    pytest.param(
         "class Platform:\n"
         "    def setup(self):\n"
         "        major = torch.cuda.get_device_capability()[0]\n"
@@ -578,6 +591,15 @@ NOOPS = [
         "older than Ampere')\n",
         [(3, "likely-gap")],
         id="another-family-excluded",
+    ),
+    # Changed in place by something other than a number: not tuning.
+    pytest.param(
+        "def options(opts, extra):\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        opts['flags'] += extra\n"
+        "    return opts\n",
+        [(4, "likely-gap")],
+        id="adjusted-by-what-is-not-a-number",
     ),
     # Words that name a value, not a reason: 'tcgen05' picked as a kernel is not evidence.
     pytest.param(

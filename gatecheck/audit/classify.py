@@ -29,6 +29,7 @@ from gatecheck.gates.branches import (
     branch_exits,
     call_name,
     is_numeric,
+    only_adjusts,
     only_reports,
     tunes_numbers,
 )
@@ -705,7 +706,12 @@ class Classifier:
         chain, has_else = _if_chain(statement)
         if only_reports(chain):
             return f"its branches only log or pick a message: {gen} loses no feature"
-        fallback = has_else or _next_is_numeric_return(statement) or _numbers_set_before(chain)
+        fallback = (
+            has_else
+            or _next_is_numeric_return(statement)
+            or _numbers_set_before(chain)
+            or only_adjusts(chain)
+        )
         if tunes_numbers(chain, fallback):
             return f"per-GPU tuning with a generic fallback: {gen} gets the fallback numbers"
         return None

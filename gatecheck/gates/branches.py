@@ -371,7 +371,7 @@ def tunes_numbers(branches: Sequence[Sequence[nodes.NodeNG]], has_fallback: bool
         if not body:
             return False
         for stmt in body:
-            if isinstance(stmt, (nodes.Assign, nodes.AnnAssign, nodes.Return)):
+            if isinstance(stmt, (nodes.Assign, nodes.AnnAssign, nodes.Return, nodes.AugAssign)):
                 if stmt.value is None or not is_numeric(stmt.value):
                     return False
                 values.append(stmt.value)
@@ -379,6 +379,15 @@ def tunes_numbers(branches: Sequence[Sequence[nodes.NodeNG]], has_fallback: bool
                 return False
     # `return 1` / `return 0` is an answer (on/off), not a tuned number.
     return not all(isinstance(v, nodes.Const) and v.value in (0, 1) for v in values)
+
+
+def only_adjusts(branches: Sequence[Sequence[nodes.NodeNG]]) -> bool:
+    """Every statement changes a number it already had by a number (`opts["BLOCK_M"] //=
+    2`): the value before is the fallback, what the other generations keep."""
+    return bool(branches) and all(
+        body and all(isinstance(s, nodes.AugAssign) and is_numeric(s.value) for s in body)
+        for body in branches
+    )
 
 
 def is_numeric(node: nodes.NodeNG) -> bool:

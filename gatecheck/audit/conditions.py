@@ -287,17 +287,16 @@ def table_lookup(node: nodes.Subscript) -> bool:
     the generations whose key is there are the ones the code goes on for (key_found)."""
     if isinstance(node.slice, (nodes.Const, nodes.Slice)) or node.ctx is not Context.Load:
         return False
-    table = node.value
-    if isinstance(table, nodes.Name):
-        if _membership_tested(node, table.name):
-            return False  # `if cap in SIZES: ... SIZES[cap]`: the test is the gate
-        table = _module_dict(table)
+    name = node.value
+    table = _module_dict(name) if isinstance(name, nodes.Name) else name
     if not (
         isinstance(table, nodes.Dict)
         and table.items
         and all(_constant_key(key) for key, _ in table.items)
     ):
         return False
+    if isinstance(name, nodes.Name) and _membership_tested(node, name.name):
+        return False  # `if cap in SIZES: ... SIZES[cap]`: the test is the gate
     return not _inside_try(node)
 
 

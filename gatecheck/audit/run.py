@@ -23,16 +23,15 @@ from gatecheck.audit.conditions import (
     SlotKind,
     assigned_names,
     classify_condition,
-    function_scope,
     module_nodes,
     module_path,
-    operands,
     outermost_slots,
     varies,
 )
 from gatecheck.audit.declarations import declared_conditions
+from gatecheck.audit.definitions import listed_definitions, with_arch_terms
 from gatecheck.audit.hops import HopSources
-from gatecheck.audit.prefilter import is_predicate_name, mentions_arch
+from gatecheck.audit.prefilter import mentions_arch
 from gatecheck.audit.report import (
     AuditedGate,
     AuditReport,
@@ -333,9 +332,7 @@ def _recorded_decision_as_gate(
     statement = condition.statement
     if condition.role is not Role.PREDICATE or not varies(condition.admission, vendor_gens):
         return condition
-    terms = tuple(
-        a for a in operands(condition.condition) if varies(semantics.admission(a), vendor_gens)
-    )
+    terms = with_arch_terms(condition, semantics, vendor_gens).arch_terms
     if _decided_by_a_parameter(condition.admission):
         # `def supports_compute_capability(cls, capability): return capability.major in
         # [9, 10]`: the device arrives through a parameter no caller the audit read
@@ -484,12 +481,7 @@ def _run_audit(
     # A device predicate's own test is listed too, where it tells the vendor's generations
     # apart in a function's body: that is where a fix goes (`def is_blackwell(): return
     # major == 10`); each use stays a row of its own.
-    vendor_gens = registry.vendor_names(vendor)
-    definitions = {
-        id(c): _with_terms(c, semantics, vendor_gens)
-        for c in conditions
-        if c.role is Role.PREDICATE and _listed_definition(c, vendor_gens)
-    }
+    definitions = listed_definitions(conditions, semantics, registry.vendor_names(vendor))
     gate_conditions = [
         definitions.get(id(c), c) for c in conditions if c.role is Role.GATE or id(c) in definitions
     ]
@@ -578,44 +570,6 @@ def _classify_share(
             gate = classify(conditions[index])
             out[index] = workers.ClassOutcome(gate, _added(project, before))
     return _share(project, semantics, tried, out)
-
-
-def _listed_definition(condition: ArchCondition, vendor_gens: frozenset[str]) -> bool:
-    """A test in the body of a function named as a device predicate (not an alias of
-    other predicates' answers, in a module or a function: `_is_sm100 = _is_cuda and
-    is_sm100_supported()`), telling the audited vendor's generations apart (not
-    `is_hip()`'s body)."""
-    function = function_scope(condition.statement)
-    return (
-        isinstance(function, nodes.FunctionDef)
-        and is_predicate_name(str(function.name))
-        and varies(condition.admission, vendor_gens)
-        and not _another_predicates_answer(condition.condition)
-    )
-
-
-def _another_predicates_answer(condition: nodes.NodeNG) -> bool:
-    """`return is_blackwell()` (or its `not`) in `def is_blackwell_system()`: one more
-    name for another predicate, whose own test is the row; or `return ok`, a name the
-    body's own test was kept under (that test is the row)."""
-    while isinstance(condition, nodes.UnaryOp) and condition.op == "not":
-        condition = condition.operand
-    if isinstance(condition, (nodes.Name, nodes.Attribute)):
-        return True
-    if not isinstance(condition, nodes.Call) or condition.args or condition.keywords:
-        return False
-    func = condition.func
-    name = func.attrname if isinstance(func, nodes.Attribute) else getattr(func, "name", "")
-    return is_predicate_name(str(name))
-
-
-def _with_terms(
-    condition: ArchCondition, semantics: Semantics, vendor_gens: frozenset[str]
-) -> ArchCondition:
-    terms = tuple(
-        a for a in operands(condition.condition) if varies(semantics.admission(a), vendor_gens)
-    )
-    return dataclasses.replace(condition, arch_terms=terms)
 
 
 def _gate_function_modules(ruleset: RuleSet) -> frozenset[str]:

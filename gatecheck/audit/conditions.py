@@ -255,6 +255,7 @@ def _slots(
 ) -> Iterator[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]]:
     tests = {nodes.If: SlotKind.IF, nodes.While: SlotKind.WHILE, nodes.IfExp: SlotKind.IFEXP}
     owners = module.nodes_of_class(_SLOT_OWNERS) if walked is None else walked.owners
+    tested: dict[int, frozenset[str]] = {}  # per function: the tables it tests keys in
     for node in owners:
         if isinstance(node, (nodes.If, nodes.While, nodes.IfExp)):
             yield node.test, node, tests[type(node)]
@@ -267,7 +268,7 @@ def _slots(
             for argument in condition_arguments(node):
                 yield argument, statement_of(node), SlotKind.ARGUMENT
         elif isinstance(node, nodes.Subscript):
-            if table_lookup(node):
+            if table_lookup(node, tested):
                 yield node, statement_of(node), SlotKind.LOOKUP
         elif (
             _is_bool_expression(node.value)
@@ -279,12 +280,14 @@ def _slots(
             yield node.value, node, kind
 
 
-def table_lookup(node: nodes.Subscript) -> bool:
+def table_lookup(node: nodes.Subscript, tested: dict[int, frozenset[str]] | None = None) -> bool:
     """A dict of constant keys looked up by a value that is not a constant, where a
     missing key raises (no `try` around it): written out (`{"90a": True, "100a":
     False}[get_device_arch()]`) or a module's own dict bound once (`_FLAGS[arch]`).
     Whether the key depends on the device is the evaluation's to say; where it does,
-    the generations whose key is there are the ones the code goes on for (key_found)."""
+    the generations whose key is there are the ones the code goes on for (key_found).
+    `tested`: the tables each function tests keys in, by the function's id, kept by the
+    caller across the lookups of one module (one walk of each function)."""
     if isinstance(node.slice, (nodes.Const, nodes.Slice)) or node.ctx is not Context.Load:
         return False
     name = node.value
@@ -295,20 +298,29 @@ def table_lookup(node: nodes.Subscript) -> bool:
         and all(_constant_key(key) for key, _ in table.items)
     ):
         return False
-    if isinstance(name, nodes.Name) and _membership_tested(node, name.name):
+    if isinstance(name, nodes.Name) and name.name in _membership_tested(node, tested):
         return False  # `if cap in SIZES: ... SIZES[cap]`: the test is the gate
     return not _inside_try(node)
 
 
-def _membership_tested(node: nodes.NodeNG, table: str) -> bool:
-    """Whether the function (or module) around `node` tests a key's membership in
-    `table` (`if cap not in KERNELS: return None`): that test decides, the lookup past
+def _membership_tested(
+    node: nodes.NodeNG, tested: dict[int, frozenset[str]] | None
+) -> frozenset[str]:
+    """The names the function (or module) around `node` tests a key's membership in
+    (`if cap not in KERNELS: return None`): there the test decides, and the lookup past
     it does not raise."""
-    for compare in function_scope(node).nodes_of_class(nodes.Compare):
-        for op, right in compare.ops:
-            if op in ("in", "not in") and isinstance(right, nodes.Name) and right.name == table:
-                return True
-    return False
+    scope = function_scope(node)
+    if tested is not None and id(scope) in tested:
+        return tested[id(scope)]
+    names = frozenset(
+        right.name
+        for compare in scope.nodes_of_class(nodes.Compare)
+        for op, right in compare.ops
+        if op in ("in", "not in") and isinstance(right, nodes.Name)
+    )
+    if tested is not None:
+        tested[id(scope)] = names
+    return names
 
 
 def _constant_key(key: nodes.NodeNG) -> bool:

@@ -1,7 +1,8 @@
 """Which device predicates' own tests are rows: the body of a function named as a
 predicate (`def is_blackwell(): return major == 10`) is where a fix of the predicate goes,
 so its test is listed beside the uses (GateSite.definition). Aliases of other predicates'
-answers and bodies that tell only vendors apart stay counted only."""
+answers, bodies that tell only vendors apart and bodies comparing the device with a
+caller's choice stay counted only."""
 
 from __future__ import annotations
 
@@ -48,7 +49,22 @@ def _listed(condition: ArchCondition, vendor_gens: frozenset[str]) -> bool:
         and is_predicate_name(str(function.name))
         and varies(condition.admission, vendor_gens)
         and not _another_predicates_answer(condition.condition)
+        and not _compares_with_a_parameter(condition.condition, function)
     )
+
+
+def _compares_with_a_parameter(condition: nodes.NodeNG, function: nodes.FunctionDef) -> bool:
+    """`def is_device_capability(cls, capability): return current == capability`: the
+    device is compared with what each caller passes; its set is the union of the callers'
+    choices, not an allowlist, and each call is the row."""
+    parameters = {
+        a.name for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+    }
+    for compare in condition.nodes_of_class(nodes.Compare):
+        sides = [compare.left, *(right for _, right in compare.ops)]
+        if any(isinstance(side, nodes.Name) and side.name in parameters for side in sides):
+            return True
+    return False
 
 
 def _another_predicates_answer(condition: nodes.NodeNG) -> bool:

@@ -52,6 +52,16 @@ CASES = [
         id="an-allowlist-in-a-predicate",
     ),
     pytest.param(
+        "def is_capability_supported(capability):\n    return capability == (9, 0)\n\n\n"
+        "OK = is_capability_supported(torch.cuda.get_device_capability())\n",
+        # The device passed in, compared with a literal: the allowlist written out.
+        [
+            (1, "probably-deliberate", "a single-generation gate"),
+            (4, "probably-deliberate", "a single-generation gate"),  # its use
+        ],
+        id="a-parameter-compared-with-a-literal",
+    ),
+    pytest.param(
         "def is_fp8_arch_ok():\n    ok = major() in (9, 10)\n    return ok\n",
         # The allowlist written out in the body is the row (audit/run.py:
         # _recorded_decision_as_gate); `return ok` only passes it on.

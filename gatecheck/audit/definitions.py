@@ -56,15 +56,26 @@ def _listed(condition: ArchCondition, vendor_gens: frozenset[str]) -> bool:
 def _compares_with_a_parameter(condition: nodes.NodeNG, function: nodes.FunctionDef) -> bool:
     """`def is_device_capability(cls, capability): return current == capability`: the
     device is compared with what each caller passes; its set is the union of the callers'
-    choices, not an allowlist, and each call is the row."""
+    choices, not an allowlist, and each call is the row. A parameter compared with a
+    literal (`capability == (9, 0)`, the device passed in) is the allowlist itself."""
     parameters = {
         a.name for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
     }
     for compare in condition.nodes_of_class(nodes.Compare):
         sides = [compare.left, *(right for _, right in compare.ops)]
-        if any(isinstance(side, nodes.Name) and side.name in parameters for side in sides):
+        given = [s for s in sides if isinstance(s, nodes.Name) and s.name in parameters]
+        # `capability == (9, 0)` with the device passed in is an allowlist written out.
+        if given and not any(_literal(s) for s in sides if s not in given):
             return True
     return False
+
+
+def _literal(node: nodes.NodeNG) -> bool:
+    if isinstance(node, nodes.Const):
+        return True
+    return isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)) and all(
+        _literal(e) for e in node.elts
+    )
 
 
 def _another_predicates_answer(condition: nodes.NodeNG) -> bool:

@@ -10,9 +10,9 @@ parameter plainly (no `*args`/`**kwargs`), and give a known value. Otherwise the
 answers nothing and the naming convention (conventions.py) is asked, marked assumed;
 but where the callers that can be read all pass a value read from the device (a number
 or a pair: `arch = major * 10 + minor`) to a parameter named for it and the rest cannot
-be read (a public method
-passing its own parameter on, whose callers are the package's users), the parameter is
-taken to be what those pass, marked assumed too (DeviceFromSomeCallers).
+be read (a public method passing its own parameter on, whose callers are the package's
+users), the parameter is taken to be what those pass, marked assumed too
+(DeviceFromSomeCallers).
 
 Values that agree are that value. Values that differ meet as one of them (values.OneOf,
 logic.either): inside the function the parameter is what some caller passed, so a
@@ -48,7 +48,6 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from gatecheck.config.model import Generation
 from gatecheck.loading.lazy import spelled_nodes
 from gatecheck.loading.readlog import CALLS
 from gatecheck.loading.resolve import decorator_names
@@ -264,14 +263,19 @@ def _met(ev: Evaluator, sites: list[_Site], parameter: Parameter) -> Any:
 def _nothing_found(values: list[Any], of_device: list[bool]) -> bool:
     """Whether the search answers nothing, whatever the sites not yet read pass: one
     value cannot be read and another that can is not the device's."""
-    read = [d for v, d in zip(values, of_device, strict=True) if not _unreadable(v)]
+    read = _read_of_device(values, of_device)
     return len(read) < len(values) and not all(read)
 
 
 def _all_of_device(values: list[Any], of_device: list[bool]) -> bool:
     """Whether some of `values` can be read and every one that can is the device's."""
-    read = [d for v, d in zip(values, of_device, strict=True) if not _unreadable(v)]
+    read = _read_of_device(values, of_device)
     return bool(read) and all(read)
+
+
+def _read_of_device(values: list[Any], of_device: list[bool]) -> list[bool]:
+    """For each value that can be read, whether it is the device's."""
+    return [d for v, d in zip(values, of_device, strict=True) if not _unreadable(v)]
 
 
 def _meet(values: list[Any]) -> Any:
@@ -293,24 +297,6 @@ def _device_form(value: Any) -> bool:
     if isinstance(value, bool):
         return False
     return isinstance(value, (int, tuple, TritonTarget))
-
-
-def identifies(value: Any, generation: Generation) -> bool:
-    """Whether `value` gives the device's identity in some form (the capability, its
-    SM number or major, a Triton target; or one of a few options among which it is:
-    `-1 if cap is None else cap.to_int()`), not a setting the device merely decides (a
-    cluster size, whether to use PDL): a caller's value for those is a tuning choice,
-    not another device."""
-    options = value.options if isinstance(value, OneOf) else (value,)
-    forms = {generation.capability, generation.sm_version, generation.capability[0]}
-    for option in options:
-        if isinstance(option, bool):
-            continue
-        if isinstance(option, TritonTarget):
-            return True
-        if isinstance(option, (tuple, int)) and option in forms:
-            return True
-    return False
 
 
 def never_called(ev: Evaluator, func: nodes.FunctionDef) -> bool:

@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from gatecheck.config.model import Registry, VocabularyEntry
+from gatecheck.config.model import Generation, Registry, VocabularyEntry
 from gatecheck.semantics import callers, flow, replay
 from gatecheck.semantics.values import (
     UNKNOWN,
     AssumedCapability,
     Capability,
     NoneOr,
+    OneOf,
+    TritonTarget,
 )
 
 if TYPE_CHECKING:
@@ -237,12 +239,30 @@ def _filled_from_device(ev: Evaluator, name: str, args: nodes.Arguments) -> Any 
     _, fill = found
     with ev.tracking() as reads:
         value = ev.binding_value(fill)
-    if not reads.device or not callers.identifies(value, ev.generation):
+    if not reads.device or not _identifies(value, ev.generation):
         return None
     ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}' (its None default is the device's)")
     # None where the caller leaves the default (the `is None` test reads it so); past
     # the fill, flow.value_after reads the value.
     return NoneOr(value)
+
+
+def _identifies(value: Any, generation: Generation) -> bool:
+    """Whether the fill gives the device's identity in some form (the capability, its
+    SM number or major, a Triton target; or one of a few options among which it is:
+    `-1 if cap is None else cap.to_int()`), not a setting the device merely decides (a
+    cluster size, whether to use PDL): a caller's value for those is a tuning choice,
+    not another device."""
+    options = value.options if isinstance(value, OneOf) else (value,)
+    forms = {generation.capability, generation.sm_version, generation.capability[0]}
+    for option in options:
+        if isinstance(option, bool):
+            continue
+        if isinstance(option, TritonTarget):
+            return True
+        if isinstance(option, (tuple, int)) and option in forms:
+            return True
+    return False
 
 
 def _defaults_to_none(args: nodes.Arguments, name: str) -> bool:

@@ -298,6 +298,70 @@ def test_gate_binding_uses_are_hops(make_tree: MakeTree) -> None:
     assert report.gates[0].feature == "ENABLE_FAST"
 
 
+@pytest.mark.parametrize(
+    ("source", "gate_line", "sites"),
+    [
+        pytest.param(
+            """\
+            def _match_sm(version):
+                major, minor = torch.cuda.get_device_capability()
+                return f"{major * 10 + minor}" == version
+
+
+            def gemm(names):
+                is_sm100 = _match_sm("100")
+                if "cutlass" in names and is_sm100:
+                    return 1
+            """,
+            5,
+            [10],
+            id="a-local-set-from-a-gate-function",
+        ),
+        pytest.param(
+            """\
+            def fp8_fnuz():
+                return torch.cuda.get_device_capability()[0] == 9
+
+
+            _fnuz = fp8_fnuz()
+            _also = _fnuz
+            if _also:
+                kernel = 'fnuz'
+            """,
+            4,
+            [9],
+            id="a-copy-of-a-module-constant-set-from-a-gate-function",
+        ),
+        pytest.param(
+            """\
+            def fp8_fnuz():
+                return torch.cuda.get_device_capability()[0] == 9
+
+
+            use_fnuz = fp8_fnuz()
+            if use_fnuz:
+                kernel = 'fnuz'
+            """,
+            4,
+            [7, 8],
+            id="noop-a-switch-kept-from-the-call-is-its-readers-source",
+        ),
+    ],
+)
+def test_readers_of_a_binding_set_from_a_gate_function_are_its_hops(
+    make_tree: MakeTree, source: str, gate_line: int, sites: list[int]
+) -> None:
+    # A name assigned a gate function's result, with no condition of its own there, only
+    # passes on what the function decided: its readers are that function's call sites,
+    # listed under the gate inside it (they were hops of nothing). A switch kept from the
+    # call (`use_*`, a hop of its own where it is set) stays its readers' source.
+    report = audit(make_tree, source)
+    gates = {g.found.line: g for g in mod_gates(report)}
+    assert [s.line for s in gates[gate_line].call_sites] == sites
+    attached = {s.line for g in mod_gates(report) for s in g.call_sites}
+    assert [h.line for h in report.hops if h.line not in attached] == []
+
+
 @pytest.mark.parametrize("negated", [False, True])
 def test_a_hop_carries_its_own_admitted_set(make_tree: MakeTree, negated: bool) -> None:
     """`if not ENABLE_FAST:` passes the gate on, true where the gate's condition is false:

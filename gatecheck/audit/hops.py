@@ -10,7 +10,13 @@ from dataclasses import replace
 
 from astroid import nodes
 
-from gatecheck.audit.conditions import ArchCondition, Role, only_kept_answer, written_comparison
+from gatecheck.audit.conditions import (
+    ArchCondition,
+    Role,
+    assigned_names,
+    only_kept_answer,
+    written_comparison,
+)
 from gatecheck.audit.prefilter import is_predicate_name
 from gatecheck.gates.model import qualname_of
 from gatecheck.loading.project import Project, lookup
@@ -45,6 +51,7 @@ class HopSources:
         self.bound_conditions = {
             id(c.condition) for c in deciding if not only_kept_answer(c.statement)
         }
+        self.provided = {key for c in deciding for key in provided_keys(c)}
         self._following: set[int] = set()
 
     def resolve(self, condition: ArchCondition) -> ArchCondition:
@@ -106,12 +113,21 @@ class HopSources:
             if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)) or value is None:
                 continue
             self._asked(statement)
-            if (
-                id(value) in self.bound_conditions
-                or (isinstance(value, nodes.Call) and self._function_source(value.func))
-                or (isinstance(value, (nodes.Name, nodes.Attribute)) and self._alias_source(value))
-            ):
-                return f"{qualname_of(statement)}.{_term_name(term)}".lstrip(".")
+            key = f"{qualname_of(statement)}.{_term_name(term)}".lstrip(".")
+            if id(value) in self.bound_conditions:
+                return key
+            source = None
+            if isinstance(value, nodes.Call):
+                source = self._function_source(value.func)
+            elif isinstance(value, (nodes.Name, nodes.Attribute)):
+                source = self._alias_source(value)
+            if source is not None:
+                # A binding that is a condition of its own (a switch kept from a call)
+                # is where its readers' decision is reported; any other binding only
+                # passes on what the function it calls, or the name it copies, decided
+                # (`is_sm100 = _match_sm_version(dev, "100")`): its readers are that
+                # function's (that name's) hops, not hops of nothing.
+                return key if key in self.provided else source
         return None
 
     def _flag_source(self, bindings: list[nodes.NodeNG]) -> str | None:
@@ -174,6 +190,14 @@ class HopSources:
 
     def _follow_imports(self, found: list[nodes.NodeNG], name: str) -> list[nodes.NodeNG]:
         return follow_imports(self.project, found, name, MAX_IMPORT_HOPS)
+
+
+def provided_keys(condition: ArchCondition) -> list[str]:
+    """What a deciding condition provides to the hops reading it: its scope's qualified
+    name (the function a caller calls) and each name its statement assigns there."""
+    keys = [condition.qualname]
+    names = assigned_names(condition.statement)
+    return keys + [f"{condition.qualname}.{name}".lstrip(".") for name in names]
 
 
 def _term_name(term: nodes.Name | nodes.Attribute) -> str:

@@ -21,7 +21,6 @@ from gatecheck.audit.conditions import (
     FoundCondition,
     Role,
     SlotKind,
-    assigned_names,
     classify_condition,
     module_nodes,
     module_path,
@@ -30,7 +29,7 @@ from gatecheck.audit.conditions import (
 )
 from gatecheck.audit.declarations import declared_conditions
 from gatecheck.audit.definitions import listed_definitions, with_arch_terms
-from gatecheck.audit.hops import HopSources
+from gatecheck.audit.hops import HopSources, provided_keys
 from gatecheck.audit.prefilter import mentions_arch
 from gatecheck.audit.report import (
     AuditedGate,
@@ -643,7 +642,7 @@ def _call_sites_by_gate(
     providers: dict[str, list[ArchCondition]] = {}
     for c in conditions:
         if c.role in (Role.GATE, Role.HOP):
-            for key in _provided_keys(c):
+            for key in provided_keys(c):
                 providers.setdefault(key, []).append(c)
     # Conditions compare by identity (eq=False): one key per condition found.
     sites: dict[ArchCondition, list[ArchCondition]] = {}
@@ -651,12 +650,6 @@ def _call_sites_by_gate(
         for root in _roots(hop, providers):
             sites.setdefault(root, []).append(hop)
     return sites
-
-
-def _provided_keys(condition: ArchCondition) -> list[str]:
-    keys = [condition.qualname]
-    names = assigned_names(condition.statement)
-    return keys + [f"{condition.qualname}.{name}".lstrip(".") for name in names]
 
 
 def _roots(hop: ArchCondition, providers: dict[str, list[ArchCondition]]) -> list[ArchCondition]:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from gatecheck.semantics.admitted import admitted
+from gatecheck.semantics.admitted import admission_of, admitted
 
 ALL_NVIDIA = ("sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "sm100", "sm103", "sm110")
 ALL_NVIDIA += ("sm120", "sm121")
+ALL = sorted((*ALL_NVIDIA, "gfx90a", "gfx942", "gfx950"))
 
 CASES = [
     ("is_sm100a_supported", ["sm100", "sm103"]),
@@ -20,6 +21,17 @@ CASES = [
     # Noops: an explicit minor pins it.
     ("is_sm103a_supported", ["sm103"]),
     ("is_sm121_supported", ["sm121"]),
+    # The predicate's verb need not open the name: a subject or modal before it.
+    ("target_is_volta", ["sm70"]),
+    ("device_is_hopper", ["sm90"]),
+    ("can_use_sm90_kernels", ["sm90"]),
+    ("target_is_gfx950", ["gfx950"]),
+    # Noops: no verb (a word that only contains one), or a verb with no family after it.
+    ("this_sm90_kernel", ALL),
+    ("analysis_sm90", ALL),
+    ("target_has_async_copy", ALL),
+    # Noop: the generation before the verb names what the verb is said of (a geometry).
+    ("sm120_producer_geometry_is_valid", ALL),
 ]
 
 
@@ -27,6 +39,80 @@ CASES = [
 def test_a_predicate_read_by_its_name(name: str, expected: list[str]) -> None:
     source = f"from extlib.utils import {name}\n"
     assert sorted(admitted(source, f"{name}()")) == expected
+
+
+FORWARDS = """\
+import os
+
+from extlib import _ffi_api
+
+
+def target_is_volta(target):
+    return _ffi_api.TargetIsVolta(target)
+
+
+def is_hopper(target):
+    \"\"\"Whether the target is Hopper.\"\"\"
+    return _ffi_api.TargetIsHopper(target, 0)
+
+
+def is_blackwell(target):
+    return _ffi_api.TargetIsBlackwell(target) and target.ok
+
+
+def is_sm90(target):
+    return _ffi_api.TargetIsSM90(target.arch)
+
+
+def use_sm100_kernels():
+    return _ffi_api.UseSM100()
+
+
+class _Flag:
+    def __init__(self, name):
+        self.name = name
+
+    def get(self):
+        return os.environ.get(self.name) == "1"
+
+
+IS_BLACKWELL = _Flag("IS_BLACKWELL")
+
+
+def is_blackwell_system():
+    return IS_BLACKWELL.get()
+"""
+
+
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        ("target_is_volta(t)", ["sm70"]),
+        ("is_hopper(t)", ["sm90"]),
+        ("use_sm100_kernels()", ["sm100", "sm103"]),
+        # Noops: the body computes something besides the call (its name is not all
+        # that is known of it), or hands on more than its own parameters.
+        ("is_blackwell(t)", ALL),
+        ("is_sm90(t)", ALL),
+        # Noop: the call's body was read (an environment flag's), and said unknown.
+        ("is_blackwell_system()", ALL),
+    ],
+)
+def test_a_body_that_only_forwards_to_an_unread_call_is_read_by_its_name(
+    expr: str, expected: list[str]
+) -> None:
+    assert sorted(admitted(FORWARDS, expr)) == expected
+
+
+def test_a_module_filled_at_import_is_not_read() -> None:
+    # tilelang's `_ffi_api` module: a compiled library binds its names when it is
+    # imported; no body of `TargetIsVolta` is in the project.
+    source = "from pkg import _ffi_api\n\n\ndef target_is_volta(t):\n    return _ffi_api.TargetIsVolta(t)\n"
+    ffi = "import tvm_ffi\n\ntvm_ffi.init_ffi_api('tl', __name__)\n"
+    modules = {"pkg": "", "pkg._ffi_api": ffi}
+    admission = admission_of(source, "target_is_volta(x)", modules=modules)
+    assert sorted(admission.can_be_true) == ["sm70"]
+    assert admission.assumed == {"name 'target_is_volta' (naming convention)"}
 
 
 DEVICE_INTERFACE = """\

@@ -28,6 +28,7 @@ from gatecheck.semantics.values import (
     FunctionRef,
     Identity,
     InstanceRef,
+    ModuleRef,
     NoneOr,
     OneOf,
     PartialRef,
@@ -371,6 +372,11 @@ def _call_function(
                 result = ev.run_body(node.body, env)
                 if result is RAISES and not reads.device:
                     result = UNKNOWN  # raised on every generation alike
+                if result is UNKNOWN and not reads.device and _forwards_to_unread(ev, node):
+                    # `def target_is_volta(t): return _ffi_api.TargetIsVolta(t)`: a body
+                    # that only hands its arguments to a call nothing here can read says
+                    # no more than an abstract one; the function's name is what is known.
+                    result = conventions.by_convention(ev, str(node.name))
             reads.close(guard, activation)
         if key is not None:
             frozen = reads.frozen(ev.depth - 1)  # the depth it was looked up at
@@ -382,6 +388,46 @@ def _call_function(
         ev.depth -= 1
         same.pop()
         leave(ev, guard, activation)
+
+
+def _forwards_to_unread(ev: Evaluator, node: nodes.NodeNG) -> bool:
+    """A named function whose body (past a docstring) is one `return f(...)` handing on
+    its own parameters or constants, nothing computed, where `f` is no function of the
+    project's (a compiled extension's, or a module attribute nothing binds): no body of
+    it was read. An object's method that answered unknown (an environment flag's
+    `get()`) was read, or could have been, and said so."""
+    if not isinstance(node, nodes.FunctionDef) or not node.name:
+        return False
+    body = [
+        s for s in node.body if not (isinstance(s, nodes.Expr) and isinstance(s.value, nodes.Const))
+    ]
+    if len(body) != 1 or not isinstance(body[0], nodes.Return):
+        return False
+    call = body[0].value
+    if not isinstance(call, nodes.Call) or not isinstance(call.func, (nodes.Name, nodes.Attribute)):
+        return False
+    params = {a.name for a in node.args.arguments}
+    base = call.func
+    while isinstance(base, nodes.Attribute):
+        base = base.expr
+    if not isinstance(base, nodes.Name) or base.name in params:
+        return False  # a method of an argument: what it is, its callers say
+    handed = [*call.args, *(k.value for k in call.keywords)]
+    if not all(
+        isinstance(a, nodes.Const) or (isinstance(a, nodes.Name) and a.name in params)
+        for a in handed
+    ):
+        return False
+    callee = ev.value(call.func)
+    if isinstance(callee, ExternalRef):
+        return True
+    # A module's name nothing in it binds (`_ffi_api.TargetIsVolta`: a compiled library
+    # fills the module at import); not an object's method that answered unknown.
+    return (
+        callee is UNKNOWN
+        and isinstance(call.func, nodes.Attribute)
+        and isinstance(ev.value(call.func.expr), (ModuleRef, ExternalRef))
+    )
 
 
 def _runs_body(ev: Evaluator, node: nodes.NodeNG) -> bool:

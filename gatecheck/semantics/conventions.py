@@ -62,6 +62,9 @@ _AMD_PRODUCTS = {
     "mi355": "gfx950",
 }
 
+# A predicate's verb at any word of the name, the generation after it: `is_hopper`, and
+# `target_is_hopper` or `can_use_sm90_kernels` (a subject or modal before it says the same).
+_PREDICATE_WORD = re.compile(r"(?:^|_)(?:is|has|supports?|use|check)_")
 _SM_NAME = re.compile(r"(?:^|_)sm_?(\d{2,3})(a|f|x)?(?:_|$)")
 _GFX_NAME = re.compile(r"(?:^|_)(gfx\d[0-9a-f]*)(?:_|$)")
 
@@ -103,8 +106,12 @@ def convention_for(
     if lowered in _PROPERTIES_NAMES:
         why = f"'{bare}' conventionally returns the device's properties"
         return Convention("properties", why=why)
-    if not lowered.startswith(("is_", "has_", "supports_", "use_", "check_")):
+    verb = _PREDICATE_WORD.search(lowered)
+    if verb is None:
         return None
+    # What the verb says of the device comes after it: `target_is_volta`, not
+    # `sm120_geometry_is_valid` (a geometry is valid; for sm120 kernels, whatever runs).
+    lowered = lowered[verb.end() :]
     sm = _SM_NAME.search(lowered)
     if sm:
         admits = _sm_generations(sm.group(1), sm.group(2), registry)

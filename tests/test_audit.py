@@ -650,6 +650,8 @@ def test_module_level_predicate_alias_stays_vocabulary(make_tree: MakeTree) -> N
         "torch.cuda.get_device_capability()[0] in (9, 10)",
         # written out over every device: the comparison inside any()
         "any(torch.cuda.get_device_capability(i)[0] in (9, 10) for i in range(n))",
+        # a string test against literals
+        'f"sm{torch.cuda.get_device_capability()[0]}".startswith(("sm9", "sm10"))',
     ],
 )
 def test_predicate_named_allowlist_is_one_row_with_its_readers_as_hops(

@@ -348,10 +348,23 @@ def _recorded_decision_as_gate(
     return dataclasses.replace(condition, role=Role.GATE, arch_terms=terms)
 
 
+# String tests whose literal arguments are the allowlist (`name.startswith("blackwell")`).
+_STRING_TESTS = ("startswith", "endswith")
+
+
 def _written_out(term: nodes.NodeNG) -> bool:
-    """A comparison, or `any` / `all` of one over a comprehension (`any(c[0] in (10, 12)
-    for c in caps)`: the allowlist is written out as much as in `major in (10, 12)`)."""
+    """A comparison, a string test against literals (`arch.startswith(("sm_10",
+    "sm_12"))`), or `any` / `all` of a comparison over a comprehension (`any(c[0] in (10,
+    12) for c in caps)`: the allowlist is written out as much as in `major in (10, 12)`)."""
     if isinstance(term, nodes.Compare):
+        return True
+    if (
+        isinstance(term, nodes.Call)
+        and isinstance(term.func, nodes.Attribute)
+        and term.func.attrname in _STRING_TESTS
+        and term.args
+        and _literal_strings(term.args[0])
+    ):
         return True
     return (
         isinstance(term, nodes.Call)
@@ -362,6 +375,12 @@ def _written_out(term: nodes.NodeNG) -> bool:
         and isinstance(term.args[0], (nodes.GeneratorExp, nodes.ListComp, nodes.SetComp))
         and isinstance(term.args[0].elt, nodes.Compare)
     )
+
+
+def _literal_strings(node: nodes.NodeNG) -> bool:
+    if isinstance(node, nodes.Const):
+        return isinstance(node.value, str)
+    return isinstance(node, nodes.Tuple) and all(_literal_strings(e) for e in node.elts)
 
 
 def _decided_by_a_parameter(admission: Admission | None) -> bool:

@@ -24,6 +24,25 @@ CASES = [
         id="getattr-default-of-an-idiom-keeps-its-value",
     ),
     pytest.param(
+        "import torch",
+        'bool(getattr(getattr(torch, "version", None), "hip", None))',
+        frozenset({"gfx90a", "gfx942", "gfx950"}),
+        id="nested-getattr-defaults-read-each-option",
+    ),
+    pytest.param(
+        "import torch",
+        'getattr(getattr(torch, "version", None), "cuda", None) is not None',
+        frozenset({"sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "sm100", "sm103"})
+        | frozenset({"sm110", "sm120", "sm121"}),
+        id="nested-getattr-defaults-cuda-release",
+    ),
+    pytest.param(
+        "import _ext",
+        'getattr(getattr(_ext, "ops", None), "fp8_gemm", None) is None',
+        EVERY,
+        id="nested-getattr-of-an-unclaimed-name-stays-unknown",
+    ),
+    pytest.param(
         "def vendor():\n"
         "    try:\n"
         "        import pynvml\n"

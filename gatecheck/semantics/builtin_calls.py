@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from gatecheck.semantics import classes
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.idioms._model import NOT_MINE
-from gatecheck.semantics.logic import any_all
+from gatecheck.semantics.logic import any_all, either
 from gatecheck.semantics.values import (
     UNKNOWN,
     Builtin,
@@ -106,17 +106,39 @@ def _unclaimed(ev: Evaluator, value: Any) -> bool:
     return isinstance(value, ExternalRef) and not ev.idioms.claims(value.dotted)
 
 
+# Values whose attributes Python's own types decide (`getattr(None, "hip", d)` is d).
+_PLAIN = (type(None), bool, int, float, str, tuple)
+
+
+def _getattr_or(ev: Evaluator, receiver: Any, attr: str, default: Any) -> Any:
+    """`getattr(receiver, attr, default)` for one receiver."""
+    if type(receiver) in _PLAIN and not hasattr(type(receiver), attr):
+        return default
+    found = ev.get_attribute(receiver, attr)
+    if found is UNKNOWN:
+        return UNKNOWN
+    if any(_unclaimed(ev, f) for f in _options_of(found)):
+        # An external module may lack the name (that is why a default is given): the
+        # result is the attribute or the default, which one is unknown. So for one of two
+        # imported modules (resolve.imports_only) if either may lack it. Kept as the two,
+        # for a further attribute of it (each option's, the default's too).
+        return OneOf((*_options_of(found), default))
+    return found
+
+
 def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
-    if name == "getattr" and len(args) >= 2 and isinstance(args[1], str):
-        found = ev.get_attribute(args[0], args[1])
-        if found is UNKNOWN and len(args) == 3:
+    if name == "getattr" and len(args) == 3 and isinstance(args[1], str):
+        # Each option's attribute, or the default where it lacks one:
+        # `getattr(getattr(torch, "version", None), "hip", None)` is torch.version.hip or
+        # None (None has no `hip`), whichever the inner call gave.
+        found = [_getattr_or(ev, o, args[1], args[2]) for o in _options_of(args[0])]
+        if len(found) == 1:
+            return found[0]
+        if any(f is UNKNOWN or isinstance(f, OneOf) for f in found):
             return UNKNOWN
-        if len(args) == 3 and any(_unclaimed(ev, f) for f in _options_of(found)):
-            # An external module may lack the name (that is why a default is given): the
-            # result is the attribute or the default, which one is unknown. So for one
-            # of two imported modules (resolve.imports_only) if either may lack it.
-            return UNKNOWN
-        return found
+        return either(found, outside=True)
+    if name == "getattr" and len(args) == 2 and isinstance(args[1], str):
+        return ev.get_attribute(args[0], args[1])
     if name == "hasattr" and len(args) == 2 and isinstance(args[1], str):
         answer = ev.idioms.has_attribute(args[0], args[1])
         return UNKNOWN if answer is NOT_MINE else answer

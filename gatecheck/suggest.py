@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gatecheck.audit import AuditedGate, AuditReport, GateClass
+from gatecheck.audit.report import compared_use
 from gatecheck.config.model import Feature, RuleSet
 from gatecheck.config.schema import DOTTED_NAME_PATTERN, IDENTIFIER_PATTERN
 from gatecheck.reporting.paths import display_path
@@ -36,11 +37,12 @@ class SuggestedFeature:
 def suggest_features(report: AuditReport, ruleset: RuleSet) -> list[SuggestedFeature]:
     known = {f.id: f for f in ruleset.features}
     taken: set[str] = set()
-    # A device predicate's own test is no feature: its uses are (each names its own).
+    # A device predicate's own test is no feature: its uses are (each names its own); nor
+    # is a vendor gate (no generation of the vendor is required or refused by it).
     return [
         _suggest(label, used, report, known.get(label), taken)
         for label, gates in report.groups()
-        if (used := [g for g in gates if not g.found.definition])
+        if (used := [g for g in gates if compared_use(g)])
     ]
 
 

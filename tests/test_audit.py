@@ -162,8 +162,8 @@ CLASSIFY_CASES = [
     ),
     pytest.param(
         "if is_hip():\n    kernel = 'aiter'\n",
-        [],
-        id="vendor-gate-is-not-an-architecture-gate",
+        [(3, "vendor")],
+        id="vendor-gate-is-listed-in-a-class-of-its-own",
     ),
     pytest.param(
         "if 'H20' in name:\n    kernel = 'slow'\n",
@@ -178,10 +178,85 @@ def test_classification(make_tree: MakeTree, source: str, expected: list[tuple[i
     assert verdicts(audit(make_tree, source)) == expected
 
 
-def test_vendor_gates_are_counted_not_reported(make_tree: MakeTree) -> None:
-    report = audit(make_tree, "if is_hip():\n    x = 1\nif not is_hip():\n    x = 2\n")
-    assert mod_gates(report) == ()
+def test_vendor_gates_are_listed_never_as_gaps(make_tree: MakeTree) -> None:
+    # A condition that only tells vendors apart is an architecture decision all the
+    # same: a row, classed `vendor` (the audited generation's vendor is all on one side:
+    # no gap, no choice about it), with that side, ranked after every other class.
+    report = audit(
+        make_tree,
+        "if is_hip():\n    x = 1\nif not is_hip():\n    x = 2\n"
+        "if is_sm90_supported():\n    x = 3\n",
+    )
+    assert verdicts(report) == [(3, "vendor"), (5, "vendor"), (7, "probably-deliberate")]
     assert report.vendor_gates == 2
+    vendor = [g for g in mod_gates(report) if g.gate_class.value == "vendor"]
+    assert [g.reasons for g in vendor] == [
+        (
+            "tells vendors apart: admits no nvidia generation (of the others: gfx90a, gfx942, gfx950)",
+        ),
+        ("tells vendors apart: admits every nvidia generation",),
+    ]
+    assert [g.found.line for g in mod_gates(report)][-2:] == [3, 5]
+    assert report.counts()[GateClass.VENDOR] == 2
+
+
+def test_a_vendor_test_that_admits_every_generation_is_counted_not_listed(
+    make_tree: MakeTree,
+) -> None:
+    # `not is_hip() or flag` can be true on every generation (the flag may be set on
+    # AMD): not a gate by SEMANTICS.md, though it tells vendors apart where it is false.
+    report = audit(make_tree, "if not is_hip() or flag:\n    x = 1\n")
+    assert verdicts(report) == []
+    assert report.vendor_gates == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param(
+            "if torch.cuda.get_device_capability()[0] < 7:\n    x = 1\n",
+            [(3, "torch.cuda.get_device_capability()[0] < 7 is false")],
+            id="pre-volta-test-false-on-the-registry",
+        ),
+        pytest.param(
+            "if torch.cuda.get_device_capability() >= (7, 0) and flag:\n    x = 1\n",
+            [(3, "torch.cuda.get_device_capability() >= (7, 0) is true")],
+            id="a-leaf-true-on-the-registry-beside-an-unknown",
+        ),
+        pytest.param(
+            "arch = torch.cuda.get_device_properties(0).gcnArchName\n"
+            "if arch.startswith('gfx11'):\n    x = 1\n",
+            [(4, "arch.startswith('gfx11') is false")],
+            id="a-part-outside-the-registry-by-name",
+        ),
+        # Noops: no value the device decides is compared (device presence, a count
+        # nothing models, a plain number), or the test varies (a gate).
+        pytest.param("if torch.cuda.is_available():\n    x = 1\n", [], id="noop-presence"),
+        pytest.param("if torch.cuda.device_count() > 1:\n    x = 1\n", [], id="noop-count"),
+        pytest.param("if n < 7:\n    x = 1\n", [], id="noop-no-device"),
+        pytest.param(
+            "if torch.cuda.get_device_capability()[0] < 9:\n    x = 1\n", [], id="noop-a-gate"
+        ),
+        pytest.param(
+            "flag = False\nif torch.cuda.get_device_capability()[0] == 9 and flag:\n    x = 1\n",
+            [],
+            id="noop-a-varying-test-another-operand-keeps-constant",
+        ),
+    ],
+)
+def test_tests_constant_over_the_registry_are_listed_apart(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, str]]
+) -> None:
+    # A comparison of a value the device decides with a constant that is the same on every
+    # registered generation is about hardware outside the registry (pre-Volta, RDNA): a
+    # row classed `constant`, never weighed for GEN, ranked last.
+    report = audit(make_tree, source)
+    constant = [g for g in mod_gates(report) if g.gate_class is GateClass.CONSTANT]
+    assert [(g.found.line, g.reasons[0]) for g in constant] == [
+        (line, f"constant over the registry: {text} on every registered generation")
+        for line, text in expected
+    ]
+    assert all(g.gate_class is GateClass.CONSTANT for g in mod_gates(report)) or not expected
 
 
 def test_nvidia_gates_are_gates_for_an_amd_generation(make_tree: MakeTree) -> None:

@@ -72,10 +72,12 @@ def visible(dom: str) -> list[str]:
 @pytest.mark.parametrize(
     ("fragment", "expected"),
     [
-        pytest.param("", ["likely-gap", "likely-gap", "admits"], id="all-rows"),
+        pytest.param(
+            "", ["likely-gap", "likely-gap", "admits", "vendor", "vendor", "vendor"], id="all-rows"
+        ),
         pytest.param("#class=likely-gap", ["likely-gap", "likely-gap"], id="class-filter"),
         pytest.param("#filter=admits", ["admits"], id="filter-alias"),
-        pytest.param("#q=communicator", ["likely-gap"], id="text-filter"),
+        pytest.param("#q=communicator", ["likely-gap", "vendor"], id="text-filter"),
         pytest.param("#class=admits&q=communicator", [], id="both-filters"),
         pytest.param(
             "#feature=flashinfer-allreduce-fusion", ["likely-gap", "likely-gap"], id="feature"
@@ -93,8 +95,8 @@ def test_filters_from_the_url(
 @pytest.mark.parametrize(
     ("fragment", "first"),
     [
-        pytest.param("#sort=gate", "communicator.py:21", id="ascending"),
-        pytest.param("#sort=-gate", "server_args.py:33", id="descending"),
+        pytest.param("#sort=gate", "communicator.py:11", id="ascending"),
+        pytest.param("#sort=-gate", "utils.py:31", id="descending"),
     ],
 )
 def test_sort_by_a_column(page: Path, tmp_path: Path, fragment: str, first: str) -> None:

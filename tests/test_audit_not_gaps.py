@@ -700,12 +700,13 @@ SWITCHED_NOOPS = [
         [(4, "probably-deliberate")],
         id="an-or-is-no-switch",
     ),
-    # A refusal on every generation of the vendor when on is the option's own matter.
+    # A refusal on every generation of the vendor when on is the option's own matter:
+    # no gate, only a test constant over the registry (listed apart, never weighed).
     pytest.param(
         "def check(flag):\n"
         "    if flag and torch.cuda.get_device_capability()[0] >= 7:\n"
         "        raise ValueError('no')\n",
-        [],
+        [(4, "constant")],
         id="refused-everywhere",
     ),
     # A constraint on every part from one on is no option some forgot.

@@ -35,6 +35,8 @@ def test_json_has_every_gate_with_its_place_and_verdict(report: AuditReport) -> 
         "probably-deliberate": 0,
         "decided": 0,
         "admits": 1,
+        "vendor": 3,
+        "constant": 0,
     }
     first = data["gates"][0]
     assert {k: first[k] for k in ("path", "line", "column", "class", "feature")} == {
@@ -50,8 +52,11 @@ def test_json_has_every_gate_with_its_place_and_verdict(report: AuditReport) -> 
     assert [s["line"] for s in first["call_sites"]] == [30]
     # utils.py's `if not is_cuda():`, `is_flashinfer_available`'s `return is_cuda()` (a
     # predicate's answer returned by a call: conditions._predicate_answer), and that answer
-    # kept as communicator.py's `_is_flashinfer_available` (conditions.kept_answer).
+    # kept as communicator.py's `_is_flashinfer_available` (conditions.kept_answer): rows
+    # of their own class, after every other.
     assert data["vendor_gates"] == 3 and data["call_site_hops"] == 1
+    assert [g["class"] for g in data["gates"]] == ["likely-gap"] * 2 + ["admits"] + ["vendor"] * 3
+    assert data["gates"][-1]["reasons"] == ["tells vendors apart: admits every nvidia generation"]
 
 
 def test_markdown_matrix_and_gap_list(report: AuditReport) -> None:
@@ -73,12 +78,16 @@ def test_text_matrix(report: AuditReport) -> None:
     out = console.export_text()
     assert "flashinfer-allreduce-fusion" in out
     assert "sglang/srt/layers/communicator.py:21:10" in out
-    assert "3 gates for sm120: 2 likely gap, 0 probably deliberate, 0 decided, 1 admits" in out
+    assert (
+        "6 gates for sm120: 2 likely gap, 0 probably deliberate, 0 decided, 1 admits, 3 vendor, "
+        "0 constant;" in out
+    )
 
 
 def test_html_is_self_contained(report: AuditReport) -> None:
     page = render_audit_html(report, SEED)
-    assert page.count('<tr class="') == 3
+    assert page.count('<tr class="') == 6
+    assert page.count('<tr class="vendor"') == 3
     assert "<script>" in page and "<style>" in page
     for remote in ("http://", "https://", " src=", "<link"):
         assert remote not in page

@@ -2,7 +2,7 @@
 in an sm120 audit, `if is_sm100_supported():` in a gfx950 one) is an architecture gate:
 a row, classed as another vendor's gate (probably deliberate: no generation of the
 audited vendor takes it, or `admits` where every one does). A vendor test alone
-(`if _is_hip:`) tells no generations apart and stays counted, not listed
+(`if _is_hip:`) tells none of one vendor's generations apart: a row classed `vendor`
 (audit/conditions.other_vendor_told_apart)."""
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ def pick(x):
         (
             "sm120",
             {
+                7: ("vendor", "tells vendors apart: admits no nvidia generation"),
                 9: ("probably-deliberate", "another vendor's gate: it admits only gfx950"),
                 11: ("admits", "admits sm120"),
                 13: ("probably-deliberate", "a single-generation gate"),
@@ -67,6 +68,7 @@ def pick(x):
         (
             "gfx950",
             {
+                7: ("vendor", "tells vendors apart: admits every amd generation"),
                 9: ("admits", "admits gfx950"),
                 11: ("probably-deliberate", "excludes it by name"),
                 13: ("probably-deliberate", "another vendor's gate: it admits only sm100, sm103"),

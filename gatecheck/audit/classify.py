@@ -113,6 +113,55 @@ class Classifier:
             call_sites,
         )
 
+    def vendor_row(self, found: ArchCondition) -> AuditedGate:
+        """A condition that tells vendors apart and nothing more (`if _is_hip:` on an
+        NVIDIA audit): listed, with the side the audited vendor is on, never weighed as a
+        gap (every generation of the vendor goes the same way)."""
+        vendor = self.generation.vendor
+        if self.vendor_gens <= found.admits:
+            side = f"admits every {vendor} generation"
+        else:
+            side = f"admits no {vendor} generation"
+        others = self.registry.ordered(found.admits - self.vendor_gens)
+        only = f" (of the others: {', '.join(others)})" if others else ""
+        reason = f"tells vendors apart: {side}{only}"
+        return self._listed(found, GateClass.VENDOR, reason, found.condition)
+
+    def constant_row(self, found: ArchCondition) -> AuditedGate:
+        """A condition that compares a value the device decides with a constant and is
+        the same on every registered generation (`if major < 7:`, `arch == "gfx1100"`):
+        listed, never weighed (it is about hardware outside the registry)."""
+        anchor = found.arch_terms[0] if found.arch_terms else found.condition
+        test = self.semantics.admission(anchor)
+        every = self.registry.all_names()
+        if every <= test.can_be_true and not test.can_be_false:
+            truth = "true"
+        elif every <= test.can_be_false and not test.can_be_true:
+            truth = "false"
+        else:
+            truth = "unknown"  # the comparison raised somewhere, say
+        text = " ".join(anchor.as_string().split())
+        reason = f"constant over the registry: {text} is {truth} on every registered generation"
+        return self._listed(found, GateClass.CONSTANT, reason, anchor)
+
+    def _listed(
+        self, found: ArchCondition, gate_class: GateClass, reason: str, anchor: nodes.NodeNG
+    ) -> AuditedGate:
+        rule_feature = self._rule_feature(found)
+        if rule_feature is not None:
+            feature, source = rule_feature, FeatureSource.RULE
+        else:
+            feature, source = feature_name(found)
+        return AuditedGate(
+            GateSite.of(found),
+            gate_class,
+            feature,
+            source,
+            (reason,),
+            Position(int(anchor.lineno or 1), int(anchor.col_offset or 0)),
+            Position(int(anchor.end_lineno or anchor.lineno or 1), int(anchor.end_col_offset or 0)),
+        )
+
     def _verdict(
         self, found: ArchCondition, rule_feature: str | None
     ) -> tuple[GateClass, tuple[str, ...]]:

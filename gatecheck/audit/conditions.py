@@ -23,6 +23,7 @@ from gatecheck.gates.feature_gates import branch_disables
 from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.loading.lazy import node_class
 from gatecheck.semantics.admitted import Admission, Semantics
+from gatecheck.semantics.values import is_constant
 
 _SLOT_OWNERS = (
     nodes.If,
@@ -74,6 +75,9 @@ class Role(enum.Enum):
     HOP = "hop"  # only passes on a gate function's (or gate binding's) answer
     VENDOR = "vendor"  # tells vendors apart, not generations of one vendor
     PREDICATE = "predicate"  # inside a device predicate's definition
+    # Compares a value the device decides with a constant, the same on every registered
+    # generation: about hardware outside the registry (`major < 7`, `arch == "gfx1100"`).
+    CONSTANT = "constant"
 
 
 @dataclass(frozen=True, eq=False)
@@ -539,6 +543,21 @@ def classify_condition(
             return None  # raises on no generation: its key is there wherever it is known
         admission = key_found(admission, everything)
     if not varies(admission, semantics.registry.all_names()):
+        if not admission.bounds and admission.reads_device:
+            test = constant_test(semantics, condition)
+            if test is not None:
+                return ArchCondition(
+                    condition,
+                    statement,
+                    kind,
+                    module_path(module),
+                    str(module.name),
+                    qualname_of(statement),
+                    admission,
+                    *feature_side(statement, kind, admission, vendor_gens, condition),
+                    Role.CONSTANT,
+                    (test,),
+                )
         if admission.bounds:
             path = module_path(module)
             where = (path, int(condition.lineno or 1), int(condition.col_offset or 0))
@@ -581,6 +600,71 @@ def classify_condition(
         role,
         terms,
     )
+
+
+# String tests whose receiver is the value compared (`arch.startswith("gfx11")`).
+_STRING_TESTS = ("startswith", "endswith")
+
+
+def constant_test(semantics: Semantics, condition: nodes.NodeNG) -> nodes.NodeNG | None:
+    """A leaf of `condition` that compares a value the device decides (known and not the
+    same on every registered generation: `torch.cuda.get_device_capability()[0]`) with a
+    literal (`< 7`, `.startswith("gfx11")`) and is itself true everywhere or false
+    everywhere, or None. Asked only of a condition whose truth is the same on every
+    generation and whose evaluation read the device."""
+    every = semantics.registry.all_names()
+    for leaf in operands(condition):
+        compared = _compared_with_a_literal(leaf)
+        if compared is None or not _told_apart(semantics, compared):
+            continue
+        # The test itself is the same everywhere (not a test that varies, in a condition
+        # some other operand keeps constant: `use_block_sparsity and cc == 9`).
+        test = semantics.admission(leaf)
+        if not (test.can_be_true and test.can_be_false) and (
+            test.can_be_true == every or test.can_be_false == every
+        ):
+            return leaf
+    return None
+
+
+def _compared_with_a_literal(leaf: nodes.NodeNG) -> nodes.NodeNG | None:
+    if isinstance(leaf, nodes.Compare) and len(leaf.ops) == 1:
+        other = leaf.ops[0][1]
+        if _literal(other):
+            return leaf.left
+        if _literal(leaf.left):
+            return other
+        return None
+    if (
+        isinstance(leaf, nodes.Call)
+        and isinstance(leaf.func, nodes.Attribute)
+        and leaf.func.attrname in _STRING_TESTS
+        and len(leaf.args) == 1
+        and _literal(leaf.args[0])
+    ):
+        return leaf.func.expr
+    return None
+
+
+def _literal(node: nodes.NodeNG) -> bool:
+    if isinstance(node, nodes.Const):
+        return node.value is not None
+    return isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)) and all(
+        _literal(e) for e in node.elts
+    )
+
+
+def _told_apart(semantics: Semantics, node: nodes.NodeNG) -> bool:
+    """Whether `node`'s value is known on every registered generation and differs
+    between two of them."""
+    seen: list[object] = []
+    for name in semantics.registry.names:
+        value = semantics.evaluator(name).value(node)
+        if not is_constant(value):
+            return False
+        if value not in seen:
+            seen.append(value)
+    return len(seen) > 1
 
 
 def other_vendor_told_apart(

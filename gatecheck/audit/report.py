@@ -26,6 +26,12 @@ class GateClass(enum.Enum):
     DELIBERATE = "probably-deliberate"
     DECIDED = "decided"
     ADMITS = "admits"
+    # Tells vendors apart only (`if _is_hip:` on an NVIDIA audit): the audited
+    # generation's whole vendor is on one side, so it is no gap and no choice about it.
+    VENDOR = "vendor"
+    # Reads the device, but is the same on every registered generation (`major < 7`):
+    # about hardware outside the registry, nothing to weigh for GEN.
+    CONSTANT = "constant"
 
     @property
     def rank(self) -> int:
@@ -131,6 +137,17 @@ class AuditedGate:
     @property
     def condition(self) -> str:
         return self.found.condition
+
+
+def compared_use(gate: AuditedGate) -> bool:
+    """A row that decides among the audited vendor's generations where a feature is used:
+    neither a device predicate's own test (its uses are rows), a vendor gate nor one
+    constant over the registry. What
+    `impact` compares and `rules suggest` makes features of."""
+    return not gate.found.definition and gate.gate_class not in (
+        GateClass.VENDOR,
+        GateClass.CONSTANT,
+    )
 
 
 @dataclass(frozen=True)
@@ -282,15 +299,17 @@ def order_gates(gates: Sequence[AuditedGate]) -> list[AuditedGate]:
     def key(g: AuditedGate) -> tuple[int, int, int, str, int]:
         return (g.gate_class.rank, tier(g), -evidence_weight(g), str(g.path), g.start.line)
 
-    def group(g: AuditedGate) -> tuple[str, int, bool]:
+    def group(g: AuditedGate) -> tuple[str, int, bool, bool]:
         # A likely gap on a ground ranked last (evidence_weight below 0: a family
         # sibling in a module that tests the generation, behind another likely gap) is
-        # not carried up by its feature's strongest gate.
+        # not carried up by its feature's strongest gate; nor are vendor and constant
+        # gates (all last).
         weak = g.gate_class is GateClass.LIKELY_GAP and evidence_weight(g) < 0
-        return (g.feature, tier(g), weak)
+        listed_last = g.gate_class in (GateClass.VENDOR, GateClass.CONSTANT)
+        return (g.feature, tier(g), weak, listed_last)
 
     by_gate = sorted(gates, key=key)
-    place: dict[tuple[str, int, bool], int] = {}
+    place: dict[tuple[str, int, bool, bool], int] = {}
     for index, gate in enumerate(by_gate):
         place.setdefault(group(gate), index)
     return sorted(by_gate, key=lambda g: (place[group(g)], key(g)))

@@ -479,6 +479,9 @@ def _run_audit(
         project, semantics, modules, vendor, progress.advance, contain, jobs, more=widening
     )
     modules = widening.modules
+    # Tests constant over the registry are listed apart: no other row's evidence.
+    constants = [c for c in conditions if c.role is Role.CONSTANT]
+    conditions = [c for c in conditions if c.role is not Role.CONSTANT]
     progress.stage("classifying gates", None)
     hops = [c for c in conditions if c.role is Role.HOP]
     sites = _call_sites_by_gate(conditions)
@@ -504,7 +507,17 @@ def _run_audit(
         definitions.get(id(c), c) for c in conditions if c.role is Role.GATE or id(c) in definitions
     ]
     classes = _classified(project, semantics, gate_conditions, classified, jobs)
-    gates = [gate for gate in classes if gate is not None]
+    # Conditions that only tell vendors apart are listed too (an architecture decision
+    # all the same), in a class of their own: never a gap for GEN, whose vendor is all on
+    # one side.
+    # (Not one that admits every generation, `if not _is_hip or x:` or a value only one
+    # vendor's path sets, `block is not None`: a gate admits fewer, SEMANTICS.md.)
+    vendors = [c for c in conditions if c.role is Role.VENDOR and c.admits != registry.all_names()]
+    vendor_rows = [contain.run(*_where(c), partial(classifier.vendor_row, c)) for c in vendors]
+    constant_rows = [
+        contain.run(*_where(c), partial(classifier.constant_row, c)) for c in constants
+    ]
+    gates = [gate for gate in (*classes, *vendor_rows, *constant_rows) if gate is not None]
     catalog = KernelCatalog(registry, kernel_sources, project.roots)
     kernels = {
         feature.id: [catalog.support(k) for k in feature.kernels]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from gatecheck.audit.report import AuditedGate, AuditReport, FeatureSource
+from gatecheck.audit.report import AuditedGate, AuditReport, FeatureSource, compared_use
 from gatecheck.config.model import Registry
 from gatecheck.impact.identity import Identity, Scope, identity_of, normalise_condition, scope_of
 from gatecheck.impact.model import ChangeKind, GateChange, ImpactReport, Issue, IssueKind
@@ -131,10 +131,10 @@ def compare_reports(
     columns = tuple(registry.ordered(registry.vendor_names(after.vendor)))
     # A device predicate's own test (an audit row of its own, GateSite.definition) is
     # compared through its uses: a narrowed body is reported where the feature loses a
-    # generation, once.
+    # generation, once. A vendor gate decides no generation of the vendor against another.
     pairs = match_gates(
-        [g for g in before.gates if compared(g.path) and not g.found.definition],
-        [g for g in after.gates if compared(g.path) and not g.found.definition],
+        [g for g in before.gates if compared(g.path) and compared_use(g)],
+        [g for g in after.gates if compared(g.path) and compared_use(g)],
     )
     changes: list[GateChange] = []
     unchanged = 0

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from gatecheck.audit.prefilter import mentions_arch
-from gatecheck.audit.report import AuditedGate, AuditReport
+from gatecheck.audit.report import AuditedGate, AuditReport, compared_use
 from gatecheck.audit.widening import spelling
 from gatecheck.config.model import Registry
 from gatecheck.discovery import Discovery, discover
@@ -235,7 +235,7 @@ def _compared(
             after, before, compared = reused
             if compared is not None:
                 unchanged_elsewhere = sum(
-                    1 for g in after.gates if g.path not in compared and not g.found.definition
+                    1 for g in after.gates if g.path not in compared and compared_use(g)
                 )
         else:  # WHOLE, or REACH (whole past the budget)
             restrict = None if past(reached) or reached is None else reached

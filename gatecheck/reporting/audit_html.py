@@ -52,6 +52,7 @@ code{font-size:12px}
 tr.likely-gap td.class{color:#b00;font-weight:bold}
 tr.probably-deliberate td.class{color:#a60}
 tr.decided td.class{color:#06a}tr.admits td.class{color:#070}
+tr.vendor td.class,tr.constant td.class{color:#777}
 .polarity{display:block;font-size:11px;color:#666;font-weight:normal}
 details{font-size:12px;color:#444;margin-top:.2em}
 details ul{margin:.2em 0;padding-left:1.1em}

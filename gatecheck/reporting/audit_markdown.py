@@ -21,6 +21,8 @@ CLASS_ICONS = {
     GateClass.DELIBERATE: "🟡 probably deliberate",
     GateClass.DECIDED: "🔵 decided",
     GateClass.ADMITS: "🟢 admits",
+    GateClass.VENDOR: "⚪ vendor",
+    GateClass.CONSTANT: "⚪ constant",
 }
 
 

@@ -24,6 +24,8 @@ CLASS_STYLES = {
     GateClass.DELIBERATE: "yellow",
     GateClass.DECIDED: "cyan",
     GateClass.ADMITS: "green",
+    GateClass.VENDOR: "dim",
+    GateClass.CONSTANT: "dim",
 }
 ADMITTED, EXCLUDED = "✓", "·"
 
@@ -33,7 +35,7 @@ def summary_line(report: AuditReport) -> str:
     parts = [f"{counts[c]} {c.label}" for c in GateClass]
     return (
         f"{count(len(report.gates), 'gate')} for {report.generation}: {', '.join(parts)}; "
-        f"{count(report.vendor_gates, 'vendor gate')}, {count(len(report.hops), 'call-site hop')}, "
+        f"{count(len(report.hops), 'call-site hop')}, "
         f"{count(report.predicate_definitions, 'other predicate definition')} not listed "
         f"({report.scanned} of {count(report.files, 'file')} searched: "
         "they spell an arch idiom or a name that carries the device)"

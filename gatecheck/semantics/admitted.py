@@ -48,6 +48,9 @@ class Admission:
     # Read once for each class a classmethod may run for (subclasses.py): per class,
     # its name (`module.Class`, the module's last name) and where it can be true and false.
     receivers: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
+    # Whether the evaluation read the device (an idiom, a naming convention), whatever
+    # the answer: a test constant over the registry may still be about hardware.
+    reads_device: bool = False
 
     @property
     def admitted(self) -> frozenset[str]:
@@ -93,6 +96,7 @@ def _union(
         tuple(free),
         any(a.unset_environment for a in admissions),
         receivers,
+        any(a.reads_device for a in admissions),
     )
 
 
@@ -418,7 +422,13 @@ class Semantics:
                 follow,
             )
         return Admission(
-            can_true, can_false, frozenset(seen.assumed), frozenset(seen.bounds), free, unset
+            can_true,
+            can_false,
+            frozenset(seen.assumed),
+            frozenset(seen.bounds),
+            free,
+            unset,
+            reads_device=seen.device,
         )
 
     def _unset_reading(

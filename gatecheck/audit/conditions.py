@@ -542,22 +542,8 @@ def classify_condition(
         if not everything - (admission.can_be_true | admission.can_be_false):
             return None  # raises on no generation: its key is there wherever it is known
         admission = key_found(admission, everything)
+    constant: nodes.NodeNG | None = None
     if not varies(admission, semantics.registry.all_names()):
-        if not admission.bounds and admission.reads_device:
-            test = constant_test(semantics, condition)
-            if test is not None:
-                return ArchCondition(
-                    condition,
-                    statement,
-                    kind,
-                    module_path(module),
-                    str(module.name),
-                    qualname_of(statement),
-                    admission,
-                    *feature_side(statement, kind, admission, vendor_gens, condition),
-                    Role.CONSTANT,
-                    (test,),
-                )
         if admission.bounds:
             path = module_path(module)
             where = (path, int(condition.lineno or 1), int(condition.col_offset or 0))
@@ -569,10 +555,16 @@ def classify_condition(
                 admission.bounds,
                 consequence,
             )
-        return None
+        elif admission.reads_device:
+            # A test about hardware outside the registry (`major < 7`): listed apart.
+            constant = constant_test(semantics, condition)
+        if constant is None:
+            return None
     polarity, admits = feature_side(statement, kind, admission, vendor_gens, condition)
     deciding = vendor_gens
-    if _in_predicate_definition(statement, kind):
+    if constant is not None:
+        role = Role.CONSTANT
+    elif _in_predicate_definition(statement, kind):
         role = Role.PREDICATE
     elif varies(admission, vendor_gens):
         role = Role.GATE
@@ -586,6 +578,8 @@ def classify_condition(
     terms: tuple[nodes.NodeNG, ...] = ()
     if role is Role.GATE and kind is not SlotKind.LOOKUP:
         terms = tuple(a for a in operands(condition) if varies(semantics.admission(a), deciding))
+    elif constant is not None:
+        terms = (constant,)
     path = module_path(module)
     return ArchCondition(
         condition,

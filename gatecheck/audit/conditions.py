@@ -596,8 +596,9 @@ def classify_condition(
     )
 
 
-# String tests whose receiver is the value compared (`arch.startswith("gfx11")`).
-_STRING_TESTS = ("startswith", "endswith")
+# String tests against literals: what they are called on is compared with the literals
+# (`arch.startswith("gfx11")`), which write an allowlist out.
+STRING_TESTS = ("startswith", "endswith")
 
 
 def constant_test(semantics: Semantics, condition: nodes.NodeNG) -> nodes.NodeNG | None:
@@ -632,7 +633,7 @@ def _compared_with_a_literal(leaf: nodes.NodeNG) -> nodes.NodeNG | None:
     if (
         isinstance(leaf, nodes.Call)
         and isinstance(leaf.func, nodes.Attribute)
-        and leaf.func.attrname in _STRING_TESTS
+        and leaf.func.attrname in STRING_TESTS
         and len(leaf.args) == 1
         and _literal(leaf.args[0])
     ):

@@ -17,6 +17,7 @@ from gatecheck.audit import workers
 from gatecheck.audit.binding_sites import binding_sites
 from gatecheck.audit.classify import Classifier
 from gatecheck.audit.conditions import (
+    STRING_TESTS,
     ArchCondition,
     FoundCondition,
     Role,
@@ -348,10 +349,6 @@ def _recorded_decision_as_gate(
     return dataclasses.replace(condition, role=Role.GATE, arch_terms=terms)
 
 
-# String tests whose literal arguments are the allowlist (`name.startswith("blackwell")`).
-_STRING_TESTS = ("startswith", "endswith")
-
-
 def _written_out(term: nodes.NodeNG) -> bool:
     """A comparison, a string test against literals (`arch.startswith(("sm_10",
     "sm_12"))`), or `any` / `all` of a comparison over a comprehension (`any(c[0] in (10,
@@ -361,7 +358,7 @@ def _written_out(term: nodes.NodeNG) -> bool:
     if (
         isinstance(term, nodes.Call)
         and isinstance(term.func, nodes.Attribute)
-        and term.func.attrname in _STRING_TESTS
+        and term.func.attrname in STRING_TESTS
         and term.args
         and _literal_strings(term.args[0])
     ):
@@ -509,9 +506,8 @@ def _run_audit(
     classes = _classified(project, semantics, gate_conditions, classified, jobs)
     # Conditions that only tell vendors apart are listed too (an architecture decision
     # all the same), in a class of their own: never a gap for GEN, whose vendor is all on
-    # one side.
-    # (Not one that admits every generation, `if not _is_hip or x:` or a value only one
-    # vendor's path sets, `block is not None`: a gate admits fewer, SEMANTICS.md.)
+    # one side. Not one that admits every generation (`if not _is_hip or x:`, a value
+    # only one vendor's path sets, `block is not None`): a gate admits fewer.
     vendors = [c for c in conditions if c.role is Role.VENDOR and c.admits != registry.all_names()]
     vendor_rows = [contain.run(*_where(c), partial(classifier.vendor_row, c)) for c in vendors]
     constant_rows = [

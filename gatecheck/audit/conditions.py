@@ -653,8 +653,7 @@ def _told_apart(semantics: Semantics, node: nodes.NodeNG) -> bool:
     """Whether `node`'s value is known on every registered generation and differs
     between two of them."""
     seen: list[object] = []
-    for name in semantics.registry.names:
-        value = semantics.evaluator(name).value(node)
+    for value in semantics.values(node, semantics.registry.names).values():
         if not is_constant(value):
             return False
         if value not in seen:

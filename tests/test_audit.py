@@ -669,6 +669,9 @@ def test_predicate_names(name: str, expected: bool) -> None:
         # nvidia-smi's capability query (idioms/nvidia_smi.py), not another of its fields.
         ('["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"]', True),
         ('["nvidia-smi", "--query-gpu=name", "--format=csv"]', False),
+        # TVM's device (idioms/tvm_device.py).
+        ("version = tvm.cuda(0).compute_version", True),
+        ("version = tvm.cuda(0).exist", False),
     ],
 )
 def test_file_prefilter(text: str, expected: bool) -> None:

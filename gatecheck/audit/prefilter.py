@@ -12,7 +12,7 @@ import re
 ARCH_IDIOM = re.compile(
     r"capability|is_sm_?\d|sm_?\d{2,3}|hopper|blackwell|gfx9|get_device_properties"
     r"|\barch\b|gcnArchName|gcn_arch|cuda_arch|arch_list|\bis_arch_|\bget_arch"
-    r"|supported_major_versions|get_device_sm|query-gpu=compute_cap",
+    r"|supported_major_versions|get_device_sm|query-gpu=compute_cap|compute_version",
     re.IGNORECASE,
 )
 # Pieces of text every name spelling the idiom's words holds (one of them, in some case):
@@ -93,6 +93,7 @@ _ARCH_LITERALS = (
     "gfx9",
     "supported_major_versions",  # a build arch list (audit/declarations.py)
     "query-gpu=compute_cap",  # nvidia-smi's capability query (idioms/nvidia_smi.py)
+    "compute_version",  # TVM's `tvm.cuda(0).compute_version` (idioms/tvm_device.py)
 )
 _HOLDING_ARCH = (("gcnarchname", 3), ("gcn_arch", 4), ("cuda_arch", 5), ("arch_list", 0))
 # get_device_properties; get_device_sm: major * 10 + minor, as engines spell it

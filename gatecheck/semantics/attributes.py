@@ -92,6 +92,8 @@ def _external(ev: Evaluator, receiver: ExternalRef, name: str) -> Any:
         return ExternalRef(dotted)
     if ev.idioms.reads_device(dotted):
         ev.reads.device = True
+    if assumption := ev.idioms.assumption(dotted):
+        ev.reads.assumed.add(assumption)
     return intrinsic
 
 

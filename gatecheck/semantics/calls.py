@@ -306,6 +306,8 @@ def _call_external(
     if intrinsic is not NOT_MINE:
         if ev.idioms.reads_device(func.dotted):
             ev.reads.device = True
+        if assumption := ev.idioms.assumption(func.dotted):
+            ev.reads.assumed.add(assumption)
         return intrinsic
     if _is_partial(func):
         if not args:

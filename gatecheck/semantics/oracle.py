@@ -55,6 +55,12 @@ class IdiomRegistry:
             return NOT_MINE
         return intrinsic.value(generation, args if intrinsic.reads_arguments else ())
 
+    def assumption(self, dotted: str) -> str:
+        """Why the external name's value is only taken to be the device's (Intrinsic.assumed),
+        or "" where it is the device's."""
+        intrinsic = self._call(dotted) or self._first_attribute.first(dotted)
+        return "" if intrinsic is None else intrinsic.assumed
+
     def module_attribute(self, dotted: str, generation: Generation) -> Value:
         """A module attribute the vendor decides (torch.version.cuda), or NOT_MINE."""
         intrinsic = self._first_attribute.first(dotted)

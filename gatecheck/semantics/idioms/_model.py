@@ -35,6 +35,10 @@ class Intrinsic:
     # False: a name whose value the device does not decide (a constant of a library's,
     # an identity such as `cutlass.const_expr`): its use marks no device read.
     reads_device: bool = True
+    # Why the value is taken to be the device's where it may not be (a compile target
+    # the caller's scope sets, taken to be the device's): its use marks the answer
+    # assumed (Admission.assumed), as a naming convention's does. "": proven.
+    assumed: str = ""
 
     def matches(self, dotted: str) -> bool:
         if self.match == "tail":

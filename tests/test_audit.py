@@ -200,13 +200,29 @@ def test_vendor_gates_are_listed_never_as_gaps(make_tree: MakeTree) -> None:
     assert report.counts()[GateClass.VENDOR] == 2
 
 
-def test_a_vendor_test_that_admits_every_generation_is_counted_not_listed(
-    make_tree: MakeTree,
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        # `not is_hip() or flag` can be true on every generation (the flag may be set on
+        # AMD), but with the flag unset it is true on NVIDIA and false on AMD: the same
+        # unknowns, another vendor, another outcome (conditions.varies), as for any gate.
+        pytest.param(
+            "if not is_hip() or flag:\n    x = 1\n", 3, id="enables-on-one-vendor-or-a-flag"
+        ),
+        # The mirror: switched off on AMD where a flag is set; the feature may be on
+        # everywhere, the decision is AMD's only.
+        pytest.param(
+            "use_ws = flag\nif use_ws and is_hip():\n    use_ws = False\n",
+            4,
+            id="disables-on-one-vendor-with-a-flag",
+        ),
+    ],
+)
+def test_a_vendor_test_with_an_unknown_operand_is_listed(
+    make_tree: MakeTree, source: str, line: int
 ) -> None:
-    # `not is_hip() or flag` can be true on every generation (the flag may be set on
-    # AMD): not a gate by SEMANTICS.md, though it tells vendors apart where it is false.
-    report = audit(make_tree, "if not is_hip() or flag:\n    x = 1\n")
-    assert verdicts(report) == []
+    report = audit(make_tree, source)
+    assert verdicts(report) == [(line, "vendor")]
     assert report.vendor_gates == 1
 
 

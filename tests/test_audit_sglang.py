@@ -289,10 +289,11 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # jit_kernel/utils.py:183 `is_arch_support_pdl` (`>= 9`) and the multimodal
         # platform's `is_sm120` (`== 12`).
         "admits": 107,
-        # The vendor gates below, listed since they are rows of their own class, but for
-        # the 21 whose feature admits every generation (`not _is_hip or ...`, a value only
-        # one vendor's path sets): a gate admits fewer.
-        "vendor": 266,
+        # The vendor gates below, listed since they are rows of their own class: 266,
+        # then the 21 whose feature may be on everywhere through an unknown operand too
+        # (`is_hip() and self.quantization not in rocm_supported_quantization: raise`,
+        # `not _is_cuda or isinstance(...)`).
+        "vendor": 287,
         # pdmux_context.py:58 `major == 6`: a Pascal part, outside the registry.
         "constant": 1,
     }

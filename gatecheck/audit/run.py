@@ -506,9 +506,10 @@ def _run_audit(
     classes = _classified(project, semantics, gate_conditions, classified, jobs)
     # Conditions that only tell vendors apart are listed too (an architecture decision
     # all the same), in a class of their own: never a gap for GEN, whose vendor is all on
-    # one side. Not one that admits every generation (`if not _is_hip or x:`, a value
-    # only one vendor's path sets, `block is not None`): a gate admits fewer.
-    vendors = [c for c in conditions if c.role is Role.VENDOR and c.admits != registry.all_names()]
+    # one side. Also one whose feature may be on everywhere because of an unknown operand
+    # (`if use_ws and _is_hip: use_ws = False`, `if not _is_hip or x:`): the same
+    # unknowns, another vendor, another outcome, as for any gate (conditions.varies).
+    vendors = [c for c in conditions if c.role is Role.VENDOR]
     vendor_rows = [contain.run(*_where(c), partial(classifier.vendor_row, c)) for c in vendors]
     constant_rows = [
         contain.run(*_where(c), partial(classifier.constant_row, c)) for c in constants

@@ -688,6 +688,13 @@ def test_predicate_names(name: str, expected: bool) -> None:
         # TVM's device (idioms/tvm_device.py).
         ("version = tvm.cuda(0).compute_version", True),
         ("version = tvm.cuda(0).exist", False),
+        # Vendor and target idioms: a file testing only them holds vendor gates.
+        ("IS_ROCM = torch.version.hip is not None", True),
+        ("if torch.version.cuda is None: raise", True),
+        ("backend = triton.runtime.driver.active.get_current_target().backend", True),
+        ("from triton.language.target_info import is_hip_cdna4", True),
+        ("info = amdsmi_get_gpu_asic_info(handle)", True),
+        ("version = torch.__version__", False),
     ],
 )
 def test_file_prefilter(text: str, expected: bool) -> None:
@@ -700,6 +707,7 @@ _IDIOM_PIECES = st.sampled_from(
     [
         *("arch", "ARCH", "is_", "get_", "sm", "SM", "_", "9", "10", "gfx", "capab", "ility"),
         *("x", "é", "gcn", "Gcn", "cuda", "CUDA", "name", "list", "device", "properties"),
+        *("version", ".", "hip", "HIP", "target", "info", "get_current", "compute"),
     ]
 )
 _CASE_SPECIALS = st.sampled_from([" ", ".", "\u212a", "\u017f", "\u0130", "\u0131", "gcnArchName"])

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 
-# Cheap text prefilter: only files that spell an arch idiom are searched for gates
+# Cheap text prefilter: only files that spell an arch or vendor idiom are searched for gates
 # (resolution still reads any module it needs). Bare "arch" would match model_arch,
 # architectures and search, so only its standalone and device spellings count.
 ARCH_IDIOM = re.compile(
     r"capability|is_sm_?\d|sm_?\d{2,3}|hopper|blackwell|gfx9|get_device_properties"
     r"|\barch\b|gcnArchName|gcn_arch|cuda_arch|arch_list|\bis_arch_|\bget_arch"
-    r"|supported_major_versions|get_device_sm|query-gpu=compute_cap|compute_version",
+    r"|supported_major_versions|get_device_sm|query-gpu=compute_cap|compute_version"
+    r"|version\.hip|version\.cuda|get_current_target|target_info|amdsmi_get_gpu_asic_info",
     re.IGNORECASE,
 )
 # Pieces of text every name spelling the idiom's words holds (one of them, in some case):
@@ -94,6 +95,14 @@ _ARCH_LITERALS = (
     "supported_major_versions",  # a build arch list (audit/declarations.py)
     "query-gpu=compute_cap",  # nvidia-smi's capability query (idioms/nvidia_smi.py)
     "compute_version",  # TVM's `tvm.cuda(0).compute_version` (idioms/tvm_device.py)
+    # The vendor and target idioms the evaluator reads (a file testing only them holds
+    # vendor gates): `torch.version.hip`/`.cuda` (idioms/torch_version.py), Triton's
+    # `get_current_target()` and `target_info` helpers, amdsmi's ASIC info.
+    "version.hip",
+    "version.cuda",
+    "get_current_target",
+    "target_info",
+    "amdsmi_get_gpu_asic_info",
 )
 _HOLDING_ARCH = (("gcnarchname", 3), ("gcn_arch", 4), ("cuda_arch", 5), ("arch_list", 0))
 # get_device_properties; get_device_sm: major * 10 + minor, as engines spell it

@@ -68,6 +68,22 @@ CASES = [
         [(1, "likely-gap", "enumerates 2 majors")],
         id="a-local-in-the-body",
     ),
+    pytest.param(
+        "def get_cdna_version():\n"
+        "    arch = torch.cuda.get_device_properties(0).gcnArchName\n"
+        "    return 4 if 'gfx950' in arch else 3\n\n\n"
+        "is_cdna4 = get_cdna_version() == 4\n"
+        "if is_cdna4:\n"
+        "    TILE = 256\n",
+        # Another vendor's allowlist written out under a predicate's name is a row in an
+        # sm120 audit too, its use a hop (one decision, one row), as for the audited
+        # vendor's (`_is_sm10x = major == 10`).
+        [
+            (2, "probably-deliberate", "another vendor's gate"),
+            (5, "probably-deliberate", "another vendor's gate"),
+        ],
+        id="another-vendors-allowlist-in-a-binding",
+    ),
 ]
 
 

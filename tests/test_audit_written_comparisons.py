@@ -4,7 +4,8 @@ a function returning it is a row at that line, and so is a flag kept on an objec
 (`self.is_hopper = ...`), whose readers are its hops (issue 17 item 6: the row is at the
 allowlist, not at the line reading an attribute that holds it). A local name for it is
 vocabulary, as any alias of predicates: the row is where it is used. A predicate called
-without a number decides in its own body: vocabulary, as before."""
+without a number decides in its own body: vocabulary, as before. A callee named for the
+comparison it makes (Triton's `cuda_capability_geq(10, 0)`) is read the same way."""
 
 from __future__ import annotations
 
@@ -70,6 +71,21 @@ CASES = [
         [(4, "likely-gap")],
         [],
         id="local-name-for-predicates-is-read-where-used",
+    ),
+    pytest.param(
+        # Triton's `cuda_capability_geq(10, 0)`: named for the comparison it makes, kept
+        # under a name that is no predicate's (a kernel's constexpr): a row there, its
+        # reader a hop; passed to an assert, a row too.
+        "from triton.language.target_info import cuda_capability_geq\n"
+        "def pick(x):\n"
+        "    tl.static_assert(cuda_capability_geq(8, 6), 'needs sm86')\n"
+        "    EPILOGUE = cuda_capability_geq(10, 0)\n"
+        "    if EPILOGUE:\n"
+        "        return 1\n"
+        "    return 0\n",
+        [(2, "admits"), (3, "admits")],
+        [4],
+        id="a-comparison-named-call-with-numbers",
     ),
     pytest.param(
         "def fp8_ok():\n    return current_platform.has_device_capability(capability=89)\n",
@@ -142,6 +158,12 @@ def test_noops(make_tree: MakeTree, snippet: str, rows: list[tuple[int, str]]) -
         ("is_sm100_supported()", False),  # its allowlist is in its body
         ("has_device_capability(MIN_CAPABILITY)", False),  # a name, not a number
         ("get_device_capability(0)", False),  # not a predicate
+        ("cuda_capability_geq(10, 0)", True),  # named for the comparison it makes
+        ("target_info.cuda_capability_geq(8, 6)", True),
+        ("capability_at_least(90)", True),
+        ("torch.zeros(3)", False),  # a number that is no bound
+        ("torch.eye(4)", False),  # `eye` ends in no comparison word
+        ("x.view(-1, 8)", False),
         ("is_close(x, 0.5)", False),  # a float is no capability
         ("is_enabled(True)", False),  # nor is a bool
     ],

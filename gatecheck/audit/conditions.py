@@ -492,14 +492,25 @@ def only_kept_answer(statement: nodes.NodeNG) -> bool:
     return not (_is_bool_expression(value) or _is_truth_call(value))
 
 
+# A callee named for a comparison with what it is given (Triton's
+# `cuda_capability_geq(10, 0)`, `capability_at_least(9)`, `sm_or_later(90)`).
+_COMPARING_NAME = re.compile(
+    r"(^|_)(geq|ge|gt|leq|le|lt|eq|at_least|at_most|or_later|or_newer|or_above|or_higher)$",
+    re.IGNORECASE,
+)
+
+
 def written_comparison(node: nodes.NodeNG | None) -> bool:
     """A predicate called with a number written at the call (`current_platform.
-    has_device_capability(75)`, `is_device_capability_family(100)`, `is_arch(9, 0)`):
-    a comparison of the device with that number, written out where it is called, as
-    `capability >= (7, 5)` would be. Whether it depends on the device is the
-    evaluation's to say; a predicate without one (`is_sm100_supported()`) decides in
-    its own body and is vocabulary here."""
-    if not isinstance(node, nodes.Call) or not has_predicate_prefix(_callee_name(node)):
+    has_device_capability(75)`, `is_device_capability_family(100)`, `is_arch(9, 0)`,
+    `cuda_capability_geq(10, 0)`): a comparison of the device with that number, written
+    out where it is called, as `capability >= (7, 5)` would be. Whether it depends on
+    the device is the evaluation's to say; a predicate without one
+    (`is_sm100_supported()`) decides in its own body and is vocabulary here."""
+    if not isinstance(node, nodes.Call):
+        return False
+    callee = _callee_name(node)
+    if not (has_predicate_prefix(callee) or _COMPARING_NAME.search(callee)):
         return False
     arguments = [*node.args, *(k.value for k in node.keywords or [])]
     return any(_number_literal(a) for a in arguments)

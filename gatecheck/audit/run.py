@@ -25,6 +25,7 @@ from gatecheck.audit.conditions import (
     classify_condition,
     module_nodes,
     module_path,
+    other_vendor_told_apart,
     outermost_slots,
     varies,
 )
@@ -330,9 +331,17 @@ def _recorded_decision_as_gate(
     only combine predicates (`_is_sm100 = _is_cuda and is_sm100_supported()`) stay
     vocabulary: the decision is at each use."""
     statement = condition.statement
-    if condition.role is not Role.PREDICATE or not varies(condition.admission, vendor_gens):
+    if condition.role is not Role.PREDICATE:
         return condition
-    terms = with_arch_terms(condition, semantics, vendor_gens).arch_terms
+    # The generations it tells apart: the audited vendor's, else another's (`is_cdna4 =
+    # get_cdna_version() == 4` in an sm120 audit, a row as its uses are).
+    if varies(condition.admission, vendor_gens):
+        deciding = vendor_gens
+    elif (other := other_vendor_told_apart(semantics, condition.admission, vendor_gens)) is None:
+        return condition
+    else:
+        deciding = other
+    terms = with_arch_terms(condition, semantics, deciding).arch_terms
     if _decided_by_a_parameter(condition.admission):
         # `def supports_compute_capability(cls, capability): return capability.major in
         # [9, 10]`: the device arrives through a parameter no caller the audit read
@@ -352,7 +361,10 @@ def _recorded_decision_as_gate(
 def _written_out(term: nodes.NodeNG) -> bool:
     """A comparison, a string test against literals (`arch.startswith(("sm_10",
     "sm_12"))`), or `any` / `all` of a comparison over a comprehension (`any(c[0] in (10,
-    12) for c in caps)`: the allowlist is written out as much as in `major in (10, 12)`)."""
+    12) for c in caps)`: the allowlist is written out as much as in `major in (10, 12)`).
+    Not a predicate called with a number (`is_sm90 = is_device_capability(90)`): a name
+    for it is an alias of predicates, combined where it is used (`not (is_sm90 or
+    is_sm100)`), which is the row."""
     if isinstance(term, nodes.Compare):
         return True
     if (

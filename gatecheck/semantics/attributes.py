@@ -4,10 +4,11 @@ a known str or dict. Anything else is unknown."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gatecheck.semantics import classes, replay, resolve
+from gatecheck.semantics import classes, replay, resolve, text_patterns
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either
@@ -58,6 +59,7 @@ _SAFE_METHODS: dict[type, set[str]] = {
         "isalnum",
     },
     dict: {"get", "keys", "values", "items"},
+    re.Match: set(text_patterns.MATCH_METHODS),
 }
 
 

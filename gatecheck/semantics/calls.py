@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import is_abstract_body
-from gatecheck.semantics import bounds, builtin_calls, classes, conventions, environment, replay
+from gatecheck.semantics import (
+    bounds,
+    builtin_calls,
+    classes,
+    conventions,
+    environment,
+    replay,
+    text_patterns,
+)
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.expressions import filled_item
 from gatecheck.semantics.idioms._model import NOT_MINE
@@ -300,6 +308,9 @@ def _call_external(
     value = environment.read(ev, func.dotted, args, kwargs)
     if value is not NOT_MINE:
         return value
+    value = text_patterns.call(func.dotted, args, kwargs)
+    if value is not NOT_MINE:
+        return value
     intrinsic = ev.idioms.call(func.dotted, ev.generation, args)
     if ev.trace is not None:
         ev.trace.append((replay.INTRINSIC_CALL, func.dotted, args, intrinsic))
@@ -493,14 +504,15 @@ def _is_cache_decorator(func: ExternalRef) -> bool:
 
 def _reads_arguments(ev: Evaluator, func: ExternalRef) -> bool:
     """Whether _call_external looks at the arguments: to wrap a function, for an
-    intrinsic that reads them (most are decided by their dotted name alone), or for an
+    intrinsic that reads them (most are decided by their dotted name alone), for an
     environment read's default (its value where no variable is set, which may be read
-    from the device)."""
+    from the device), or for a pattern matched on a text (text_patterns.py)."""
     return (
         _is_partial(func)
         or _is_cache_decorator(func)
         or ev.idioms.reads_arguments(func.dotted)
         or func.dotted in environment.READS
+        or func.dotted in text_patterns.FUNCTIONS
     )
 
 

@@ -285,8 +285,9 @@ def test_a_large_round_is_shared_with_workers(
 # -- values: a name whose value (not only its truth) tells generations apart ---------------
 
 # Spells an idiom: a helper answering the capability as a number, a constant holding the
-# device's properties, a tag picked by the major, and values the same on every NVIDIA
-# generation (the SM count is not read; the AMD arch name is None on NVIDIA).
+# device's properties, a tag picked by the major, the AMD arch name (told apart within
+# AMD) and values the same on every generation of each vendor (the SM count is not read;
+# whether the build is ROCm's).
 HARDWARE = (
     "import torch\n\n\n"
     "def device_cc():\n"
@@ -298,6 +299,7 @@ HARDWARE = (
     "PROPS = torch.cuda.get_device_properties(0)\n"
     "NUM_SMS = torch.cuda.get_device_properties(0).multi_processor_count\n"
     "ROCM_NAME = torch.cuda.get_device_properties(0).gcnArchName\n"
+    "ON_ROCM = torch.version.hip is not None\n"
 )
 SM100_UP = ("sm100", "sm103", "sm110", "sm120", "sm121")
 
@@ -361,6 +363,19 @@ VALUE_CASES = [
         [("user.py", 5, SM100_UP)],
         id="an-object-whose-attributes-differ",
     ),
+    pytest.param(
+        # Another vendor's generations told apart (gfx942 from the other AMD parts) on
+        # an sm120 audit: a gate all the same, classed as another vendor's.
+        {
+            "pkg/user.py": "from pkg import hw\n\n\n"
+            "def tiles():\n"
+            "    if hw.ROCM_NAME[-2:] == '42':\n"
+            "        return 2\n"
+            "    return 1\n"
+        },
+        [("user.py", 5, ("gfx942",))],
+        id="another-vendors-value",
+    ),
 ]
 
 
@@ -378,7 +393,7 @@ VALUE_NOOPS = [
         id="a-value-not-read-is-the-same-everywhere",
     ),
     pytest.param(
-        "def fnuz():\n    return hw.ROCM_NAME is not None\n",
+        "def rocm():\n    return hw.ON_ROCM\n",
         id="a-value-that-differs-only-between-vendors",
     ),
 ]

@@ -476,7 +476,7 @@ def _run_audit(
         on_open(project, semantics)
     only_paths = None if only is None else frozenset(only)
     modules = _arch_modules(project, only_paths)
-    widening = Widening(semantics, registry.vendor_names(vendor), modules, contain, only_paths)
+    widening = Widening(semantics, modules, contain, only_paths)
     progress.stage("evaluating conditions", len(modules))
     # Workers read the project as it is now; a read log (impact), a laid-over project
     # or --debug (an exception must reach this process) keep the run in one.

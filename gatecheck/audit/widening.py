@@ -13,11 +13,13 @@ evaluated like any other file's.
 A value tells generations apart as a condition does: a helper returning the capability as
 a number (`def sm(): major, minor = get_device_capability(); return major * 10 + minor`),
 or a constant holding it (`SM = sm()`), is tested in a file that spells no idiom (`if
-sm() == 90:`). So a definition is followed when its value varies within the vendor, not
+sm() == 90:`). So a definition is followed when its value varies within a vendor, not
 only its truth (a number, a tuple, a string, an object whose attributes differ), and the
 definitions the searched files make of an arch idiom (`get_device_capability` above) are
-read from the first round, as if the idiom were a name found to carry the device. A value
-the same on every generation of the vendor (`torch.version.hip is not None` on NVIDIA, a
+read from the first round, as if the idiom were a name found to carry the device. Within
+a vendor: the audited one's, or another's (`current_platform.is_fp8_fnuz()` tells gfx942
+apart on an sm120 audit too, and its uses are gates, classed as another vendor's). A
+value the same on every generation of each vendor (`torch.version.hip is not None`, a
 device count, an unknown) brings in no file."""
 
 from __future__ import annotations
@@ -79,14 +81,13 @@ class Widening:
     def __init__(
         self,
         semantics: Semantics,
-        vendor_gens: frozenset[str],
         modules: Iterable[nodes.Module],
         contain: Containment,
         only: Collection[Path] | None = None,
     ) -> None:
         self.semantics = semantics
         self.project = semantics.project
-        self.vendor_gens = vendor_gens
+        self.vendors = vendor_groups(semantics)
         self.contain = contain
         self.only = only
         self.modules = list(modules)
@@ -107,7 +108,7 @@ class Widening:
         if self.rounds == MAX_ROUNDS:
             return []
         self.rounds += 1
-        names = self._passed_on(self.names | found_names(found, self.vendor_gens))
+        names = self._passed_on(self.names | found_names(found, self.vendors))
         # A name that spells an idiom is used only in files the prefilter passed already
         # (every use has a boundary on both sides, see `spelling`).
         new = sorted(n for n in names - self.names if not mentions_arch(n))
@@ -201,18 +202,22 @@ class Widening:
 
     def _varies(self, definition: Definition) -> bool:
         """Whether the definition's truth, else its value, differs between generations
-        of the vendor."""
+        of one vendor (the audited one's or another's: `is_fp8_fnuz()` on an sm120
+        audit tells gfx942 apart, and its uses are gates)."""
         return self._each_value(definition, self._truth_varies) or self._each_value(
             definition, self._value_varies
         )
 
     def _truth_varies(self, value: nodes.NodeNG) -> bool:
         admission = self.semantics.admission(value)
-        return varies(admission, self.vendor_gens)
+        return any(varies(admission, group) for group in self.vendors)
 
     def _value_varies(self, value: nodes.NodeNG) -> bool:
-        found = self.semantics.values(value, self.vendor_gens).values()
-        return len({key for v in found if (key := generation_value(v)) is not None}) > 1
+        for group in self.vendors:
+            found = self.semantics.values(value, group).values()
+            if len({key for v in found if (key := generation_value(v)) is not None}) > 1:
+                return True
+        return False
 
     def _each_value(self, definition: Definition, test: Callable[[nodes.NodeNG], bool]) -> bool:
         for value in definition.values:
@@ -260,13 +265,23 @@ def generation_value(value: Any) -> Hashable | None:
     return value if is_constant(value) else None
 
 
-def found_names(conditions: Iterable[ArchCondition], vendor_gens: frozenset[str]) -> set[str]:
-    """The names whose value the conditions show to depend on the generation (within the
-    vendor): the function a varying condition is returned from, or decides a return in,
-    the device predicate it sits in, and the names a varying condition is assigned to."""
+def vendor_groups(semantics: Semantics) -> tuple[frozenset[str], ...]:
+    """Each vendor's generations, in the registry's order."""
+    registry = semantics.registry
+    vendors = dict.fromkeys(g.vendor for g in registry.generations)
+    return tuple(registry.vendor_names(v) for v in vendors)
+
+
+def found_names(conditions: Iterable[ArchCondition], vendors: Sequence[frozenset[str]]) -> set[str]:
+    """The names whose value the conditions show to depend on the generation (within a
+    vendor: the audited one's or another's): the function a varying condition is
+    returned from, or decides a return in, the device predicate it sits in, and the
+    names a varying condition is assigned to."""
     names: set[str] = set()
     for condition in conditions:
-        if condition.role is Role.VENDOR or not varies(condition.admission, vendor_gens):
+        if condition.role is Role.VENDOR or not any(
+            varies(condition.admission, group) for group in vendors
+        ):
             continue
         statement = condition.statement
         if isinstance(statement, (nodes.Assign, nodes.AnnAssign)) and condition.kind in (

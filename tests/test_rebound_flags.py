@@ -287,6 +287,14 @@ NOOPS = [
         id="two-methods",
     ),
     pytest.param(
+        # The caller's value unknown (a flag), the test's answer unknown: both stay.
+        f"def run(use_tma, flag):\n    if flag and {CAP} < (9, 0):\n        use_tma = False\n"
+        "    if flag:\n        use_tma = True\n    return use_tma\n",
+        "run(want, flag)",
+        "the caller's value and every binding meet where the tests are unknown",
+        id="a-parameter-under-unknown-tests",
+    ),
+    pytest.param(
         f"use_x = False\nwith ctx():\n    if {CAP} >= (9, 0):\n        use_x = True\n",
         "use_x",
         "a with block's manager may swallow an exception",
@@ -355,6 +363,38 @@ def test_a_flag_read_is_a_hop_of_its_deciding_if(
     report = audit(make_tree, source)
     assert [line for line, _ in verdicts(report)] == gates
     assert [h.line for h in report.hops] == hops
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # A parameter is the first binding: the body runs from what a caller passes
+        # (unknown here), then the switch under the device test; the read after it is
+        # false where the switch ran (fbgemm's `use_warp_specialization`).
+        pytest.param(
+            "def run(x, use_ws):\n"
+            "    if torch.version.hip:\n"
+            "        use_ws = False\n"
+            "    if use_ws:\n"
+            "        return 1\n",
+            [(4, "vendor"), (6, "vendor")],
+            id="switched-off-on-one-vendor",
+        ),
+        pytest.param(
+            "def run(x, use_tma=True):\n"
+            "    if torch.cuda.get_device_capability()[0] < 9:\n"
+            "        use_tma = False\n"
+            "    if use_tma:\n"
+            "        return 1\n",
+            [(4, "admits"), (6, "admits")],
+            id="switched-off-below-hopper",
+        ),
+    ],
+)
+def test_a_parameter_switched_under_a_device_test_is_read_after_it(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert verdicts(audit(make_tree, source)) == expected
 
 
 def test_a_flag_with_a_value_of_its_own_stays_a_gate(make_tree: MakeTree) -> None:

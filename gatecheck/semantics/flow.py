@@ -52,7 +52,7 @@ def value_after(
         # Inside a marked statement, after every binding (`x = 24` / `x = 32` in
         # branches, then `y = 64 // x` in one of them): what the block leaves holds the
         # value there (no binding runs after it on any path), with the other paths'.
-    block, statements = marked
+    block, statements, start = marked
     if reader is not None and reader.scope() is block:
         # Read in the block itself: only paths that did not return reach it, but it
         # must come after every binding (astroid's lookup keeps some that follow).
@@ -70,14 +70,19 @@ def value_after(
     # same way: TransformerEngine's get_attention_backend (a thousand lines re-binding
     # `use_flash_attention`, `use_fused_attention`, ...) cost 29 million evaluation
     # steps, 211 s of a 213 s audit. A cycle (the flag's own tests read it) is unknown.
-    return ev.memoized(key, _run_block, (block, statements, key))
+    return ev.memoized(key, _run_block, (block, statements, start, key))
 
 
-def _run_block(ev: Evaluator, run: tuple[nodes.NodeNG, dict[int, list[nodes.NodeNG]], Any]) -> Any:
+_Run = tuple[nodes.NodeNG, dict[int, list[nodes.NodeNG]], "nodes.AssignName | None", Any]
+
+
+def _run_block(ev: Evaluator, run: _Run) -> Any:
     """value_after's run of the block (its bindings' block, the marked statements, the
-    memo key), _UNSET (no binding on any path) read as unknown."""
-    block, statements, key = run
-    found = _run(ev, block.body, statements, _UNSET, key)
+    parameter whose value it starts from if any, the memo key), _UNSET (no binding on
+    any path) read as unknown."""
+    block, statements, start, key = run
+    value = _UNSET if start is None else plain(ev.binding_value(start))
+    found = _run(ev, block.body, statements, value, key)
     return UNKNOWN if found is _UNSET else found
 
 
@@ -176,13 +181,27 @@ def _is_none_test(test: nodes.NodeNG, name: str) -> bool:
     )
 
 
-def _marked(
-    assigns: Sequence[nodes.NodeNG],
-) -> tuple[nodes.NodeNG, dict[int, list[nodes.NodeNG]]] | None:
+Marked = tuple[nodes.NodeNG, dict[int, list[nodes.NodeNG]], "nodes.AssignName | None"]
+
+
+def _marked(assigns: Sequence[nodes.NodeNG]) -> Marked | None:
     """The block holding every binding, and by id: each `if` or `try` on the way to a
-    binding (-> []) and each assignment statement (-> its bindings among `assigns`)."""
+    binding (-> []) and each assignment statement (-> its bindings among `assigns`);
+    and the function's parameter among them, if any: the block is then that function's
+    body, run from the value the parameter is given (`def f(use_tma): if not ok():
+    use_tma = False; if use_tma: ...`)."""
     block: nodes.NodeNG | None = None
     marked: dict[int, list[nodes.NodeNG]] = {}
+    parameters = [a for a in assigns if isinstance(a.parent, nodes.Arguments)]
+    start: nodes.AssignName | None = None
+    if parameters:
+        if len(parameters) > 1 or not isinstance(parameters[0], nodes.AssignName):
+            return None
+        start = parameters[0]
+        block = start.parent.parent
+        if not isinstance(block, nodes.FunctionDef):
+            return None
+        assigns = [a for a in assigns if a is not start]
     for assign in assigns:
         if not isinstance(assign, (nodes.AssignName, nodes.AssignAttr)):
             return None
@@ -208,7 +227,7 @@ def _marked(
         if block is not None and owner is not block:
             return None
         block = owner
-    return (block, marked) if block is not None else None
+    return (block, marked, start) if block is not None and marked else None
 
 
 def _line(node: nodes.NodeNG) -> int:
@@ -234,7 +253,7 @@ def _has_early_return(function: nodes.FunctionDef) -> bool:
     return any(r is not last for r in returns)
 
 
-def _inside(reader: nodes.NodeNG, marked: tuple[nodes.NodeNG, dict[int, Any]]) -> bool:
+def _inside(reader: nodes.NodeNG, marked: Marked) -> bool:
     node: nodes.NodeNG | None = reader
     while node is not None:
         if id(node) in marked[1]:
@@ -332,9 +351,7 @@ def _test(ev: Evaluator, stmt: nodes.If, value: Any, key: Any) -> Any:
         del ev.facts[testing]
 
 
-def _at_test(
-    ev: Evaluator, reader: nodes.NodeNG, marked: tuple[nodes.NodeNG, dict[int, Any]], key: Any
-) -> Any | None:
+def _at_test(ev: Evaluator, reader: nodes.NodeNG, marked: Marked, key: Any) -> Any | None:
     """The value the run gives a read inside the test of a marked `if` it is evaluating
     (_test); None elsewhere (inside a marked statement: every binding is met)."""
     node: nodes.NodeNG | None = reader

@@ -41,6 +41,7 @@ from gatecheck.semantics.values import (
     OneOf,
     PartialRef,
     SuperRef,
+    constant_options,
     contains_unknown,
     is_constant,
     plain,
@@ -270,16 +271,45 @@ def call(
         return builtin_calls.call_builtin(ev, func.name, args, kwargs)
     if callable(func) and not isinstance(func, type):
         # A pure method of a known value (str.replace, dict.get): its result is bounded.
+        if not kwargs and (each := _each_option(args)) is not None:
+            # One of a few constants (`TABLE.get(arch)`, `arch` the device's name or a
+            # fallback): each option's answer, one of them.
+            return either([_pure_call(ev, func, option, {}) for option in each])
         if contains_unknown(list(args)) or contains_unknown(list(kwargs.values())):
             return _lookup_of_unknown_key(func, args, kwargs)
-        result = safe(lambda: func(*args, **kwargs))
-        if bounds.oversized(result):
-            ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
-            return UNKNOWN
-        return result
+        return _pure_call(ev, func, args, kwargs)
     if syntax is not None:
         return _fallback(ev, syntax, func)
     return UNKNOWN
+
+
+def _pure_call(ev: Evaluator, func: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+    result = safe(lambda: func(*args, **kwargs))
+    if bounds.oversized(result):
+        ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
+        return UNKNOWN
+    return result
+
+
+# Argument lists a call through one-of-a-few constants is evaluated with, at most.
+_MAX_EACH = 16
+
+
+def _each_option(args: Sequence[Any]) -> list[tuple[Any, ...]] | None:
+    """The argument lists a call with one of a few constants among its arguments stands
+    for (each option of each OneOf, every other argument a constant), or None: no such
+    argument, anything unknown, or more than _MAX_EACH lists."""
+    if not any(isinstance(a, OneOf) for a in args):
+        return None
+    lists: list[tuple[Any, ...]] = [()]
+    for argument in args:
+        options = constant_options(argument) if isinstance(argument, OneOf) else (argument,)
+        if options is None or not all(is_constant(o) for o in options):
+            return None
+        lists = [(*head, o) for head in lists for o in options]
+        if len(lists) > _MAX_EACH:
+            return None
+    return lists
 
 
 def _lookup_of_unknown_key(func: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:

@@ -148,6 +148,46 @@ def test_an_off_state_name_reads_the_false_side(ruleset: RuleSet) -> None:
     assert polarity(ruleset, "run_test = major < 9\n") == (ENABLES, NVIDIA_BELOW_9)
 
 
+# A branch that only asserts refuses what the assert rules out where the condition holds
+# (sgl-kernel's FA4: deterministic backward only on sm100/sm110), as a raise would; one
+# that works after its assert enables. (source, polarity, the feature's NVIDIA side)
+ASSERT_BODIES = [
+    pytest.param(
+        "def bwd(deterministic):\n"
+        "    if major not in (10, 11):\n"
+        "        assert not deterministic, 'deterministic backward needs sm100/sm110'\n",
+        DISABLES,
+        "false",
+        id="only-an-assert",
+    ),
+    pytest.param(
+        "def bwd(deterministic):\n"
+        "    if major not in (10, 11):\n"
+        "        logger.warning('checking')\n"
+        "        assert not deterministic\n",
+        DISABLES,
+        "false",
+        id="a-log-and-an-assert",
+    ),
+    pytest.param(
+        "def fwd(head_dim):\n"
+        "    if major == 9:\n"
+        "        assert head_dim <= 256\n"
+        "        run_fa3()\n",
+        ENABLES,
+        "true",
+        id="work-after-the-assert-enables",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "side"), ASSERT_BODIES)
+def test_a_branch_that_only_asserts_refuses(
+    ruleset: RuleSet, source: str, expected: Polarity, side: str
+) -> None:
+    assert_reads(ruleset, source, expected, side)
+
+
 # An early `return True` before the work a function does (sglang's mm platform
 # `if not is_blackwell(): return True` before it sets the kernel version): the work is
 # the feature, where the condition is false. (source, expected polarity, the feature's

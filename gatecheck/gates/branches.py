@@ -1,5 +1,6 @@
 """What a branch does to the feature it sits under: leaves without it (raise, `return False`,
-`return False, "reason"`, `sys.exit`, `pytest.skip`, `self.log_and_exit(...)`), switches it off
+`return False, "reason"`, `sys.exit`, `pytest.skip`, `self.log_and_exit(...)`, only asserts
+in the audit), switches it off
 (a flag set to False/None or through `.set(False)`, a fallback chosen, a reason string
 returned from a `*_reason` / `check_*` helper or from a function that otherwise returns
 None, a warning then anything), or nothing a feature needs (it only logs or
@@ -288,6 +289,8 @@ def branch_disables(body: Sequence[nodes.NodeNG], flags: set[str] | None = None)
         return False
     if flags is None and _tunes(body):
         return False  # `m_block = 64; swap_ab = False`: numbers picked, nothing lost
+    if flags is None and only_asserts(body):
+        return True
     warned = False
     for stmt in body:
         if exits(stmt):
@@ -307,6 +310,15 @@ def branch_disables(body: Sequence[nodes.NodeNG], flags: set[str] | None = None)
         if switched is not None and (switched or flags is None):
             return switched or warned
     return False
+
+
+def only_asserts(body: Sequence[nodes.NodeNG]) -> bool:
+    """A branch that only asserts (and logs): `if arch not in (100, 110): assert not
+    deterministic, "..."` refuses what the assert rules out there, as `if ... and
+    deterministic: raise` would. Not a branch that goes on to do work after its assert
+    (`if is_sm90(): assert head_dim <= 256; run_fa3()`): the work is the feature."""
+    asserts = [s for s in body if isinstance(s, nodes.Assert)]
+    return bool(asserts) and all(isinstance(s, nodes.Assert) or is_log_call(s) for s in body)
 
 
 def setter_off(stmt: nodes.NodeNG) -> bool:

@@ -124,7 +124,8 @@ def test_likely_gaps_checked_by_hand(sglang: tuple[Path, AuditReport, float]) ->
             # row of its own, as `if self.arch == 80:` always was.
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:85",
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:97",
-            "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:121",
+            # (:121 `if const_expr(self.arch in [80, 90]): assert ...` only asserts: a
+            # refusal, which admits sm120, since branches.only_asserts.)
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:145",
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:150",
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:182",
@@ -145,6 +146,11 @@ def test_likely_gaps_checked_by_hand(sglang: tuple[Path, AuditReport, float]) ->
             "sglang/jit_kernel/flash_attention/cute/interface.py:274",
             "sglang/jit_kernel/flash_attention/cute/interface.py:430",
             "sglang/jit_kernel/flash_attention/cute/interface.py:454",
+            # `if compute_capability not in [10, 11]: assert deterministic is False, "bwd
+            # deterministic only supported for sm100/sm110 for now"`: a branch that only
+            # asserts refuses deterministic backward outside sm100/sm110 (branches.
+            # only_asserts).
+            "sglang/jit_kernel/flash_attention/cute/interface.py:704",
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:50",
             "sglang/srt/multiplex/pdmux_context.py:62",
             "sglang/srt/multiplex/pdmux_context.py:64",
@@ -235,7 +241,12 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # major == 9` with "FlashAttention v3 Backend requires SM>=80 and SM<=90": the
         # words stop below sm120 (evidence.sets_a_ceiling), Ampere/Hopper by design (a
         # likely gap, two majors, until then).
-        "probably-deliberate": 85,
+        # 114: + 29 FA4 backward layout choices (`self.SdP_swapAB`, `self.dQ_swapAB`,
+        # `self.Mma_dKV_is_RS`, `const_expr(swapAB)` in flash_bwd.py, flash_bwd_sm90.py,
+        # flash_bwd_postprocess.py, utils.py): parameters the caller re-binds under its
+        # `compute_capability == 9` tests, read from there (flow.py), single-generation
+        # or inside an sm90 kernel.
+        "probably-deliberate": 114,
         "decided": 0,  # no rules, no `# gatecheck: ignore` comments in sglang
         # 56: `is_blackwell()` (majors 10, 11, 12), `major >= 9` / `>= 8` cut-offs, and
         # `if sm_version < 90: return False` exits (the feature is where it is false);
@@ -288,12 +299,23 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # cannot be read (callers.DeviceFromSomeCallers); + two predicates' own tests,
         # jit_kernel/utils.py:183 `is_arch_support_pdl` (`>= 9`) and the multimodal
         # platform's `is_sm120` (`== 12`).
-        "admits": 107,
+        # 124: + 17 of those layout choices that admit sm120 (`not self.SdP_swapAB`,
+        # `const_expr(not self.mma_dkv_is_rs)`); flash_bwd_postprocess.py:121 `if
+        # const_expr(self.arch in [80, 90]): assert ...` (a branch that only asserts
+        # refuses: was a likely gap, "enumerates 2 majors") and, the other way,
+        # interface.py:704 `if compute_capability not in [10, 11]: assert deterministic
+        # is False` (deterministic backward refused outside sm100/sm110 "for now": a
+        # likely gap, was admits).
+        "admits": 124,
         # The vendor gates below, listed since they are rows of their own class: 266,
         # then the 21 whose feature may be on everywhere through an unknown operand too
         # (`is_hip() and self.quantization not in rocm_supported_quantization: raise`,
         # `not _is_cuda or isinstance(...)`).
-        "vendor": 287,
+        # 322: + 6 in the four files that test only `torch.version.hip`/`.cuda`
+        # (multimodal_gen/utils.py, pynccl_wrapper.py; the prefilter reads vendor idioms),
+        # + 29 in the NSA indexer and MoE files that test `_is_fp8_fnuz` (a name telling
+        # AMD generations apart brings its files in: widening.py).
+        "vendor": 322,
         # pdmux_context.py:58 `major == 6`: a Pascal part, outside the registry.
         "constant": 1,
     }
@@ -332,7 +354,8 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # not in TYPE_MAP` (a tuple with unknown items) was always true by Python's own `in`;
     # it is now compared item by item, unknown here, and the ROCm test beside it shows.
     # 287: - the 21 rows above and the tests that only pass their answers on (hops).
-    assert report.vendor_gates == 287
+    # 322: + the 35 vendor rows above.
+    assert report.vendor_gates == 322
     # 48 call sites only pass a gate on: ENABLE_JIT_DEEPGEMM / DEEPGEMM_SCALE_UE8M0
     # readers, `should_deepgemm_weight_requant_ue8m0(...)`, `self.use_mha`, ...; since
     # conditions passed as call arguments are read (issue 17 item 2), also
@@ -372,7 +395,11 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # `... = cutlass_fp8_supported()` in 6 quantization files, configurer.py:22
     # `_compute_enable_deep_gemm()`, quick_all_reduce.py:90, compressed_tensors.py:563/
     # :574 and quark.py:331 `_check_scheme_supported(...)`, forward_mha.py:396/:421.
-    assert len(report.hops) == 159
+    # 169: + readers of `_is_fp8_fnuz` / `is_fp8_fnuz()` (gfx942) in the files the
+    # widening brings in (index_buf_accessor.py:370/:381, nsa_indexer.py:531,
+    # kv_cache.py:52/:68, test_custom_ops.py:12), quantization/__init__.py:47/:81 of
+    # `mxfp_supported()`, flash_bwd_sm90.py:249/:257 `self.mma_dkv_is_rs`.
+    assert len(report.hops) == 169
     # Bodies of device predicates (is_hip, is_cuda, Platform.is_blackwell, ...) and aliases
     # such as `_is_sm100_supported = _is_cuda and is_sm100_supported()`.
     # 18: + fla/utils.py's `is_amd = device_platform == "amd"` and `is_nvidia = ...`.
@@ -382,7 +409,8 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # 18: - the four predicates' own tests now listed as rows (the multimodal platform's
     # is_blackwell, is_hopper and is_sm120, jit_kernel's is_arch_support_pdl); the others
     # are aliases or tell only vendors apart.
-    assert report.predicate_definitions == 18
+    # 19: + one in the files the vendor idioms bring in.
+    assert report.predicate_definitions == 19
     # The 163 files that spell an arch idiom, and 11 that spell a name found to carry the
     # device (ENABLE_JIT_DEEPGEMM among them, and cumsum.py's `check_shared_mem`;
     # `should_allreduce_fusion` is a local of the model files, reached through the
@@ -390,7 +418,10 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # models/minicpmv.py, which spell `max_size`, torch_symm_mem.py's `self.max_size`
     # (its table's row: a KeyError on the majors the table lacks), a device name now;
     # nothing in them is a gate.
-    assert (report.files, report.scanned) == (1404, 176)
+    # 188: + 4 that test only vendor idioms (`torch.version.hip`, Triton's
+    # `get_current_target()`, `target_info`), + 8 that spell a name telling AMD
+    # generations apart (`_is_fp8_fnuz`, `is_fp8_fnuz`, `mxfp_supported`).
+    assert (report.files, report.scanned) == (1404, 188)
     assert "ENABLE_JIT_DEEPGEMM" in report.device_names
     assert "should_allreduce_fusion" not in report.device_names
     assert not report.diagnostics

@@ -90,10 +90,16 @@ ASSIGNMENTS = [
 
 def assert_reads(ruleset: RuleSet, source: str, expected: Polarity, side: str) -> None:
     """The one condition's polarity is `expected`, and the feature's NVIDIA set the side
-    of the condition `side` names ("true": where it can be true, "false": can be false)."""
+    of the condition `side` names ("true": where it can be true, "false": can be false,
+    "both": either, the branch turning nothing on or off)."""
     (found,) = conditions(ruleset, source)
     nvidia = ruleset.registry.vendor_names("nvidia")
-    can = found.admission.can_be_true if side == "true" else found.admission.can_be_false
+    admission = found.admission
+    can = {
+        "true": admission.can_be_true,
+        "false": admission.can_be_false,
+        "both": admission.can_be_true | admission.can_be_false,
+    }[side]
     assert (found.polarity, found.admits & nvidia) == (expected, can & nvidia)
 
 
@@ -148,9 +154,11 @@ def test_an_off_state_name_reads_the_false_side(ruleset: RuleSet) -> None:
     assert polarity(ruleset, "run_test = major < 9\n") == (ENABLES, NVIDIA_BELOW_9)
 
 
-# A branch that only asserts refuses what the assert rules out where the condition holds
-# (sgl-kernel's FA4: deterministic backward only on sm100/sm110), as a raise would; one
-# that works after its assert enables. (source, polarity, the feature's NVIDIA side)
+# A branch that only asserts what the function was given refuses it where the condition
+# holds (sgl-kernel's FA4: deterministic backward only on sm100/sm110), as a raise would;
+# one that asserts the object's own state turns nothing off (FA4's `assert
+# self.num_threads == tiled_mma.size` on its sm80/sm90 path); one that works after its
+# assert enables. (source, polarity, the feature's NVIDIA side)
 ASSERT_BODIES = [
     pytest.param(
         "def bwd(deterministic):\n"
@@ -168,6 +176,24 @@ ASSERT_BODIES = [
         DISABLES,
         "false",
         id="a-log-and-an-assert",
+    ),
+    pytest.param(
+        "def fwd(head_dim):\n"
+        "    in_range = 8 <= head_dim <= 256\n"
+        "    if major == 9:\n"
+        "        assert in_range, 'head_dim not supported on SM90'\n",
+        DISABLES,
+        "false",
+        id="a-local-computed-from-a-parameter",
+    ),
+    pytest.param(
+        "class Kernel:\n"
+        "    def setup(self, mma):\n"
+        "        if major in (8, 9, 12):\n"
+        "            assert self.num_threads == self.size\n",
+        ENABLES,
+        "both",
+        id="the-objects-own-state-is-no-refusal",
     ),
     pytest.param(
         "def fwd(head_dim):\n"

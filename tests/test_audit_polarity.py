@@ -187,6 +187,14 @@ ASSERT_BODIES = [
         id="a-local-computed-from-a-parameter",
     ),
     pytest.param(
+        "def bwd(*args, **options):\n"
+        "    if major not in (10, 11):\n"
+        "        assert not options.get('deterministic')\n",
+        DISABLES,
+        "false",
+        id="keyword-arguments-are-given-too",
+    ),
+    pytest.param(
         "class Kernel:\n"
         "    def setup(self, mma):\n"
         "        if major in (8, 9, 12):\n"

@@ -327,8 +327,8 @@ def asserts_read_arguments(body: Sequence[nodes.NodeNG]) -> bool:
     function = body[0].scope() if body else None
     if not isinstance(function, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
         return False
-    given = {a.name for a in function.args.arguments if a.name not in ("self", "cls")}
-    given |= {str(a.name) for a in (function.args.vararg, function.args.kwarg) if a}
+    # Every parameter, `*args` and `**kwargs` included (astroid's `arguments`).
+    given = {str(a.name) for a in function.args.arguments} - {"self", "cls"}
     for assign in function.nodes_of_class(nodes.Assign, skip_klass=_SCOPES):
         read = {n.name for n in assign.value.nodes_of_class(nodes.Name, skip_klass=_SCOPES)}
         if read & given:

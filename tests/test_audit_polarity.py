@@ -154,45 +154,28 @@ def test_an_off_state_name_reads_the_false_side(ruleset: RuleSet) -> None:
     assert polarity(ruleset, "run_test = major < 9\n") == (ENABLES, NVIDIA_BELOW_9)
 
 
-# A branch that only asserts what the function was given refuses it where the condition
-# holds (sgl-kernel's FA4: deterministic backward only on sm100/sm110), as a raise would;
-# one that asserts the object's own state turns nothing off (FA4's `assert
-# self.num_threads == tiled_mma.size` on its sm80/sm90 path); one that works after its
-# assert enables. (source, polarity, the feature's NVIDIA side)
+# A branch that only asserts checks its path: it turns no feature on or off, whatever the
+# assert tests (FA4's `assert self.num_threads == tiled_mma.size` on its sm80/sm90 path,
+# its head-dim asserts on sm90's; `assert not deterministic` refuses a mode, loudly, at
+# the call: a row that admits every generation). One that works after its assert
+# enables. (source, polarity, the feature's NVIDIA side)
 ASSERT_BODIES = [
     pytest.param(
         "def bwd(deterministic):\n"
         "    if major not in (10, 11):\n"
         "        assert not deterministic, 'deterministic backward needs sm100/sm110'\n",
-        DISABLES,
-        "false",
-        id="only-an-assert",
-    ),
-    pytest.param(
-        "def bwd(deterministic):\n"
-        "    if major not in (10, 11):\n"
-        "        logger.warning('checking')\n"
-        "        assert not deterministic\n",
-        DISABLES,
-        "false",
-        id="a-log-and-an-assert",
+        ENABLES,
+        "both",
+        id="a-parameter-asserted",
     ),
     pytest.param(
         "def fwd(head_dim):\n"
-        "    in_range = 8 <= head_dim <= 256\n"
         "    if major == 9:\n"
-        "        assert in_range, 'head_dim not supported on SM90'\n",
-        DISABLES,
-        "false",
-        id="a-local-computed-from-a-parameter",
-    ),
-    pytest.param(
-        "def bwd(*args, **options):\n"
-        "    if major not in (10, 11):\n"
-        "        assert not options.get('deterministic')\n",
-        DISABLES,
-        "false",
-        id="keyword-arguments-are-given-too",
+        "        logger.warning('checking')\n"
+        "        assert head_dim <= 256, 'head_dim not supported on SM90'\n",
+        ENABLES,
+        "both",
+        id="a-log-and-an-assert",
     ),
     pytest.param(
         "class Kernel:\n"
@@ -201,7 +184,7 @@ ASSERT_BODIES = [
         "            assert self.num_threads == self.size\n",
         ENABLES,
         "both",
-        id="the-objects-own-state-is-no-refusal",
+        id="the-objects-own-state",
     ),
     pytest.param(
         "def fwd(head_dim):\n"

@@ -124,8 +124,9 @@ def test_likely_gaps_checked_by_hand(sglang: tuple[Path, AuditReport, float]) ->
             # row of its own, as `if self.arch == 80:` always was.
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:85",
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:97",
-            # (:121 `if const_expr(self.arch in [80, 90]): assert ...` only asserts: a
-            # refusal, which admits sm120, since branches.only_asserts.)
+            # (:121 `if const_expr(self.arch in [80, 90]): assert self.num_threads ==
+            # tiled_mma.size` only asserts: it checks its path and turns nothing on or off,
+            # branches.only_asserts.)
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:145",
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:150",
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:182",
@@ -146,11 +147,6 @@ def test_likely_gaps_checked_by_hand(sglang: tuple[Path, AuditReport, float]) ->
             "sglang/jit_kernel/flash_attention/cute/interface.py:274",
             "sglang/jit_kernel/flash_attention/cute/interface.py:430",
             "sglang/jit_kernel/flash_attention/cute/interface.py:454",
-            # `if compute_capability not in [10, 11]: assert deterministic is False, "bwd
-            # deterministic only supported for sm100/sm110 for now"`: a branch that only
-            # asserts refuses deterministic backward outside sm100/sm110 (branches.
-            # only_asserts).
-            "sglang/jit_kernel/flash_attention/cute/interface.py:704",
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:50",
             "sglang/srt/multiplex/pdmux_context.py:62",
             "sglang/srt/multiplex/pdmux_context.py:64",
@@ -200,7 +196,7 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     _, report, seconds = sglang
     counts = {c.value: n for c, n in report.counts().items()}
     assert counts == {
-        "likely-gap": 49,  # listed one by one above
+        "likely-gap": 48,  # listed one by one above (49 until an assert-only branch)
         # 50 = single-generation gates (server_args' `is_sm100_supported()` /
         # `is_sm90_supported()` / `is_hopper_with_cuda_12_3()` backend picks: sm120's
         # predicate is used elsewhere in that module, so they stay deliberate; sm90-only
@@ -299,14 +295,12 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # cannot be read (callers.DeviceFromSomeCallers); + two predicates' own tests,
         # jit_kernel/utils.py:183 `is_arch_support_pdl` (`>= 9`) and the multimodal
         # platform's `is_sm120` (`== 12`).
-        # 124: + 17 of those layout choices that admit sm120 (`not self.SdP_swapAB`,
-        # `const_expr(not self.mma_dkv_is_rs)`); flash_bwd_postprocess.py:121 `if
-        # const_expr(self.arch in [80, 90]): assert ...` (a branch that only asserts
-        # refuses: was a likely gap, "enumerates 2 majors") and, the other way,
-        # interface.py:704 `if compute_capability not in [10, 11]: assert deterministic
-        # is False` (deterministic backward refused outside sm100/sm110 "for now": a
-        # likely gap, was admits).
-        "admits": 124,
+        # 125: + 17 of those layout choices that admit sm120 (`not self.SdP_swapAB`,
+        # `const_expr(not self.mma_dkv_is_rs)`) and flash_bwd_postprocess.py:121 `if
+        # const_expr(self.arch in [80, 90]): assert self.num_threads == ...`, a branch
+        # that only asserts: it turns nothing on or off (was a likely gap, "enumerates 2
+        # majors").
+        "admits": 125,
         # The vendor gates below, listed since they are rows of their own class: 266,
         # then the 21 whose feature may be on everywhere through an unknown operand too
         # (`is_hip() and self.quantization not in rocm_supported_quantization: raise`,

@@ -18,12 +18,7 @@ from astroid.const import Context
 
 from gatecheck.audit.prefilter import has_predicate_prefix, is_predicate_name
 from gatecheck.containment import bound_hit
-from gatecheck.gates.branches import (
-    asserts_read_arguments,
-    done_then_cleared,
-    only_asserts,
-    returns_before_the_work,
-)
+from gatecheck.gates.branches import done_then_cleared, only_asserts, returns_before_the_work
 from gatecheck.gates.feature_gates import branch_disables
 from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.loading.lazy import node_class
@@ -717,10 +712,8 @@ def feature_side(
     ):
         return Polarity.DISABLES, false_side
     if kind is SlotKind.IF and not statement.orelse and only_asserts(statement.body):
-        if asserts_read_arguments(statement.body):
-            return Polarity.DISABLES, false_side  # refuses the caller's choice there
-        # A check of the path's own state (`assert self.num_threads == mma.size`): the
-        # branch turns nothing on or off.
+        # A branch that only asserts checks its path (`assert self.num_threads ==
+        # mma.size`, `assert head_dim <= 256` on sm90's): it turns no feature on or off.
         return Polarity.ENABLES, true_side | false_side
     names = assigned_names(statement) if kind is SlotKind.ASSIGN else []
     if names:

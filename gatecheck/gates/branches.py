@@ -1,10 +1,10 @@
 """What a branch does to the feature it sits under: leaves without it (raise, `return False`,
-`return False, "reason"`, `sys.exit`, `pytest.skip`, `self.log_and_exit(...)`; in the audit,
-only asserts of what the function was given), switches it off
+`return False, "reason"`, `sys.exit`, `pytest.skip`, `self.log_and_exit(...)`), switches it off
 (a flag set to False/None or through `.set(False)`, a fallback chosen, a reason string
 returned from a `*_reason` / `check_*` helper or from a function that otherwise returns
 None, a warning then anything), or nothing a feature needs (it only logs or
-picks a message, or it tunes numbers with a generic fallback). Each idiom is one small
+picks a message, or it tunes numbers with a generic fallback; in the audit, it only
+asserts). Each idiom is one small
 function; `branch_disables` is their sum."""
 
 from __future__ import annotations
@@ -311,37 +311,11 @@ def branch_disables(body: Sequence[nodes.NodeNG], flags: set[str] | None = None)
 
 
 def only_asserts(body: Sequence[nodes.NodeNG]) -> bool:
-    """A branch that only asserts (and logs), doing no work of its own: `if arch not in
-    (100, 110): assert not deterministic, "..."`. Not a branch that goes on to do work
+    """A branch that only asserts (and logs), doing no work of its own: `if arch in (80,
+    90): assert self.num_threads == mma.size`. Not a branch that goes on to do work
     after its assert (`if is_sm90(): assert head_dim <= 256; run_fa3()`)."""
     asserts = [s for s in body if isinstance(s, nodes.Assert)]
     return bool(asserts) and all(isinstance(s, nodes.Assert) or is_log_call(s) for s in body)
-
-
-def asserts_read_arguments(body: Sequence[nodes.NodeNG]) -> bool:
-    """Whether an assert of the branch tests what the enclosing function was given (a
-    parameter, or a local computed from one: `is_sm90_range = 8 <= head_dim <= 512`):
-    a refusal of the caller's choice (`assert not deterministic`), as `if ... and
-    deterministic: raise` is. An assert of the object's own state (`assert
-    self.num_threads == tiled_mma.size`) is a check of the path, refusing nothing."""
-    function = body[0].scope() if body else None
-    if not isinstance(function, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
-        return False
-    # Every parameter, `*args` and `**kwargs` included (astroid's `arguments`).
-    given = {str(a.name) for a in function.args.arguments} - {"self", "cls"}
-    for assign in function.nodes_of_class(nodes.Assign, skip_klass=_SCOPES):
-        read = {n.name for n in assign.value.nodes_of_class(nodes.Name, skip_klass=_SCOPES)}
-        if read & given:
-            given |= {t.name for t in assign.targets if isinstance(t, nodes.AssignName)}
-    return any(
-        n.name in given
-        for stmt in body
-        if isinstance(stmt, nodes.Assert)
-        for n in stmt.test.nodes_of_class(nodes.Name, skip_klass=_SCOPES)
-    )
-
-
-_SCOPES = (nodes.FunctionDef, nodes.AsyncFunctionDef, nodes.ClassDef, nodes.Lambda)
 
 
 def setter_off(stmt: nodes.NodeNG) -> bool:

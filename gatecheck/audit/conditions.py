@@ -577,13 +577,11 @@ def classify_condition(
         role = Role.CONSTANT
     elif _in_predicate_definition(statement, kind):
         role = Role.PREDICATE
-    elif varies(admission, vendor_gens):
-        role = Role.GATE
-    elif (other := other_vendor_told_apart(semantics, admission, vendor_gens)) is not None:
-        # `if _is_gfx95_supported:` in an sm120 audit: it tells another vendor's
+    elif (told := told_apart(semantics, admission, vendor_gens)) is not None:
+        # Also `if _is_gfx95_supported:` in an sm120 audit: it tells another vendor's
         # generations apart, an architecture gate all the same (listed, classed as
         # another vendor's: classify.py).
-        role, deciding = Role.GATE, other
+        role, deciding = Role.GATE, told
     else:
         role = Role.VENDOR
     terms: tuple[nodes.NodeNG, ...] = ()
@@ -641,14 +639,20 @@ def _compared_with_a_literal(leaf: nodes.NodeNG) -> nodes.NodeNG | None:
         if _literal(leaf.left):
             return other
         return None
+    return string_test_receiver(leaf)
+
+
+def string_test_receiver(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """What a string test against literals is called on (`arch` in
+    `arch.startswith(("sm_10", "sm_12"))`), or None: the test writes an allowlist out."""
     if (
-        isinstance(leaf, nodes.Call)
-        and isinstance(leaf.func, nodes.Attribute)
-        and leaf.func.attrname in STRING_TESTS
-        and len(leaf.args) == 1
-        and _literal(leaf.args[0])
+        isinstance(node, nodes.Call)
+        and isinstance(node.func, nodes.Attribute)
+        and node.func.attrname in STRING_TESTS
+        and node.args
+        and _literal(node.args[0])
     ):
-        return leaf.func.expr
+        return node.func.expr
     return None
 
 
@@ -670,6 +674,17 @@ def _told_apart(semantics: Semantics, node: nodes.NodeNG) -> bool:
         if value not in seen:
             seen.append(value)
     return len(seen) > 1
+
+
+def told_apart(
+    semantics: Semantics, admission: Admission, vendor_gens: frozenset[str]
+) -> frozenset[str] | None:
+    """The generations the condition tells apart: the audited vendor's, else another
+    vendor's (other_vendor_told_apart), else None (it tells only vendors apart, or
+    nothing)."""
+    if varies(admission, vendor_gens):
+        return vendor_gens
+    return other_vendor_told_apart(semantics, admission, vendor_gens)
 
 
 def other_vendor_told_apart(

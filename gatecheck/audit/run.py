@@ -17,7 +17,6 @@ from gatecheck.audit import workers
 from gatecheck.audit.binding_sites import binding_sites
 from gatecheck.audit.classify import Classifier
 from gatecheck.audit.conditions import (
-    STRING_TESTS,
     ArchCondition,
     FoundCondition,
     Role,
@@ -25,9 +24,9 @@ from gatecheck.audit.conditions import (
     classify_condition,
     module_nodes,
     module_path,
-    other_vendor_told_apart,
     outermost_slots,
-    varies,
+    string_test_receiver,
+    told_apart,
 )
 from gatecheck.audit.declarations import declared_conditions
 from gatecheck.audit.definitions import listed_definitions, with_arch_terms
@@ -335,12 +334,9 @@ def _recorded_decision_as_gate(
         return condition
     # The generations it tells apart: the audited vendor's, else another's (`is_cdna4 =
     # get_cdna_version() == 4` in an sm120 audit, a row as its uses are).
-    if varies(condition.admission, vendor_gens):
-        deciding = vendor_gens
-    elif (other := other_vendor_told_apart(semantics, condition.admission, vendor_gens)) is None:
+    deciding = told_apart(semantics, condition.admission, vendor_gens)
+    if deciding is None:
         return condition
-    else:
-        deciding = other
     terms = with_arch_terms(condition, semantics, deciding).arch_terms
     if _decided_by_a_parameter(condition.admission):
         # `def supports_compute_capability(cls, capability): return capability.major in
@@ -367,13 +363,7 @@ def _written_out(term: nodes.NodeNG) -> bool:
     is_sm100)`), which is the row."""
     if isinstance(term, nodes.Compare):
         return True
-    if (
-        isinstance(term, nodes.Call)
-        and isinstance(term.func, nodes.Attribute)
-        and term.func.attrname in STRING_TESTS
-        and term.args
-        and _literal_strings(term.args[0])
-    ):
+    if string_test_receiver(term) is not None:
         return True
     return (
         isinstance(term, nodes.Call)
@@ -384,12 +374,6 @@ def _written_out(term: nodes.NodeNG) -> bool:
         and isinstance(term.args[0], (nodes.GeneratorExp, nodes.ListComp, nodes.SetComp))
         and isinstance(term.args[0].elt, nodes.Compare)
     )
-
-
-def _literal_strings(node: nodes.NodeNG) -> bool:
-    if isinstance(node, nodes.Const):
-        return isinstance(node.value, str)
-    return isinstance(node, nodes.Tuple) and all(_literal_strings(e) for e in node.elts)
 
 
 def _decided_by_a_parameter(admission: Admission | None) -> bool:

@@ -213,11 +213,11 @@ class Widening:
         return any(varies(admission, group) for group in self.vendors)
 
     def _value_varies(self, value: nodes.NodeNG) -> bool:
-        for group in self.vendors:
-            found = self.semantics.values(value, group).values()
-            if len({key for v in found if (key := generation_value(v)) is not None}) > 1:
-                return True
-        return False
+        found = self.semantics.values(value, self.semantics.registry.names)
+        return any(
+            len({key for g in group if (key := generation_value(found[g])) is not None}) > 1
+            for group in self.vendors
+        )
 
     def _each_value(self, definition: Definition, test: Callable[[nodes.NodeNG], bool]) -> bool:
         for value in definition.values:

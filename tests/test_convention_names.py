@@ -151,3 +151,24 @@ _INTERFACES = {}
 )
 def test_properties_read_by_the_name(source: str, expr: str, expected: list[str]) -> None:
     assert sorted(admitted(source, expr)) == sorted(expected)
+
+
+# Another accelerator's runtime answers for its own device, not a registry generation's:
+# no convention there (unknown: every generation, no row). The same calls on torch.cuda
+# and on a project's own helper keep theirs.
+OTHER_BACKENDS = [
+    ("torch.musa.get_device_capability()[0] >= 9", ALL),
+    ("torch.npu.get_device_capability()[0] >= 9", ALL),
+    ("torch.xpu.get_device_properties(0).major >= 9", ALL),
+    ("torch_npu.npu.get_device_capability()[0] >= 9", ALL),
+    ('f"{torch.musa.get_device_properties(0).major}" >= "9"', ALL),
+    # Noops: CUDA's own runtime, and a helper of an outside package named like one.
+    ("torch.cuda.get_device_capability()[0] >= 12", ["sm120", "sm121"]),
+    ("extlib.get_device_capability()[0] >= 12", ["sm120", "sm121"]),
+]
+
+
+@pytest.mark.parametrize(("expr", "expected"), OTHER_BACKENDS)
+def test_another_backends_device_promises_nothing(expr: str, expected: list[str]) -> None:
+    source = "import torch\nimport torch_npu\nimport extlib\n"
+    assert sorted(admitted(source, expr)) == expected

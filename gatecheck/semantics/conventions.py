@@ -15,6 +15,7 @@ from astroid import nodes
 
 from gatecheck.config.model import Generation, Registry, VocabularyEntry
 from gatecheck.semantics import callers, flow, replay
+from gatecheck.semantics.idioms.device_presence import another_backend
 from gatecheck.semantics.values import (
     UNKNOWN,
     AssumedCapability,
@@ -141,7 +142,9 @@ def by_convention(ev: Evaluator, name: str) -> Any:
     """The value a name promises on the evaluator's generation, marked assumed; UNKNOWN
     when the name promises nothing."""
     convention = convention_for(name, ev.registry, ev.vocabulary)
-    if convention is None:
+    if convention is None or (convention.kind != "predicate" and another_backend(name)):
+        # `torch.musa.get_device_properties(0)`: another accelerator's device, not the one
+        # the name would promise (a predicate named by the project keeps its promise).
         return UNKNOWN
     ev.reads.assumed.add(convention.why)
     ev.reads.device = True

@@ -36,6 +36,20 @@ def has_attribute(receiver: Any, name: str) -> Any:
 
 
 _OTHER_BACKENDS = ("xpu", "hpu", "npu", "mps", "mlu", "musa", "backends.mps")
+# The packages other accelerators' torch runtimes come in.
+_OTHER_PACKAGES = frozenset(
+    {"torch_npu", "torch_musa", "torch_mlu", "habana_frameworks", "intel_extension_for_pytorch"}
+)
+
+
+def another_backend(dotted: str) -> bool:
+    """Whether a dotted name reaches another accelerator's runtime (`torch.musa.
+    get_device_properties`, `torch_npu.npu.get_device_capability`): absent on a registry
+    generation, so what it answers is no device of the registry's, whatever it is named."""
+    parts = dotted.split(".")
+    if parts[0] in _OTHER_PACKAGES:
+        return True
+    return parts[0] == "torch" and any(p in _OTHER_BACKENDS for p in parts[1:-1])
 _NVIDIA_9 = generations("sm90")
 
 IDIOM = Idiom(

@@ -50,6 +50,8 @@ def another_backend(dotted: str) -> bool:
     if parts[0] in _OTHER_PACKAGES:
         return True
     return parts[0] == "torch" and any(p in _OTHER_BACKENDS for p in parts[1:-1])
+
+
 _NVIDIA_9 = generations("sm90")
 
 IDIOM = Idiom(

@@ -88,6 +88,61 @@ CASES = [
 ]
 
 
+# A table of capabilities without the generation's entry, where a missing entry turns the
+# feature off: written before the generation came (every key older), a likely gap ranked
+# last (vLLM 0.20's sequence-parallel threshold table, {90: ...}, had sm100 added next).
+CAP = "    major, minor = torch.cuda.get_device_capability()\n"
+NO_ENTRY = "the per-device table 'MIN_HIDDEN' (line 12) has no entry for sm100"
+TABLE_WITHOUT_ENTRY = [
+    pytest.param(
+        "MIN_HIDDEN = {90: 8192}\n\n"
+        "def threshold(hidden):\n" + CAP + "    m = MIN_HIDDEN.get(major * 10 + minor)\n"
+        "    if m is None:\n        return None\n    return m if hidden >= m else None\n",
+        "sm100",
+        ("likely-gap", NO_ENTRY),
+        id="get-then-none-turns-it-off",
+    ),
+    pytest.param(
+        "MIN_HIDDEN = {(8, 0): 4096, (9, 0): 8192}\n\n"
+        "def threshold(hidden):\n"
+        "    if MIN_HIDDEN.get(torch.cuda.get_device_capability()) is None:\n"
+        "        raise RuntimeError('sequence parallelism off')\n    return hidden\n",
+        "sm100",
+        ("likely-gap", NO_ENTRY),
+        id="get-tested-in-place",
+    ),
+    # Noops: a generation older than a key (the table is not older than it), a default
+    # for a missing key (a fallback), and keys naming arch-specific builds.
+    pytest.param(
+        "MIN_HIDDEN = {90: 8192}\n\n"
+        "def threshold(hidden):\n" + CAP + "    m = MIN_HIDDEN.get(major * 10 + minor)\n"
+        "    if m is None:\n        return None\n    return m\n",
+        "sm86",
+        ("probably-deliberate", "a single-generation gate: admits only sm90"),
+        id="older-than-a-key",
+    ),
+    pytest.param(
+        "MIN_HIDDEN = {90: 8192}\n\n"
+        "def threshold(hidden):\n" + CAP + "    m = MIN_HIDDEN.get(major * 10 + minor, 0)\n"
+        "    if m == 0:\n        return None\n    return m\n",
+        "sm100",
+        ("probably-deliberate", "a single-generation gate: admits only sm90"),
+        id="a-default-given",
+    ),
+]
+
+
+@pytest.mark.parametrize(("snippet", "generation", "expected"), TABLE_WITHOUT_ENTRY)
+def test_a_table_without_the_generations_entry(
+    make_tree: MakeTree, snippet: str, generation: str, expected: tuple[str, str]
+) -> None:
+    root = make_tree({"pkg/__init__.py": "", "pkg/mod.py": ARCH + snippet})
+    report = run_audit([root], load_ruleset([]), generation)
+    (row,) = [g for g in report.gates if g.found.line >= FIRST]
+    assert row.gate_class.value == expected[0], row.reasons
+    assert any(expected[1] in r for r in row.reasons), row.reasons
+
+
 @pytest.mark.parametrize(("snippet", "generation", "expected"), CASES)
 def test_table_lookup_is_a_gate(
     make_tree: MakeTree,

@@ -17,6 +17,7 @@ from gatecheck.audit.conditions import (
     Role,
     SlotKind,
     assigned_names,
+    device_table,
     negated,
     operands,
     varies,
@@ -258,11 +259,19 @@ class Classifier:
         inside = found.admits & reach & self.vendor_gens
         admitted_text = ", ".join(self.registry.ordered(inside))
         structural = self._structural_deliberate(found, inside, reach)
+        missing = self._no_entry(found, inside)
+        if missing is not None and (structural is None or structural.startswith(_CUT_OFFS)):
+            # The generation takes no other branch: the table has no row for it and the
+            # feature is off. Newer than every key, it came after the table was written.
+            structural = None
+            evidence_found = [missing]
+        else:
+            evidence_found = []
         # A gate about this generation alone enumerates nothing it forgot.
         about_itself = structural is not None and structural.startswith("shuts out only")
         shape = [] if about_itself else self._gap_evidence(found, inside)
         around = [] if about_itself else self._around_evidence(found, worded_gap)
-        evidence_found = worded_gap + shape + around
+        evidence_found = worded_gap + shape + around + evidence_found
         notes: list[str] = []
         handled_elsewhere: str | None = None
         at_hand = self._generation_predicate(found)
@@ -431,6 +440,29 @@ class Classifier:
         if found.polarity is Polarity.ENABLES:
             return self._hole(found)
         return self._named_among_failures(found)
+
+    def _no_entry(self, found: ArchCondition, inside: frozenset[str]) -> str | None:
+        """A gate that looks the device up in a table of constant keys, where a missing
+        key turns the feature off (`SIZES[cap]`, `m = MIN_SIZE.get(cap); if m is None:
+        return None`), and whose keys are all older than the generation: the table was
+        written before it came (vLLM 0.20's sequence-parallel threshold table, {90: ...},
+        widened for sm100 a release later). Only where no default stands in for a
+        missing key (conditions.device_table)."""
+        gen = self.generation
+        if not inside or not all(self.registry.get(g).capability < gen.capability for g in inside):
+            return None
+        for term in found.arch_terms or tuple(operands(found.condition)):
+            if isinstance(term, nodes.Subscript) and found.kind is not SlotKind.LOOKUP:
+                continue  # a value read from the table, its truth the gate's (a predicate's)
+            table = device_table(term)
+            if table is not None and not _arch_specific_keys(table[1]):
+                spelled, node = table
+                return (
+                    f"the per-device table '{spelled}' (line {node.lineno}) has no entry for "
+                    f"{gen.name}, newer than every generation it lists, and a missing entry "
+                    "turns the feature off"
+                )
+        return None
 
     def _names_its_line(self, found: ArchCondition, reach: frozenset[str]) -> bool:
         """Whether one of the gate's own terms names this generation's line: true there
@@ -905,6 +937,23 @@ class Classifier:
 
 
 _SCOPES = (nodes.FunctionDef, nodes.ClassDef, nodes.Module, nodes.Lambda)
+# A key naming an arch-specific target (`"100a"`, `"sm_90a"`): the table holds what was
+# built for exactly that target; a newer generation needs its own, not an entry copied.
+_ARCH_SPECIFIC_KEY = re.compile(r"^(sm_?)?\d{2,3}a$", re.IGNORECASE)
+
+
+def _arch_specific_keys(table: nodes.Dict) -> bool:
+    return any(
+        isinstance(key, nodes.Const)
+        and isinstance(key.value, str)
+        and _ARCH_SPECIFIC_KEY.match(key.value) is not None
+        for key, _ in table.items
+    )
+
+
+# The cut-off readings a table without the generation's entry overrides: the generation
+# takes no other branch there, the feature is off.
+_CUT_OFFS = ("an older-hardware branch",)
 # `sm100`, `sm_90a` inside a module, class or function name (not `sm1000`, not `rsm100`).
 _SM_TOKEN = re.compile(r"(?<![a-z0-9])sm_?(\d{2,3})(?![0-9])")
 

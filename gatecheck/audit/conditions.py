@@ -350,6 +350,54 @@ def _module_dict(name: nodes.Name) -> nodes.NodeNG | None:
     return assign.value if len(assign.targets) == 1 else None
 
 
+def device_table(term: nodes.NodeNG) -> tuple[str, nodes.Dict] | None:
+    """The dict of constant keys a term looks its value up in where a missing key gives
+    nothing, with how the term spells it: `TABLE[key]` (KeyError: table_lookup), or
+    `TABLE.get(key)` with no default, tested as it is or through a name bound once from
+    it in the term's function (`m = TABLE.get(cap); if m is None: return None`). None
+    for any other term (a default given, `.get(key, 0)`, is a fallback, not a miss)."""
+    if isinstance(term, nodes.Subscript) and table_lookup(term):
+        table = _module_dict(term.value) if isinstance(term.value, nodes.Name) else term.value
+        return (term.value.as_string(), table) if isinstance(table, nodes.Dict) else None
+    subject: nodes.NodeNG = term
+    if isinstance(term, nodes.UnaryOp) and term.op == "not":
+        subject = term.operand
+    elif isinstance(term, nodes.Compare) and len(term.ops) == 1:
+        op, right = term.ops[0]
+        if op not in ("is", "is not", "==", "!=") or not _is_none(right):
+            return None
+        subject = term.left
+    if isinstance(subject, nodes.Name):
+        bound = subject.scope().locals.get(subject.name, [])
+        assign = bound[0].parent if len(bound) == 1 else None
+        if not (isinstance(assign, nodes.Assign) and len(assign.targets) == 1):
+            return None
+        if not isinstance(assign.targets[0], nodes.AssignName):
+            return None
+        subject = assign.value
+    if not (
+        isinstance(subject, nodes.Call)
+        and isinstance(subject.func, nodes.Attribute)
+        and subject.func.attrname == "get"
+        and len(subject.args) == 1
+        and not subject.keywords
+    ):
+        return None
+    spelled = subject.func.expr
+    table = _module_dict(spelled) if isinstance(spelled, nodes.Name) else spelled
+    if not (
+        isinstance(table, nodes.Dict)
+        and table.items
+        and all(_constant_key(key) for key, _ in table.items)
+    ):
+        return None
+    return spelled.as_string(), table
+
+
+def _is_none(node: nodes.NodeNG) -> bool:
+    return isinstance(node, nodes.Const) and node.value is None
+
+
 def _inside_try(node: nodes.NodeNG) -> bool:
     """In the body of a `try` with handlers, in its function: a missing key may be
     what the handler is for (`except KeyError: fallback`)."""

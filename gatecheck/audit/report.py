@@ -232,6 +232,7 @@ REASON_WEIGHTS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
         # of evidence read in the gate itself.
         (r"^admits only .*, of .*'s family \(", -1),
         (r"^refuses every \w+ generation \(", -1),
+        (r"^the per-device table .* has no entry for", -1),
         (r"^refuses \w+ when '", 0),
         (r"^its words ask for", 2),
         (r"^registered as the", 2),

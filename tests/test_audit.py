@@ -354,7 +354,8 @@ def test_predicate_built_on_a_gate_holding_helper_is_still_a_predicate(
     make_tree: MakeTree,
 ) -> None:
     # The helper holds a gate of its own (`>= 8`), but it is called as is_sm9x(): a
-    # device predicate, so the call site is the decision.
+    # device predicate, so the call site is the decision; the binding (where a fix of
+    # the predicate goes: its constants) is the predicate's definition, a row too.
     report = audit(
         make_tree,
         """\
@@ -371,7 +372,12 @@ def test_predicate_built_on_a_gate_holding_helper_is_still_a_predicate(
             kernel = 'wgmma'
         """,
     )
-    assert verdicts(report) == [(8, "admits"), (12, "probably-deliberate")]
+    assert verdicts(report) == [
+        (8, "admits"),
+        (11, "probably-deliberate"),
+        (12, "probably-deliberate"),
+    ]
+    assert [g.found.line for g in mod_gates(report) if g.found.definition] == [11]
     assert report.hops == ()
 
 
@@ -637,7 +643,8 @@ def test_seed_fixture(empty_rules: RuleSet) -> None:
         ("communicator.py", 21, "likely-gap", "flashinfer-allreduce-fusion"),
         ("server_args.py", 27, "likely-gap", "flashinfer-allreduce-fusion"),
     ]
-    assert report.counts()[GateClass.ADMITS] == 1
+    # The use of is_sm120_supported, and its binding (partial(..., majors=[12])).
+    assert report.counts()[GateClass.ADMITS] == 2
     assert len(report.hops) == 1  # `if apply_flashinfer_allreduce_fusion(...)`
     # Without rules the same gates are found, named by the flag they read and switch.
     bare = run_audit([FIXTURES / "seed_alias"], empty_rules, "sm120")

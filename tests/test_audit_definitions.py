@@ -84,6 +84,33 @@ CASES = [
         ],
         id="another-vendors-allowlist-in-a-binding",
     ),
+    # A predicate bound by a call (sglang's `is_blackwell_supported = lru_cache(...)(
+    # partial(_check, device_capability_majors=[10, 12]))`, where 0.5.9's fix added 11):
+    # the binding is its definition, its answer when called the row's set.
+    pytest.param(
+        "from functools import lru_cache, partial\n\n\n"
+        "def _major_in(majors):\n    return major() in majors\n\n\n"
+        "is_blackwell = lru_cache(maxsize=1)(partial(_major_in, majors=[10]))\n",
+        [(7, "likely-gap", "'is_blackwell' is named for Blackwell but leaves out sm120")],
+        id="a-cached-partial",
+    ),
+    pytest.param(
+        "import functools\n\n\n"
+        "def _major_in(majors):\n    return major() in majors\n\n\n"
+        "is_sm120_supported = is_sm12x = functools.partial(_major_in, [12])\n",
+        [(7, "admits", "admits sm120")],
+        id="a-partial-under-two-names",
+    ),
+    pytest.param(
+        "def _major_in(majors):\n    return major() in majors\n\n\n"
+        "is_hopper = lambda: _major_in([9])  # noqa: E731\n",
+        # The helper's test is a row of its own as before (its one caller passes [9]).
+        [
+            (1, "probably-deliberate", "a single-generation gate"),
+            (4, "probably-deliberate", "a single-generation gate"),
+        ],
+        id="a-lambda-taking-nothing",
+    ),
 ]
 
 
@@ -123,6 +150,34 @@ NOOPS = [
         id="tells-only-vendors-apart",
     ),
 ]
+
+# Bindings that are no predicate's definition: no row at the binding.
+BOUND_NOOPS = [
+    pytest.param(
+        "from functools import partial\n\n\n"
+        "def _major_in(majors):\n    return major() in majors\n\n\n"
+        "hopper_check = partial(_major_in, [9])\n",
+        id="not-named-as-a-predicate",
+    ),
+    pytest.param(
+        "def _major_in(majors):\n    return major() in majors\n\n\n"
+        "is_in = lambda majors: _major_in(majors)  # noqa: E731\n",
+        id="a-lambda-taking-arguments",  # each call is the decision
+    ),
+    pytest.param(
+        "from functools import partial\n\n\n"
+        "def _major_in(majors):\n    return major() in majors\n\n\n"
+        "def run():\n    is_sm90 = partial(_major_in, [9])\n    return is_sm90\n",
+        id="bound-in-a-function",  # a local, not the project's predicate
+    ),
+]
+
+
+@pytest.mark.parametrize("snippet", BOUND_NOOPS)
+def test_other_bindings_are_no_definition(make_tree: MakeTree, snippet: str) -> None:
+    root = make_tree({"pkg/__init__.py": "", "pkg/utils.py": HEAD + snippet})
+    report = run_audit([root], load_ruleset([]), "sm120")
+    assert [g for g in report.gates if g.found.kind.value == "bound"] == []
 
 
 @pytest.mark.parametrize(("snippet", "counted"), NOOPS)

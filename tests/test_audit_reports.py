@@ -32,9 +32,9 @@ def test_json_has_every_gate_with_its_place_and_verdict(report: AuditReport) -> 
     assert data["generation"] == "sm120"
     assert data["counts"] == {
         "likely-gap": 2,
-        "probably-deliberate": 0,
+        "probably-deliberate": 2,
         "decided": 0,
-        "admits": 1,
+        "admits": 2,
         "vendor": 3,
         "constant": 0,
     }
@@ -55,7 +55,10 @@ def test_json_has_every_gate_with_its_place_and_verdict(report: AuditReport) -> 
     # kept as communicator.py's `_is_flashinfer_available` (conditions.kept_answer): rows
     # of their own class, after every other.
     assert data["vendor_gates"] == 3 and data["call_site_hops"] == 1
-    assert [g["class"] for g in data["gates"]] == ["likely-gap"] * 2 + ["admits"] + ["vendor"] * 3
+    # The predicates' own bindings (partial(..., majors=[9]) ...) are rows too.
+    assert [g["class"] for g in data["gates"]] == (
+        ["likely-gap"] * 2 + ["probably-deliberate"] * 2 + ["admits"] * 2 + ["vendor"] * 3
+    )
     assert data["gates"][-1]["reasons"] == ["tells vendors apart: admits every nvidia generation"]
 
 
@@ -79,14 +82,14 @@ def test_text_matrix(report: AuditReport) -> None:
     assert "flashinfer-allreduce-fusion" in out
     assert "sglang/srt/layers/communicator.py:21:10" in out
     assert (
-        "6 gates for sm120: 2 likely gap, 0 probably deliberate, 0 decided, 1 admits, 3 vendor, "
+        "9 gates for sm120: 2 likely gap, 2 probably deliberate, 0 decided, 2 admits, 3 vendor, "
         "0 constant;" in out
     )
 
 
 def test_html_is_self_contained(report: AuditReport) -> None:
     page = render_audit_html(report, SEED)
-    assert page.count('<tr class="') == 6
+    assert page.count('<tr class="') == 9
     assert page.count('<tr class="vendor"') == 3
     assert "<script>" in page and "<style>" in page
     for remote in ("http://", "https://", " src=", "<link"):

@@ -56,12 +56,12 @@ def test_audit_piped_is_one_line_per_gate_paths_whole(monkeypatch: pytest.Monkey
     code, out, _ = invoke("audit", str(SEED), "--generation", "sm120")
     assert code == 0
     lines = out.splitlines()
-    assert len(lines) == 7  # 3 gates, 3 vendor gates and the summary
+    assert len(lines) == 10  # 6 gates (3 of them the predicates' bindings), 3 vendor, summary
     assert lines[0] == (
         "fixtures/seed_alias/sglang/srt/layers/communicator.py:21:10  likely-gap  "
         "flashinfer-allreduce-fusion  admits: sm90, sm100, sm103"
     )
-    assert lines[-1].startswith("6 gates for sm120: 2 likely gap")
+    assert lines[-1].startswith("9 gates for sm120: 2 likely gap")
 
 
 def test_audit_subprocess_through_a_pipe(tmp_path: Path) -> None:
@@ -80,8 +80,8 @@ def test_audit_subprocess_through_a_pipe(tmp_path: Path) -> None:
     gates = result.stdout.splitlines()[:-1]
     # Copied below `srt/layers/seed`, the seed's `from sglang.srt.utils import ...` does
     # not resolve (the root is above it): communicator.py's `_is_flashinfer_available`
-    # reads unknown there, 2 vendor gates, not 3.
-    assert len(gates) == 5
+    # reads unknown there, 2 vendor gates, not 3 (and the predicates' 3 bindings).
+    assert len(gates) == 8
     assert all(re.match(r"^\S+\.py:\d+:\d+  ", line) for line in gates)
     assert ESC not in result.stdout
 
@@ -238,11 +238,15 @@ def test_statistics(monkeypatch: pytest.MonkeyPatch) -> None:
     assert out.splitlines() == [
         "by class:",
         "2  likely-gap",
-        "1  admits",
+        "2  probably-deliberate",
+        "2  admits",
         "3  vendor",
         "by feature:",
         "2  flashinfer-allreduce-fusion  (2 likely-gap)",
         "1  _is_flashinfer_available  (1 vendor)",
+        "1  is_sm100_supported  (1 probably-deliberate)",
+        "1  is_sm120_supported  (1 admits)",
+        "1  is_sm90_supported  (1 probably-deliberate)",
         "1  sglang.srt.server_args.ServerArgs._adjust_for_model  (1 admits)",
         "1  sglang.srt.utils._cuda_major_in  (1 vendor)",
         "1  sglang.srt.utils.is_flashinfer_available  (1 vendor)",
@@ -253,8 +257,8 @@ def test_audit_class_filter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     code, out, err = invoke("audit", str(SEED), "--generation", "sm120", "--class", "admits")
     assert code == 0
-    assert [line.split("  ")[1] for line in out.splitlines()[:-1]] == ["admits"]
-    assert "1 of 6 gates shown (--class admits)" in err
+    assert [line.split("  ")[1] for line in out.splitlines()[:-1]] == ["admits", "admits"]
+    assert "2 of 9 gates shown (--class admits)" in err
 
 
 @pytest.mark.parametrize(("color", "escapes"), [("always", True), ("never", False)])

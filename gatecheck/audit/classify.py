@@ -907,7 +907,7 @@ class Classifier:
             return None
         same_family = {g for g in self.vendor_gens if self.registry.get(g).family.lower() == family}
         named = [(call_name(t), self.semantics.admission(t).can_be_true) for t in found.arch_terms]
-        if found.kind is SlotKind.ASSIGN:
+        if found.kind in (SlotKind.ASSIGN, SlotKind.BOUND):
             named += [(n, found.admission.can_be_true) for n in assigned_names(found.statement)]
         if found.role is Role.PREDICATE:  # a predicate's own test: its name's promise
             named.append((found.qualname.rsplit(".", 1)[-1], found.admission.can_be_true))
@@ -964,7 +964,7 @@ def _identifiers(found: ArchCondition) -> list[str]:
         str(n.name if isinstance(n, nodes.Name) else n.attrname)
         for n in found.condition.nodes_of_class((nodes.Name, nodes.Attribute))
     ]
-    if found.kind is SlotKind.ASSIGN:
+    if found.kind in (SlotKind.ASSIGN, SlotKind.BOUND):
         names += assigned_names(found.statement)
     return list(dict.fromkeys(names))
 

@@ -54,6 +54,10 @@ class SlotKind(enum.Enum):
     # A table looked up by the device (`{"90a": f, "100a": g}[get_device_arch()]`): the
     # generations whose key is there (a missing one raises KeyError: table_lookup).
     LOOKUP = "lookup"
+    # A device predicate bound by a call (`is_blackwell = lru_cache(maxsize=1)(partial(
+    # _check, majors=[10, 12]))`) or to a lambda (`is_hopper = lambda: _check(9)`): where
+    # a fix of the predicate goes; its answer when called (Semantics.call_admission).
+    BOUND = "bound"
     # Kernel declarations (gatecheck/audit/declarations.py): what a kernel is declared
     # supported on or built for, read from a list rather than from a condition.
     DECORATOR = "decorator"  # `@supported_compute_capability([100, 103])`
@@ -274,6 +278,8 @@ def _slots(
         elif isinstance(node, nodes.Subscript):
             if table_lookup(node, tested):
                 yield node, statement_of(node), SlotKind.LOOKUP
+        elif (bound := bound_predicate(node)) is not None:
+            yield bound, node, SlotKind.BOUND
         elif (
             _is_bool_expression(node.value)
             or _is_truth_call(node.value)
@@ -282,6 +288,49 @@ def _slots(
         ):
             kind = SlotKind.RETURN if isinstance(node, nodes.Return) else SlotKind.ASSIGN
             yield node.value, node, kind
+
+
+# Decorators that keep the function they wrap (a cache): `lru_cache(maxsize=1)(f)` is f.
+_CACHES = frozenset({"cache", "lru_cache"})
+
+
+def bound_predicate(statement: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The value a module or class binds device-predicate names to when it is a function
+    made by a call, not written with `def`: `partial(_check, majors=[10, 12])`, perhaps
+    cached (`lru_cache(maxsize=1)(partial(...))`), whose answer is the call's; or the body
+    of a lambda taking nothing (`lambda: _check(9)`). None for any other binding."""
+    if not isinstance(statement, nodes.Assign) or not isinstance(
+        statement.scope(), (nodes.Module, nodes.ClassDef)
+    ):
+        return None
+    targets = statement.targets
+    if not all(isinstance(t, nodes.AssignName) and is_predicate_name(t.name) for t in targets):
+        return None
+    value = statement.value
+    if isinstance(value, nodes.Lambda):
+        arguments = value.args
+        takes = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        if takes or arguments.vararg or arguments.kwarg:
+            return None
+        return value.body
+    inner = value
+    while isinstance(inner, nodes.Call) and len(inner.args) == 1 and _is_cache(inner.func):
+        inner = inner.args[0]
+    if isinstance(inner, nodes.Call) and _callee(inner.func) == "partial" and inner.args:
+        return value
+    return None
+
+
+def _is_cache(func: nodes.NodeNG) -> bool:
+    if isinstance(func, nodes.Call):  # `lru_cache(maxsize=1)`
+        func = func.func
+    return _callee(func) in _CACHES
+
+
+def _callee(func: nodes.NodeNG) -> str | None:
+    if isinstance(func, nodes.Attribute):
+        return str(func.attrname)
+    return str(func.name) if isinstance(func, nodes.Name) else None
 
 
 def table_lookup(node: nodes.Subscript, tested: dict[int, frozenset[str]] | None = None) -> bool:
@@ -595,7 +644,10 @@ def classify_condition(
     kind: SlotKind,
     vendor_gens: frozenset[str],
 ) -> ArchCondition | None:
-    admission = semantics.admission(condition)
+    if kind is SlotKind.BOUND and not isinstance(condition.parent, nodes.Lambda):
+        admission = semantics.call_admission(condition)
+    else:
+        admission = semantics.admission(condition)
     if kind is SlotKind.LOOKUP:
         everything = semantics.registry.all_names()
         if not everything - (admission.can_be_true | admission.can_be_false):
@@ -764,6 +816,8 @@ def feature_side(
     true_side, false_side = admission.can_be_true, admission.can_be_false
     if kind is SlotKind.LOOKUP:
         return Polarity.ENABLES, true_side  # on where the key is found
+    if kind is SlotKind.BOUND:
+        return Polarity.ENABLES, true_side  # the predicate's answer
     marker = _marker_of(condition) if kind is SlotKind.ARGUMENT else ""
     if marker in _SKIP_WHEN_TRUE:
         return Polarity.DISABLES, false_side
@@ -834,6 +888,8 @@ def negated(term: nodes.NodeNG, condition: nodes.NodeNG) -> bool:
 
 
 def _in_predicate_definition(statement: nodes.NodeNG, kind: SlotKind) -> bool:
+    if kind is SlotKind.BOUND:
+        return True
     if kind is SlotKind.ASSIGN:
         targets = assigned_names(statement)
         if targets and all(is_predicate_name(t) for t in targets):

@@ -11,7 +11,14 @@ from collections.abc import Sequence
 
 from astroid import nodes
 
-from gatecheck.audit.conditions import ArchCondition, Role, function_scope, operands, varies
+from gatecheck.audit.conditions import (
+    ArchCondition,
+    Role,
+    SlotKind,
+    function_scope,
+    operands,
+    varies,
+)
 from gatecheck.audit.prefilter import is_predicate_name
 from gatecheck.semantics.admitted import Semantics
 
@@ -43,6 +50,10 @@ def _listed(condition: ArchCondition, vendor_gens: frozenset[str]) -> bool:
     other predicates' answers, in a module or a function: `_is_sm100 = _is_cuda and
     is_sm100_supported()`), telling the audited vendor's generations apart (not
     `is_hip()`'s body)."""
+    if condition.kind is SlotKind.BOUND:
+        # `is_blackwell = lru_cache(maxsize=1)(partial(_check, majors=[10, 12]))`: the
+        # binding is the predicate's definition, its constants the allowlist.
+        return varies(condition.admission, vendor_gens)
     function = function_scope(condition.statement)
     return (
         isinstance(function, nodes.FunctionDef)

@@ -30,7 +30,7 @@ def feature_name(found: ArchCondition) -> tuple[str, FeatureSource]:
     cond`, or `self.enable_x = True` in its branch), a flag its condition reads, else
     its function, else its module."""
     assigned = assigned_names(found.statement) or assigned_names(statement_of(found.statement))
-    if assigned and found.kind in (SlotKind.ASSIGN, SlotKind.IFEXP):
+    if assigned and found.kind in (SlotKind.ASSIGN, SlotKind.IFEXP, SlotKind.BOUND):
         return assigned[0], FeatureSource.ASSIGNED
     for name in branch_assignments(found.statement):
         if FLAG_NAME.match(name):

@@ -344,6 +344,27 @@ class Semantics:
         with self._question():
             return self._each_receiver(node, flags, env_for)
 
+    def call_admission(self, node: nodes.NodeNG) -> Admission:
+        """The Admission of the answer calling what `node` evaluates to gives, with no
+        arguments: a device predicate bound by a call (`is_blackwell = lru_cache(
+        maxsize=1)(partial(_check, majors=[10, 12]))`), read as each use `is_blackwell()`
+        reads it. One question."""
+        with self._question():
+            seen = Reads()
+            raised: set[str] = set()
+            truths = self._truths(node, None, None, seen, raised=raised, called=True)
+            if len(raised) == len(truths):
+                raised = set()
+            return Admission(
+                frozenset(g for g, t in truths.items() if t is not False and g not in raised),
+                frozenset(g for g, t in truths.items() if t is not True and g not in raised),
+                frozenset(seen.assumed),
+                frozenset(seen.bounds),
+                (),
+                False,
+                reads_device=seen.device,
+            )
+
     def _each_receiver(
         self,
         node: nodes.NodeNG,
@@ -482,11 +503,14 @@ class Semantics:
         unset_environment: bool = False,
         generations: Collection[str] | None = None,
         raised: set[str] | None = None,
+        called: bool = False,
     ) -> dict[str, Tri]:
         """Each generation's truth of `node`. `raised`, when given, gets the generations
         where a call the condition always makes certainly raises (diverging.py): neither
         true nor false there (their truth reads UNKNOWN; _admission drops them all when
-        they are every generation)."""
+        they are every generation). `called`: the truth of what calling the value with
+        no arguments answers (call_admission)."""
+        from gatecheck.semantics.calls import call
         from gatecheck.semantics.diverging import raises_in
         from gatecheck.semantics.values import RAISES, UNKNOWN
         from gatecheck.semantics.values import truth as truth_of
@@ -495,6 +519,8 @@ class Semantics:
             # evaluator.truth, without its frame; RAISES where a call it always makes
             # certainly raises (diverging.py)
             value = evaluator.value(node, None if env_for is None else dict(env_for[gen]))
+            if called:
+                value = call(evaluator, value, [], {})
             noted = evaluator.raising
             if noted:
                 hit = raises_in(node, noted)

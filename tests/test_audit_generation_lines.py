@@ -51,7 +51,6 @@ def prefill_cp_enabled():
 """
 
 IMPORTS = (
-    "import torch\n\n"
     "from pkg.utils import get_device_sm, is_gfx942, is_gfx95_supported, prefill_cp_enabled\n\n\n"
 )
 
@@ -107,46 +106,6 @@ CASES = [
         "probably-deliberate",
         "shuts out only sm120, sm121: a gate about sm121 itself",
         id="nvidia-major-is-a-line",
-    ),
-    # An allowlist of the other two AMD lines shuts out only gfx90a by what it leaves:
-    # it names none of gfx90a's, so it is no gate about gfx90a itself, whichever way it
-    # is spelled; it is read as the other shapes are (here a newer-hardware branch).
-    pytest.param(
-        "def fast():\n    return is_gfx942() or is_gfx95_supported()\n",
-        "gfx90a",
-        "probably-deliberate",
-        "it admits only gfx942, gfx950",
-        id="an-allowlist-of-two-amd-lines-names-not-the-third",
-    ),
-    pytest.param(
-        "def fast(arch):\n"
-        "    return any(g in torch.cuda.get_device_properties(0).gcnArchName"
-        " for g in ['gfx94', 'gfx95'])\n",
-        "gfx90a",
-        "probably-deliberate",
-        "it admits only gfx942, gfx950",
-        id="any-of-two-amd-families-names-not-the-third",
-    ),
-    # Noops: the line named, true there alone or written false there alone.
-    pytest.param(
-        "def fast():\n"
-        "    if 'gfx90a' not in torch.cuda.get_device_properties(0).gcnArchName:\n"
-        "        return 'generic'\n"
-        "    return 'cdna2'\n",
-        "gfx90a",
-        "probably-deliberate",
-        "shuts out only gfx90a: a gate about gfx90a itself",
-        id="amd-exclusion-written-out",
-    ),
-    pytest.param(
-        "def fast():\n"
-        "    if get_device_sm() not in (120, 121):\n"
-        "        return 'generic'\n"
-        "    return 'sm120'\n",
-        "sm120",
-        "probably-deliberate",
-        "shuts out only sm120, sm121: a gate about sm120 itself",
-        id="nvidia-line-excluded-by-membership",
     ),
 ]
 

@@ -416,11 +416,7 @@ class Classifier:
         if named is not None:
             return named
         shut_out = (reach & self.vendor_gens) - found.admits
-        if (
-            shut_out
-            and all(self.generation.same_line(self.registry.get(g)) for g in shut_out)
-            and self._names_its_line(found, reach)
-        ):
+        if shut_out and all(self.generation.same_line(self.registry.get(g)) for g in shut_out):
             # `if cap != (12, 0): return "generic"`: a gate about this generation
             # itself (its own kernel or its own fallback), not one that forgot it.
             shown = ", ".join(self.registry.ordered(shut_out))
@@ -463,27 +459,6 @@ class Classifier:
                     "turns the feature off"
                 )
         return None
-
-    def _names_its_line(self, found: ArchCondition, reach: frozenset[str]) -> bool:
-        """Whether one of the gate's own terms names this generation's line: true there
-        alone (`cap == (12, 0)`, `"gfx90a" in arch`, `is_sm120()`, under a `not` or not),
-        or written false there alone (`major != 12`, `arch not in ("sm_120", "sm_121")`).
-        A shut-out that is only the rest of an allowlist of others names nothing (`"gfx942"
-        in arch or "gfx950" in arch`, with three AMD generations in the registry): that is
-        an enumeration, the gap's shape."""
-        within = reach & self.vendor_gens
-        line = frozenset(g for g in within if self.generation.same_line(self.registry.get(g)))
-        for term in found.arch_terms or tuple(operands(found.condition)):
-            admission = self.semantics.admission(term)
-            true, false = admission.can_be_true & within, admission.can_be_false & within
-            if true and true <= line:
-                return True
-            negative = isinstance(term, nodes.Compare) and any(
-                op in ("!=", "not in", "is not") for op, _ in term.ops
-            )
-            if negative and false and false <= line:
-                return True
-        return False
 
     def _named_among_failures(self, found: ArchCondition) -> str | None:
         """`if major < 10 or major == 12: raise`: one alternative of the failing condition

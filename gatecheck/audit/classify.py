@@ -323,12 +323,15 @@ class Classifier:
                 f"{grouped}",
                 *notes,
             )
-        single = f"a single-generation gate: admits only {admitted_text}"
-        if len({self.registry.get(g).major for g in inside}) >= 2 and self._one_other_family(
-            inside
-        ):
-            family = self.registry.get(next(iter(inside))).family
-            single = f"a {family} gate: admits only {admitted_text}"
+        told = self._told(found, inside) or inside
+        told_text = ", ".join(self.registry.ordered(told))
+        single = f"a single-generation gate: admits only {told_text}"
+        if len({self.registry.get(g).major for g in told}) >= 2 and self._one_other_family(told):
+            family = self.registry.get(next(iter(told))).family
+            single = f"a {family} gate: admits only {told_text}"
+        if told != inside:
+            unread = ", ".join(self.registry.ordered(inside - told))
+            single += f" ({unread}: unknown, its terms cannot tell there)"
         return GateClass.DELIBERATE, (single, *notes)
 
     def _switched_on(self, found: ArchCondition) -> tuple[ArchCondition, str] | None:
@@ -395,6 +398,22 @@ class Classifier:
                 shown = ", ".join(self.registry.ordered(others))
                 return f"the gate at line {other.line} admits {shown} together"
         return None
+
+    def _told(self, found: ArchCondition, inside: frozenset[str]) -> frozenset[str]:
+        """The admitted generations where one of the gate's arch terms answers: not those
+        where every term is unknown because the device cannot be read there (the CuTe
+        DSL's arch on sm70 or an AMD part, Thor's two names in one range test), which a
+        gate admits without enumerating them."""
+        terms = found.arch_terms
+        if not terms:
+            return inside
+        unread = frozenset(inside)
+        for term in terms:
+            admission = self.semantics.admission(term)
+            unread &= admission.can_be_true & admission.can_be_false
+            if not unread:
+                break
+        return inside - unread
 
     def _one_other_family(self, inside: frozenset[str]) -> bool:
         """Every generation admitted is of one family, not the audited one's: `arch // 10
@@ -508,7 +527,6 @@ class Classifier:
 
     def _gap_evidence(self, found: ArchCondition, inside: frozenset[str]) -> list[str]:
         gen = self.generation.name
-        admitted_text = ", ".join(self.registry.ordered(inside))
         reasons: list[str] = []
         # Of its own line (sm100 and sm103; not gfx942 for gfx950, CDNA3 and CDNA4 alike
         # reporting major 9, nor sm86 for sm89, Ampere and Ada).
@@ -519,9 +537,11 @@ class Classifier:
                 f"admits {shown} but not {gen}, of the same major {self.generation.major}: "
                 "an exact-minor test (the commonest gap in history)"
             )
-        majors = sorted({self.registry.get(g).major for g in inside})
-        if len(majors) >= 2 and not self._one_other_family(inside):
-            reasons.append(f"enumerates {len(majors)} majors ({admitted_text}) but not {gen}")
+        told = self._told(found, inside)
+        majors = sorted({self.registry.get(g).major for g in told})
+        if len(majors) >= 2 and not self._one_other_family(told):
+            shown = ", ".join(self.registry.ordered(told))
+            reasons.append(f"enumerates {len(majors)} majors ({shown}) but not {gen}")
         terms = _alternative_predicates(found)
         if len(terms) >= 2:
             reasons.append(f"{len(terms)} generation predicates, none admitting {gen}")

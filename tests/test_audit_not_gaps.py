@@ -57,6 +57,32 @@ CASES = [
         id="else-branch-calls-a-helper-named-for-the-generation",
     ),
     pytest.param(
+        "import sm120_helpers\n\n\n"
+        "def meta():\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        "    if cap[0] == 9 or cap[0] == 10:\n"
+        "        block = 64\n"
+        "    else:\n"
+        "        block = sm120_helpers.make_block()\n"
+        "    return block\n",
+        [(8, "probably-deliberate")],
+        "sm120 takes the else branch, which calls 'sm120_helpers.make_block' (line 11), named",
+        id="else-branch-calls-into-a-module-named-for-the-generation",
+    ),
+    pytest.param(
+        "import helpers\n\n\n"
+        "def meta():\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        "    if cap[0] == 9 or cap[0] == 10:\n"
+        "        block = 64\n"
+        "    else:\n"
+        "        block = helpers.sm90_fallback()\n"
+        "    return block\n",
+        [(8, "likely-gap")],
+        "enumerates 2 majors",
+        id="noop-else-branch-calls-into-another-generations-helper",
+    ),
+    pytest.param(
         "SIZES = {'9.0': {2: 64 * MiB, 4: 32 * MiB}, '10.0': {2: 128 * MiB}}\n\n\n"
         "def max_size(world):\n"
         "    cap = '%d.%d' % torch.cuda.get_device_capability()\n"

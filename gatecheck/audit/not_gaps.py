@@ -94,7 +94,8 @@ def has_its_own_branch(ctx: GateContext) -> str | None:
             )
     if last_else and not any(gen in ctx.admits(t) for t in tests):
         for call in _calls(last_else):
-            name = call_name(call)
+            # The callee as spelled, its module's name with it: `sm100_utils.make_mma(...)`.
+            name = call.func.as_string() if _spelled_callee(call) else call_name(call)
             if _names_major(name, ctx.generation.major):
                 return (
                     f"{gen} takes the else branch, which calls '{name}' "
@@ -320,6 +321,14 @@ def _leaving_before(
 def _calls(body: list[nodes.NodeNG]) -> Iterator[nodes.Call]:
     for stmt in body:
         yield from stmt.nodes_of_class(nodes.Call, skip_klass=(nodes.FunctionDef, nodes.ClassDef))
+
+
+def _spelled_callee(call: nodes.Call) -> bool:
+    """A callee spelled with names only (`helpers.make_mma`, `self.sm100.run`)."""
+    func = call.func
+    while isinstance(func, nodes.Attribute):
+        func = func.expr
+    return isinstance(func, nodes.Name)
 
 
 def _names_major(name: str, major: int) -> bool:

@@ -88,6 +88,15 @@ CASES = [
         id="comment-says-it-is-for-tuning",
     ),
     pytest.param(
+        "def check_fp8_marlin():\n"
+        "    if not (is_sm90_supported() or is_sm100_supported()):\n"
+        "        raise ValueError('FP8 Marlin is off here: it is slower than W4A16 on other devices')\n",
+        "sm120",
+        [(4, "probably-deliberate")],
+        "validated or tuned",
+        id="message-says-it-is-slower-elsewhere",
+    ),
+    pytest.param(
         "if not is_sm100_supported():\n    raise RuntimeError('MXFP8 requires Blackwell (SM100+)')\n",
         "sm120",
         [(3, "likely-gap")],

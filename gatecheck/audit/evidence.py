@@ -75,7 +75,8 @@ _WORKAROUND = re.compile(
 )
 _VALIDATED = re.compile(
     r"\bvalidated\b|\bverified\b|\bmeasured\b|\bbenchmarked\b|\btested (only )?(on|with)\b"
-    r"|\bonly tested\b|\btuned (for|on)\b|\bfor (kernel|performance|perf|launch) tuning\b",
+    r"|\bonly tested\b|\btuned (for|on)\b|\bfor (kernel|performance|perf|launch) tuning\b"
+    r"|\bslower (than|on)\b",  # "(it is slower than Marlin W4A16 on other devices)": measured
     re.IGNORECASE,
 )
 _TODO = re.compile(

@@ -98,6 +98,58 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
         ),
         pytest.param(
             """\
+            SM90A_FLAGS = ["-gencode=arch=compute_90a,code=sm_90a", "-O3"]
+
+
+            def gen_attn(build):
+                return build("attn", extra_cuda_cflags=["-DPAGE=16"] + SM90A_FLAGS)
+            """,
+            [
+                (
+                    "build",
+                    "extra_cuda_cflags=['-DPAGE=16'] + SM90A_FLAGS",
+                    ["sm90"],
+                )
+            ],
+            id="gencode-flags-arch-specific",  # FlashInfer 0.4's XQA module, built for sm90a
+        ),
+        pytest.param(
+            """\
+            def gen(build):
+                return build(
+                    "k",
+                    nvcc_flags=[
+                        "-gencode", "arch=compute_100f,code=sm_100f",
+                        "--generate-code=arch=compute_80,code=[sm_80,compute_80]",
+                    ],
+                )
+            """,
+            [
+                (
+                    "build",
+                    "nvcc_flags=['-gencode', 'arch=compute_100f,code=sm_100f', "
+                    "'--generate-code=arch=compute_80,code=[sm_80,compute_80]']",
+                    ["sm80", "sm86", "sm87", *SM89_AND_NEWER],
+                )
+            ],
+            id="gencode-family-and-ptx",  # the PTX of compute_80 runs on every later part
+        ),
+        pytest.param(
+            """\
+            def gen(build):
+                return build("k", extra_compile_args={"cxx": ["-O3"], "nvcc": ["-arch=sm_89"]})
+            """,
+            [
+                (
+                    "build",
+                    "extra_compile_args={'cxx': ['-O3'], 'nvcc': ['-arch=sm_89']}",
+                    list(SM89_AND_NEWER),
+                )
+            ],
+            id="arch-option-in-extra-compile-args",  # sm_89's binary and its PTX
+        ),
+        pytest.param(
+            """\
             def gen_module():
                 return get_nvcc_flags_list(supported_major_versions=[9, 10])
             """,
@@ -333,6 +385,34 @@ def test_gates_without_an_if_are_rows(
                 return sorted(configs, key=lambda c: c.major >= 9)
             """,
             id="lambda-on-its-own-parameter",
+        ),
+        pytest.param(
+            """\
+            def gen(build, page):
+                return build("k", extra_cuda_cflags=[f"-DPAGE={page}", "-arch=sm_90a"])
+            """,
+            id="flags-with-an-entry-not-read",  # it may be another arch option
+        ),
+        pytest.param(
+            """\
+            def gen(build):
+                return build("k", extra_cuda_cflags=["-arch=native", "-O3"])
+            """,
+            id="flags-for-the-machine-at-hand",
+        ),
+        pytest.param(
+            """\
+            def gen(build):
+                return build("k", extra_cuda_cflags=["-O3", "-lineinfo"])
+            """,
+            id="flags-without-an-arch-option",
+        ),
+        pytest.param(
+            """\
+            def gen(build):
+                return build("k", extra_cflags=["-gencode=arch=compute_90a,code=sm_90a"])
+            """,
+            id="host-compiler-flags",  # not nvcc's
         ),
     ],
 )

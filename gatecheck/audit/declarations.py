@@ -1,6 +1,7 @@
 """Kernel declarations as audit rows: a decorator listing the capabilities a kernel is
 declared supported on (`@supported_compute_capability([100, 103])`), a build arch list
-(`get_nvcc_flags_list(supported_major_versions=[9, 10])`) and a declared least capability
+(`get_nvcc_flags_list(supported_major_versions=[9, 10])`, nvcc's `-gencode` options in a
+build's flags) and a declared least capability
 (`def get_min_capability(cls): return 89`) gate without an `if`. They are
 read by kernels/support.py's readers (the ones the kernel-aware checks use), so a kernel
 library's maintainer sees "not built for sm120" next to the gates."""
@@ -31,6 +32,7 @@ from gatecheck.kernels.support import (
     Declaration,
     build_declarations,
     decorator_declarations,
+    flag_declarations,
     gens_for_arch,
     minimum_declarations,
 )
@@ -88,6 +90,8 @@ def _declarations(
                 yield declared, SlotKind.MINIMUM
     for call in walked.calls:
         for declared in build_declarations(call, evaluator, registry):
+            yield declared, SlotKind.BUILD
+        for declared in flag_declarations(call, evaluator, registry):
             yield declared, SlotKind.BUILD
 
 

@@ -152,6 +152,70 @@ def build_declarations(
                 yield Declaration(keyword, gens, spelled)
 
 
+# A keyword passing nvcc's options (`extra_cuda_cflags=`, `nvcc_flags=`, `cuda_args=`).
+_NVCC_KEYWORDS = re.compile(r"^\w*(cuda|nvcc)\w*(flags|args)$")
+# `-gencode=arch=compute_90a,code=sm_90a` (also `--generate-code`, `code=[sm_90a,compute_90a]`).
+_GENCODE = re.compile(
+    r"(?:-gencode|--generate-code)(?:=|\s+)arch=compute_\d+[af]?,code=(\[[^\]]*\]|[\w]+)"
+)
+# `-arch=sm_90a`, `--gpu-architecture compute_80`: code for that arch and its PTX (nvcc).
+_ARCH_OPTION = re.compile(r"(?:^|\s)(?:-arch|--gpu-architecture)(?:=|\s+)(\w+)(?=\s|$)")
+_CODE = re.compile(r"^(sm|compute|lto)_(\d)(\d)([af]?)$|^(sm|compute|lto)_(\d{2})(\d)([af]?)$")
+
+
+def flag_declarations(
+    call: nodes.Call, evaluator: Evaluator, registry: Registry
+) -> Iterator[Declaration]:
+    """nvcc's arch options passed to a build (`extra_cuda_cflags=["-gencode=arch=
+    compute_90a,code=sm_90a", "-O3"]`, a module's flag list, `extra_compile_args={"nvcc":
+    [...]}`): the generations the code is built for. `sm_XYa` is that part alone, `sm_XYf`
+    its family, plain `sm_XY` its major from minor Y up (the binary runs there), plain
+    `compute_XY` everything from (X, Y) up (the PTX is compiled at load). Only flag lists
+    every entry of which is read (an unknown entry may be another arch option), holding
+    one arch option at least, none that builds for any part (`-arch=native`, `all`).
+    The audit's rows only: a list of flags is no list a fix extends (declared_list)."""
+    for keyword in call.keywords or []:
+        value: Any = None
+        if keyword.arg and _NVCC_KEYWORDS.match(keyword.arg):
+            value = evaluator.value(keyword.value)
+        elif keyword.arg == "extra_compile_args":
+            options = evaluator.value(keyword.value)
+            value = options.get("nvcc") if isinstance(options, dict) else None
+        if not isinstance(value, (list, tuple)) or not value:
+            continue
+        if not all(isinstance(entry, str) for entry in value):
+            continue
+        gens = _built_for(" ".join(value), registry)
+        if gens is not None:
+            yield Declaration(keyword, gens, f"{keyword.arg}={keyword.value.as_string()}")
+
+
+def _built_for(flags: str, registry: Registry) -> frozenset[str] | None:
+    codes = [c for group in _GENCODE.findall(flags) for c in group.strip("[]").split(",")]
+    for arch in _ARCH_OPTION.findall(flags):
+        if not _CODE.match(arch):
+            return None  # `-arch=native`, `all`, `all-major`: whatever the machine is
+        # `-arch=sm_89` is `-gencode arch=compute_89,code=[sm_89,compute_89]`: its PTX too.
+        codes.append("compute_" + arch.split("_", 1)[1])
+    if not codes:
+        return None
+    nvidia = [g for g in registry.generations if g.vendor == "nvidia"]
+    gens: set[str] = set()
+    for code in codes:
+        match = _CODE.match(code.strip())
+        if match is None:
+            return None  # a code not read: the whole list is not known
+        kind, major, minor, suffix = [p for p in match.groups() if p is not None]
+        least = (int(major), int(minor))
+        if suffix == "a":
+            gens |= {g.name for g in nvidia if g.capability == least}
+        elif suffix == "f" or kind != "compute":
+            gens |= {g.name for g in nvidia if g.major == least[0] and g.minor >= least[1]}
+        else:
+            gens |= {g.name for g in nvidia if g.capability >= least}
+    return frozenset(gens)
+
+
 def arch_list(
     node: nodes.NodeNG, evaluator: Evaluator, registry: Registry, sm_ints: bool
 ) -> frozenset[str] | None:

@@ -61,6 +61,14 @@ DISABLING = [
     pytest.param(
         "if c:\n    logger.info('no FA')\n    raise ValueError('no')\n", id="log-then-raise"
     ),
+    pytest.param(
+        "def validate(self):\n"
+        "    if c:\n"
+        "        logger.warning_once('FP8 is only supported on 8.9+: we will default to bf16')\n"
+        "        self.config.dequantize = True\n"
+        "        return\n",
+        id="warning-that-it-defaults-then-return",  # transformers' FP8 quantizer
+    ),
     pytest.param("if c:\n    unsupported.append('needs SM80')\n", id="records-a-problem"),
     pytest.param("if c:\n    envs.SGLANG_OPT_FP8_GEMM.set(False)\n", id="setter-off"),
     pytest.param("if c:\n    setattr(args, 'enable_x', False)\n", id="setattr-off"),
@@ -127,6 +135,10 @@ ENABLING = [
     pytest.param("if c:\n    kernels.append(fast)\n", id="collects-a-kernel"),
     pytest.param("if c:\n    m_block = 64\n    swap_ab = False\n", id="tuning-knobs"),
     pytest.param("if c:\n    logger.info('using FA3')\n", id="only-logs"),
+    pytest.param(
+        "if c:\n    logger.info('the default tile')\n    run_fast(x)\n",
+        id="a-log-naming-a-default-then-work",
+    ),
     pytest.param("if c:\n    use_fa = True\n    use_x = False\n", id="first-switch-decides"),
     pytest.param(
         "if c:\n    logger.warning('falling back to SDPA')\n", id="warning-alone-is-a-report"

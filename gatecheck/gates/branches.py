@@ -27,7 +27,9 @@ REASON_HELPER = re.compile(
 FALLBACK_WORDS = frozenset({"fallback", "sdpa", "naive", "native", "eager", "reference", "unfused"})
 # A warning that says the feature is off here (then whatever follows is the fallback).
 DISABLE_MESSAGE = re.compile(
-    r"fall(ing|s)?[ _-]?back|not supported|unsupported|not available|disabl", re.IGNORECASE
+    r"fall(ing|s)?[ _-]?back|not supported|unsupported|not available|disabl"
+    r"|only supported\b|\b(will )?default(s|ing)? to\b",  # "... default to dequantizing"
+    re.IGNORECASE,
 )
 LOG_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}

@@ -1,7 +1,8 @@
 """A gate admits the generations where its device reading is unknown (the CuTe DSL's arch
 on sm70 or sm75, where the DSL does not run; Thor's two names in one range test), and
 enumerates none of them: the enumeration evidence counts the majors where one of its arch
-terms answers (classify.py: _told). Each case a mini project audited for sm120: (source
+terms answers (classify.py: _told; a flag unknown wherever it admits keeps them all:
+tests/test_rebound_flags.py). Each case a mini project audited for sm120: (source
 of mod.py, expected class of its one gate, a piece of its first reason)."""
 
 from __future__ import annotations

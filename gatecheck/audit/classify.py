@@ -323,7 +323,7 @@ class Classifier:
                 f"{grouped}",
                 *notes,
             )
-        told = self._told(found, inside) or inside
+        told = self._told(found, inside)
         told_text = ", ".join(self.registry.ordered(told))
         single = f"a single-generation gate: admits only {told_text}"
         if len({self.registry.get(g).major for g in told}) >= 2 and self._one_other_family(told):
@@ -401,9 +401,10 @@ class Classifier:
 
     def _told(self, found: ArchCondition, inside: frozenset[str]) -> frozenset[str]:
         """The admitted generations where one of the gate's arch terms answers: not those
-        where every term is unknown because the device cannot be read there (the CuTe
-        DSL's arch on sm70 or an AMD part, Thor's two names in one range test), which a
-        gate admits without enumerating them."""
+        where every term is unknown while on others it answers (the CuTe DSL's arch on
+        sm70 or an AMD part, Thor's two names in one range test: the device is not read
+        there), which a gate admits without enumerating them. A gate unknown on every
+        generation it admits (a flag its branches set, `n > 1` beside) is all told."""
         terms = found.arch_terms
         if not terms:
             return inside
@@ -413,7 +414,7 @@ class Classifier:
             unread &= admission.can_be_true & admission.can_be_false
             if not unread:
                 break
-        return inside - unread
+        return (inside - unread) or inside
 
     def _one_other_family(self, inside: frozenset[str]) -> bool:
         """Every generation admitted is of one family, not the audited one's: `arch // 10

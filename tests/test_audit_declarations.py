@@ -150,6 +150,28 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
         ),
         pytest.param(
             """\
+            def kernels(Device, CUDAProperties):
+                return Device(type="cuda", properties=CUDAProperties(min_capability=121, max_capability=121))
+            """,
+            [("build", "CUDAProperties(min_capability=121, max_capability=121)", ["sm121"])],
+            id="capability-range-bounds",  # the kernels hub's per-device layer mapping
+        ),
+        pytest.param(
+            """\
+            def kernels(CUDAProperties):
+                return CUDAProperties(min_capability=100)
+            """,
+            [
+                (
+                    "build",
+                    "CUDAProperties(min_capability=100)",
+                    ["sm100", "sm103", "sm110", "sm120", "sm121"],
+                )
+            ],
+            id="capability-range-floor",
+        ),
+        pytest.param(
+            """\
             def gen_module():
                 return get_nvcc_flags_list(supported_major_versions=[9, 10])
             """,
@@ -413,6 +435,20 @@ def test_gates_without_an_if_are_rows(
                 return build("k", extra_cflags=["-gencode=arch=compute_90a,code=sm_90a"])
             """,
             id="host-compiler-flags",  # not nvcc's
+        ),
+        pytest.param(
+            """\
+            def kernels(ROCMProperties):
+                return ROCMProperties(min_capability=115, max_capability=115)
+            """,
+            id="capability-range-of-another-platform",  # gfx1151's 11.5, not CUDA's
+        ),
+        pytest.param(
+            """\
+            def kernels(CUDAProperties, floor):
+                return CUDAProperties(min_capability=floor)
+            """,
+            id="capability-range-bound-not-known",
         ),
     ],
 )

@@ -35,6 +35,7 @@ from gatecheck.kernels.support import (
     flag_declarations,
     gens_for_arch,
     minimum_declarations,
+    range_declarations,
 )
 from gatecheck.semantics.admitted import Admission, Semantics
 from gatecheck.semantics.evaluator import Evaluator
@@ -92,6 +93,8 @@ def _declarations(
         for declared in build_declarations(call, evaluator, registry):
             yield declared, SlotKind.BUILD
         for declared in flag_declarations(call, evaluator, registry):
+            yield declared, SlotKind.BUILD
+        for declared in range_declarations(call, evaluator, registry):
             yield declared, SlotKind.BUILD
 
 

@@ -190,6 +190,50 @@ def flag_declarations(
             yield Declaration(keyword, gens, f"{keyword.arg}={keyword.value.as_string()}")
 
 
+# A capability range given as bounds (the kernels hub's `CUDAProperties(min_capability=121,
+# max_capability=121)`), as `major * 10 + minor`.
+_RANGE_BOUNDS = (
+    ("min_capability", "max_capability"),
+    ("min_compute_capability", "max_compute_capability"),
+)
+
+
+def range_declarations(
+    call: nodes.Call, evaluator: Evaluator, registry: Registry
+) -> Iterator[Declaration]:
+    """A CUDA capability range a call declares with constant bounds (`min_capability=80`,
+    `max_capability=121`, either alone): the NVIDIA generations inside it. Not where the
+    callee names another platform (`ROCMProperties`: its numbers are not CUDA's), and
+    no bound but a whole number from 30 to 199 is read. The audit's rows only."""
+    callee = call.func.attrname if isinstance(call.func, nodes.Attribute) else None
+    if isinstance(call.func, nodes.Name):
+        callee = call.func.name
+    if callee is None or any(p in callee.lower() for p in ("rocm", "hip", "xpu", "npu")):
+        return
+    keywords = {k.arg: k for k in call.keywords or [] if k.arg}
+    for low_name, high_name in _RANGE_BOUNDS:
+        low, high = keywords.get(low_name), keywords.get(high_name)
+        if low is None and high is None:
+            continue
+        bounds = [None if k is None else evaluator.value(k.value) for k in (low, high)]
+        if not all(b is None or _sm_number(b) for b in bounds):
+            continue
+        least, most = bounds
+        gens = frozenset(
+            g.name
+            for g in registry.generations
+            if g.vendor == "nvidia"
+            and (least is None or g.sm_version >= least)
+            and (most is None or g.sm_version <= most)
+        )
+        spelled = ", ".join(k.as_string() for k in (low, high) if k is not None)
+        yield Declaration(call, gens, spelled)
+
+
+def _sm_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 30 <= value < 200
+
+
 def _built_for(flags: str, registry: Registry) -> frozenset[str] | None:
     codes = [c for group in _GENCODE.findall(flags) for c in group.strip("[]").split(",")]
     for arch in _ARCH_OPTION.findall(flags):

@@ -101,17 +101,19 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
             SM90A_FLAGS = ["-gencode=arch=compute_90a,code=sm_90a", "-O3"]
 
 
-            def gen_attn(build):
-                return build("attn", extra_cuda_cflags=["-DPAGE=16"] + SM90A_FLAGS)
+            def gen_attn(build, page):
+                return build("attn", extra_cuda_cflags=[f"-DPAGE={page}"] + SM90A_FLAGS)
             """,
             [
                 (
                     "build",
-                    "extra_cuda_cflags=['-DPAGE=16'] + SM90A_FLAGS",
+                    "extra_cuda_cflags=[f'-DPAGE={page}'] + SM90A_FLAGS",
                     ["sm90"],
                 )
             ],
-            id="gencode-flags-arch-specific",  # FlashInfer 0.4's XQA module, built for sm90a
+            # FlashInfer 0.4's XQA module, built for sm90a; a define of a value not read is
+            # still a define.
+            id="gencode-flags-arch-specific",
         ),
         pytest.param(
             """\
@@ -411,9 +413,16 @@ def test_gates_without_an_if_are_rows(
         pytest.param(
             """\
             def gen(build, page):
-                return build("k", extra_cuda_cflags=[f"-DPAGE={page}", "-arch=sm_90a"])
+                return build("k", extra_cuda_cflags=[f"{page}", "-arch=sm_90a"])
             """,
             id="flags-with-an-entry-not-read",  # it may be another arch option
+        ),
+        pytest.param(
+            """\
+            def gen(build, arch):
+                return build("k", extra_cuda_cflags=[f"-arch=sm_{arch}", "-arch=sm_90a"])
+            """,
+            id="flags-with-an-arch-option-not-read",
         ),
         pytest.param(
             """\

@@ -128,3 +128,40 @@ CASES = [
 @pytest.mark.parametrize(("source", "expr", "admitted"), CASES)
 def test_opaque(ruleset: RuleSet, source: str, expr: str, admitted: object) -> None:
     assert_can_be_true(ruleset, source, expr, admitted)
+
+
+# Lists of strings joined where some strings are only partly read (values.SomeText): the
+# list is known, those strings stay partly known in place (kernels/support.py reads nvcc's
+# options so). Anything else unknown in either list, and the join is unknown.
+JOINED = [
+    pytest.param('[f"-DPAGE={n}"] + ["-O3"]', "[SomeText(-DPAGE=), '-O3']", id="text-then-known"),
+    pytest.param('("-O3",) + (f"-DN={n}",)', "('-O3', SomeText(-DN=))", id="tuples"),
+    pytest.param('[f"-DPAGE={n}"] + [n]', "Unknown", id="an-unknown-item"),
+    pytest.param('[f"-DPAGE={n}"] + (n,)', "Unknown", id="a-list-and-a-tuple"),
+]
+
+
+@pytest.mark.parametrize(("expr", "expected"), JOINED)
+def test_lists_of_strings_joined(expr: str, expected: str) -> None:
+    from gatecheck.config.loader import load_ruleset
+    from gatecheck.semantics.admitted import Semantics, in_memory_project
+    from gatecheck.semantics.values import SomeText
+
+    project = in_memory_project({"m": f"def f(n):\n    return {expr}\n"})
+    module = project.module("m")
+    assert module is not None
+    value = (
+        Semantics(project, load_ruleset([]).registry)
+        .evaluator("sm90")
+        .value(module.body[0].body[0].value)
+    )
+
+    def shown(v: object) -> str:
+        if isinstance(v, SomeText):
+            return f"SomeText({v.head})"
+        if isinstance(v, (list, tuple)):
+            inner = ", ".join(shown(x) for x in v)
+            return f"[{inner}]" if isinstance(v, list) else f"({inner})"
+        return repr(v)
+
+    assert shown(value) == expected

@@ -20,7 +20,7 @@ from gatecheck.loading.project import Project
 from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.evaluator import Evaluator
-from gatecheck.semantics.values import UNKNOWN, FunctionRef, OneOf, PartialRef
+from gatecheck.semantics.values import UNKNOWN, FunctionRef, OneOf, PartialRef, SomeText
 
 MAX_HOPS = 4
 _ARCH_KEYWORDS = re.compile(r"^(supported_|target_|cuda_)?(archs?|arch_list|sm_versions?)$")
@@ -183,9 +183,9 @@ def flag_declarations(
             value = options.get("nvcc") if isinstance(options, dict) else None
         if not isinstance(value, (list, tuple)) or not value:
             continue
-        if not all(isinstance(entry, str) for entry in value):
+        if not all(isinstance(entry, str) or _other_option(entry) for entry in value):
             continue
-        gens = _built_for(" ".join(value), registry)
+        gens = _built_for(" ".join(e for e in value if isinstance(e, str)), registry)
         if gens is not None:
             yield Declaration(keyword, gens, f"{keyword.arg}={keyword.value.as_string()}")
 
@@ -232,6 +232,19 @@ def range_declarations(
 
 def _sm_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 30 <= value < 200
+
+
+# How an option that builds for an arch begins (nvcc's spellings).
+_ARCH_OPTION_HEAD = re.compile(
+    r"^-(-?gencode|-generate-code|arch|-gpu-architecture|code|-gpu-code)"
+)
+
+
+def _other_option(entry: Any) -> bool:
+    """An entry not read whole whose known start makes it an option of another kind
+    (f"-DTOKENS_PER_PAGE={n}": a define): not an arch option, whatever follows."""
+    head = entry.head if isinstance(entry, SomeText) else ""
+    return len(head) >= 2 and head.startswith("-") and not _ARCH_OPTION_HEAD.match(head)
 
 
 def _built_for(flags: str, registry: Registry) -> frozenset[str] | None:

@@ -191,15 +191,28 @@ def _bin_op(ev: Evaluator, node: nodes.BinOp, env: Env | None) -> Any:
     # Arithmetic on None raises (`major * 10 + minor` of a probe that may give None),
     # except as what `%` formats (`"sm%s" % cap`).
     left = dereferenced(ev, node.left, env)
-    if contains_unknown(left) or node.op not in _BINARY:
+    joined = node.op == "+" and _strings(left)
+    if (contains_unknown(left) and not joined) or node.op not in _BINARY:
         return UNKNOWN  # whatever the right side is
     right = ev.eval(node.right, env) if node.op == "%" else dereferenced(ev, node.right, env)
+    if joined and type(right) is type(left) and _strings(right) and has_opaque([*left, *right]):
+        # Lists of strings joined (`["-O3"] + [f"-DPAGE={page}"]`): the strings not read
+        # stay as they were, in place (kernels/support.py reads option lists).
+        if bounds.too_large(node.op, left, right):
+            ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
+            return UNKNOWN
+        return left + right
     if contains_unknown(right) or (node.op == "%" and (has_opaque(left) or has_opaque(right))):
         return UNKNOWN  # `%` would spell gatecheck's object for a value it does not read
     if bounds.too_large(node.op, left, right):
         ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
         return UNKNOWN
     return safe(lambda: _BINARY[node.op](left, right))
+
+
+def _strings(value: Any) -> bool:
+    """A list or tuple of strings, known or partly known (values.SomeText)."""
+    return isinstance(value, (list, tuple)) and all(isinstance(v, (str, SomeText)) for v in value)
 
 
 def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
@@ -704,7 +717,7 @@ def _fstring(ev: Evaluator, node: nodes.JoinedStr, env: Env | None) -> Any:
         text = _formatted(ev, value, env)
         if text is UNKNOWN:
             least = sum(len(str(v.value)) for v in node.values if isinstance(v, nodes.Const))
-            return SomeText(least) if least else UNKNOWN
+            return SomeText(least, "".join(parts)) if least else UNKNOWN
         parts.append(text)
     joined = "".join(parts)
     if len(joined) > bounds.MAX_LENGTH:

@@ -186,6 +186,9 @@ class SomeText(Opaque):
     content, length and order are unknown (contains_unknown)."""
 
     least: int
+    # The literal text before its first unread field (`"-DPAGE="` of f"-DPAGE={page}"):
+    # what it begins with, for readers of option lists (kernels/support.py).
+    head: str = field(default="", compare=False)
 
     def __bool__(self) -> bool:
         return True

@@ -97,6 +97,15 @@ CASES = [
         id="message-says-it-is-slower-elsewhere",
     ),
     pytest.param(
+        "def check_fp8_marlin():\n"
+        "    if not (is_sm90_supported() or get_device_sm() == 120):\n"
+        "        raise ValueError('FP8 Marlin needs SM90 or SM120: slower than W4A16 on others')\n",
+        "sm121",
+        [(4, "likely-gap")],
+        "admits sm120 but not sm121",
+        id="noop-slower-elsewhere-naming-a-sibling",  # vLLM 0.22 added sm121 (fix study I)
+    ),
+    pytest.param(
         "if not is_sm100_supported():\n    raise RuntimeError('MXFP8 requires Blackwell (SM100+)')\n",
         "sm120",
         [(3, "likely-gap")],

@@ -242,7 +242,11 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # flash_bwd_postprocess.py, utils.py): parameters the caller re-binds under its
         # `compute_capability == 9` tests, read from there (flow.py), single-generation
         # or inside an sm90 kernel.
-        "probably-deliberate": 114,
+        # 118: + 4 device predicates bound by a call in utils/common.py
+        # (`is_sm100_supported = lru_cache(maxsize=1)(partial(_check_cuda_device_version,
+        # device_capability_majors=[10], ...))`, is_sm90_supported, is_hopper_with_cuda_12_3,
+        # is_ampere_with_cuda_12_3): their definitions, single-generation gates.
+        "probably-deliberate": 118,
         "decided": 0,  # no rules, no `# gatecheck: ignore` comments in sglang
         # 56: `is_blackwell()` (majors 10, 11, 12), `major >= 9` / `>= 8` cut-offs, and
         # `if sm_version < 90: return False` exits (the feature is where it is false);
@@ -300,7 +304,9 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # const_expr(self.arch in [80, 90]): assert self.num_threads == ...`, a branch
         # that only asserts: it turns nothing on or off (was a likely gap, "enumerates 2
         # majors").
-        "admits": 125,
+        # 127: + is_blackwell_supported's and is_sm120_supported's bindings (majors [10, 11,
+        # 12] and [12]), their definitions.
+        "admits": 127,
         # The vendor gates below, listed since they are rows of their own class: 266,
         # then the 21 whose feature may be on everywhere through an unknown operand too
         # (`is_hip() and self.quantization not in rocm_supported_quantization: raise`,

@@ -75,10 +75,10 @@ _WORKAROUND = re.compile(
 )
 _VALIDATED = re.compile(
     r"\bvalidated\b|\bverified\b|\bmeasured\b|\bbenchmarked\b|\btested (only )?(on|with)\b"
-    r"|\bonly tested\b|\btuned (for|on)\b|\bfor (kernel|performance|perf|launch) tuning\b"
-    r"|\bslower (than|on)\b",  # "(it is slower than Marlin W4A16 on other devices)": measured
+    r"|\bonly tested\b|\btuned (for|on)\b|\bfor (kernel|performance|perf|launch) tuning\b",
     re.IGNORECASE,
 )
+_SLOWER = re.compile(r"\bslower (than|on)\b", re.IGNORECASE)
 _TODO = re.compile(
     r"\bTODO\b|\bFIXME\b|\bXXX\b|not yet|\byet\b|will (be )?support|coming soon|in the future"
     r"|to be (added|enabled|supported)|\bpending\b"
@@ -168,6 +168,19 @@ def says_validated_only(words: Words, generation: Generation) -> str | None:
     if _VALIDATED.search(words.text):
         return f"validated or tuned where it is enabled: {words.quoted()}"
     return None
+
+
+def says_slower_elsewhere(words: Words, generation: Generation) -> str | None:
+    """ "(It is slower than Marlin W4A16 on other devices)": a choice measured on other
+    majors. Not where the words name a part of the generation's own major (`SM120` for
+    sm121): a sibling left out of a measured list is the exact-minor gap."""
+    if not _SLOWER.search(words.text):
+        return None
+    major = generation.major
+    own = re.compile(rf"\bsm[_ ]?{major}(\d|x)", re.IGNORECASE)
+    if own.search(words.text):
+        return None
+    return f"validated or tuned where it is enabled (slower elsewhere): {words.quoted()}"
 
 
 def _lacks_only_elsewhere(text: str, generation: Generation) -> bool:
@@ -359,6 +372,7 @@ DELIBERATE_RULES: tuple[Rule, ...] = (
     names_missing_hardware,
     calls_it_a_workaround,
     says_validated_only,
+    says_slower_elsewhere,
     sets_a_ceiling,
     excludes_its_family,
 )

@@ -64,6 +64,13 @@ CASES = [
         id="a-module-table",
     ),
     pytest.param(
+        "_FLAGS: dict[str, list] = {'90a': ['-arch=sm_90a'], '100a': ['-arch=sm_100a']}\n\n"
+        "def flags():\n    return _FLAGS[get_device_arch()]\n",
+        "sm120",
+        [(3, SM90_SM100, "likely-gap")],
+        id="an-annotated-module-table",
+    ),
+    pytest.param(
         "def run(a):\n    impl = {'100a': functools.partial(kernel, 1)}[get_device_arch()]\n"
         "    return impl(a)\n",
         "sm103",
@@ -110,6 +117,14 @@ TABLE_WITHOUT_ENTRY = [
         "sm100",
         ("likely-gap", NO_ENTRY),
         id="get-tested-in-place",
+    ),
+    pytest.param(
+        "MIN_HIDDEN: dict[int, int] = {90: 8192}\n\n"
+        "def threshold(hidden):\n" + CAP + "    m = MIN_HIDDEN.get(major * 10 + minor)\n"
+        "    if m is None:\n        return None\n    return m\n",
+        "sm100",
+        ("likely-gap", NO_ENTRY),
+        id="an-annotated-table",  # vLLM 0.20's SP_MIN_HIDDEN_SIZE: dict[int, int]
     ),
     # Noops: a generation older than a key (the table is not older than it), a default
     # for a missing key (a fallback), and keys naming arch-specific builds.

@@ -383,8 +383,8 @@ def _constant_key(key: nodes.NodeNG) -> bool:
 
 
 def _module_dict(name: nodes.Name) -> nodes.NodeNG | None:
-    """The dict a module binds `name` to once (`_FLAGS = {...}`), when no function or
-    class around the use binds the name too."""
+    """The dict a module binds `name` to once (`_FLAGS = {...}`, annotated or not), when
+    no function or class around the use binds the name too."""
     scope = name.scope()
     while not isinstance(scope, nodes.Module):
         if name.name in scope.locals:
@@ -394,6 +394,8 @@ def _module_dict(name: nodes.Name) -> nodes.NodeNG | None:
     if len(bound) != 1 or not isinstance(bound[0], nodes.AssignName):
         return None
     assign = bound[0].parent
+    if isinstance(assign, nodes.AnnAssign) and assign.parent is scope:
+        return assign.value  # `SIZES: dict[int, int] = {90: 8192}`
     if not isinstance(assign, nodes.Assign) or assign.parent is not scope:
         return None
     return assign.value if len(assign.targets) == 1 else None

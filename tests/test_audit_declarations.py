@@ -117,6 +117,23 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
         ),
         pytest.param(
             """\
+            SM90A = ["-gencode=arch=compute_90a,code=sm_90a"]
+            SM100A = ["-gencode=arch=compute_100a,code=sm_100a"]
+
+
+            def gen(build, fp16, wide):
+                if fp16:
+                    dtype = ["-DINPUT_FP16=1"]
+                else:
+                    dtype = ["-DINPUT_FP16=0"]
+                arch = SM100A if wide else SM90A
+                return build("k", extra_cuda_cflags=dtype + arch)
+            """,
+            [("build", "extra_cuda_cflags=dtype + arch", ["sm90", "sm100"])],
+            id="gencode-flags-set-in-branches",  # every option of each way: one is built
+        ),
+        pytest.param(
+            """\
             def gen(build):
                 return build(
                     "k",

@@ -175,19 +175,45 @@ def flag_declarations(
     one arch option at least, none that builds for any part (`-arch=native`, `all`).
     The audit's rows only: a list of flags is no list a fix extends (declared_list)."""
     for keyword in call.keywords or []:
-        value: Any = None
+        entries: list[str] | None = None
         if keyword.arg and _NVCC_KEYWORDS.match(keyword.arg):
-            value = evaluator.value(keyword.value)
+            entries = _flag_entries(keyword.value, evaluator)
         elif keyword.arg == "extra_compile_args":
             options = evaluator.value(keyword.value)
             value = options.get("nvcc") if isinstance(options, dict) else None
-        if not isinstance(value, (list, tuple)) or not value:
+            entries = _entries(value)
+        if not entries:
             continue
-        if not all(isinstance(entry, str) or _other_option(entry) for entry in value):
-            continue
-        gens = _built_for(" ".join(e for e in value if isinstance(e, str)), registry)
+        gens = _built_for(" ".join(entries), registry)
         if gens is not None:
             yield Declaration(keyword, gens, f"{keyword.arg}={keyword.value.as_string()}")
+
+
+def _flag_entries(node: nodes.NodeNG, evaluator: Evaluator) -> list[str] | None:
+    """The options a flag expression may hold, read part by part along its `+` joins
+    (`xqa_flags + sm90a_nvcc_flags + flag_fp16`, a part set one way or another in
+    branches holding every option of each way); None where a part is not read."""
+    if isinstance(node, nodes.BinOp) and node.op == "+":
+        left = _flag_entries(node.left, evaluator)
+        right = None if left is None else _flag_entries(node.right, evaluator)
+        return None if left is None or right is None else left + right
+    return _entries(evaluator.value(node))
+
+
+def _entries(value: Any) -> list[str] | None:
+    if isinstance(value, OneOf):
+        found: list[str] = []
+        for option in value.options:
+            entries = _entries(option)
+            if entries is None:
+                return None
+            found.extend(entries)
+        return found
+    if not isinstance(value, (list, tuple)):
+        return None
+    if not all(isinstance(entry, str) or _other_option(entry) for entry in value):
+        return None
+    return [entry for entry in value if isinstance(entry, str)]
 
 
 # A capability range given as bounds (the kernels hub's `CUDAProperties(min_capability=121,

@@ -21,6 +21,7 @@ import torch
 
 SIZES = {9: {2: 64, 4: 32}, 10: {2: 64, 4: 64, 8: 32}}
 FLAT = {9: 1, 10: 2}
+MIN_MAJOR = {2: 0, 3: 8, 4: 9}
 SUPPORTED = {(9, 0): True, (10, 0): True}
 GROWN = {9: 1}
 DTYPES = {torch.float8_e4m3fn: 1}
@@ -61,6 +62,15 @@ CASES = [
         EVERY,
         id="noop-keys-named-from-outside",
     ),
+    # A key not read: one of the table's values (transformers' FlashAttention minimum
+    # major per version, `major < MIN_MAJOR[version]`); a missing key raises.
+    pytest.param(
+        "major < MIN_MAJOR[ws]",
+        frozenset({"sm70", "sm75", "sm80", "sm86", "sm87", "sm89"}),
+        id="a-key-not-read-one-of-the-values",
+    ),
+    pytest.param("major < GROWN[ws]", EVERY, id="noop-a-key-not-read-table-changed-elsewhere"),
+    pytest.param("major < SIZES[ws]", EVERY, id="noop-a-key-not-read-values-not-constants"),
 ]
 
 

@@ -555,11 +555,12 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
 
 def _item_at_any_index(container: Any) -> Any:
     """`x[k]` with `k` not known: where every item of `x` is one value, that value (or
-    a raise, past the end, which is no value). A machine's per-device values are
-    (values.EachDevice: `FLAGS = tuple(cap(i)[0] >= 8 for i in range(n))`, read as
-    `FLAGS[t.device.index]`), and so is a known tuple or list of equal items. Of one of
-    a few values (values.OneOf), each one's, an option with no item at all (None, `()`)
-    raising there. An index is read as an integer: a slice is spelled with a colon."""
+    a raise, past the end, which is no value); of a dict of constants, one of its
+    values. A machine's per-device values are (values.EachDevice: `FLAGS =
+    tuple(cap(i)[0] >= 8 for i in range(n))`, read as `FLAGS[t.device.index]`), and so
+    is a known tuple or list of equal items. Of one of a few values (values.OneOf), each
+    one's, an option with no item at all (None, `()`) raising there. An index is read
+    as an integer: a slice is spelled with a colon."""
     if isinstance(container, OneOf):
         if not all(is_option(o) for o in container.options):
             return UNKNOWN
@@ -574,6 +575,15 @@ def _item_at_any_index(container: Any) -> Any:
         return either(items) if items else UNKNOWN
     if isinstance(container, EachDevice):
         return container.item
+    if (
+        isinstance(container, dict)
+        and container
+        and all(is_constant(k) for k in container)
+        and all(is_option(v) for v in container.values())
+    ):
+        # `MIN_MAJOR[version]` with the version not read: one of the table's values (a
+        # missing key raises, which is no value).
+        return either(list(container.values()))
     if isinstance(container, (tuple, list)) and container and not contains_unknown(container):
         first = container[0]
         if all(_identical(first, other) for other in container[1:]):

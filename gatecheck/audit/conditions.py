@@ -344,12 +344,7 @@ def table_lookup(node: nodes.Subscript, tested: dict[int, frozenset[str]] | None
     if isinstance(node.slice, (nodes.Const, nodes.Slice)) or node.ctx is not Context.Load:
         return False
     name = node.value
-    table = _module_dict(name) if isinstance(name, nodes.Name) else name
-    if not (
-        isinstance(table, nodes.Dict)
-        and table.items
-        and all(_constant_key(key) for key, _ in table.items)
-    ):
+    if _constant_table(name) is None:
         return False
     if isinstance(name, nodes.Name) and name.name in _membership_tested(node, tested):
         return False  # `if cap in SIZES: ... SIZES[cap]`: the test is the gate
@@ -408,8 +403,8 @@ def device_table(term: nodes.NodeNG) -> tuple[str, nodes.Dict] | None:
     it in the term's function (`m = TABLE.get(cap); if m is None: return None`). None
     for any other term (a default given, `.get(key, 0)`, is a fallback, not a miss)."""
     if isinstance(term, nodes.Subscript) and table_lookup(term):
-        table = _module_dict(term.value) if isinstance(term.value, nodes.Name) else term.value
-        return (term.value.as_string(), table) if isinstance(table, nodes.Dict) else None
+        table = _constant_table(term.value)
+        return None if table is None else (term.value.as_string(), table)
     subject: nodes.NodeNG = term
     if isinstance(term, nodes.UnaryOp) and term.op == "not":
         subject = term.operand
@@ -435,6 +430,12 @@ def device_table(term: nodes.NodeNG) -> tuple[str, nodes.Dict] | None:
     ):
         return None
     spelled = subject.func.expr
+    table = _constant_table(spelled)
+    return None if table is None else (spelled.as_string(), table)
+
+
+def _constant_table(spelled: nodes.NodeNG) -> nodes.Dict | None:
+    """The dict of constant keys `spelled` is, written out or a module's (_module_dict)."""
     table = _module_dict(spelled) if isinstance(spelled, nodes.Name) else spelled
     if not (
         isinstance(table, nodes.Dict)
@@ -442,7 +443,7 @@ def device_table(term: nodes.NodeNG) -> tuple[str, nodes.Dict] | None:
         and all(_constant_key(key) for key, _ in table.items)
     ):
         return None
-    return spelled.as_string(), table
+    return table
 
 
 def _is_none(node: nodes.NodeNG) -> bool:

@@ -259,19 +259,18 @@ class Classifier:
         inside = found.admits & reach & self.vendor_gens
         admitted_text = ", ".join(self.registry.ordered(inside))
         structural = self._structural_deliberate(found, inside, reach)
+        no_entry: list[str] = []
         missing = self._no_entry(found, inside)
         if missing is not None and (structural is None or structural.startswith(_CUT_OFFS)):
             # The generation takes no other branch: the table has no row for it and the
             # feature is off. Newer than every key, it came after the table was written.
             structural = None
-            evidence_found = [missing]
-        else:
-            evidence_found = []
+            no_entry.append(missing)
         # A gate about this generation alone enumerates nothing it forgot.
         about_itself = structural is not None and structural.startswith("shuts out only")
         shape = [] if about_itself else self._gap_evidence(found, inside)
         around = [] if about_itself else self._around_evidence(found, worded_gap)
-        evidence_found = worded_gap + shape + around + evidence_found
+        evidence_found = worded_gap + shape + around + no_entry
         notes: list[str] = []
         handled_elsewhere: str | None = None
         at_hand = self._generation_predicate(found)

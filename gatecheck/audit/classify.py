@@ -402,10 +402,14 @@ class Classifier:
         """The admitted generations where one of the gate's arch terms answers: not those
         where every term is unknown while on others it answers (the CuTe DSL's arch on
         sm70 or an AMD part, Thor's two names in one range test: the device is not read
-        there), which a gate admits without enumerating them. A gate unknown on every
-        generation it admits (a flag its branches set, `n > 1` beside) is all told."""
+        there), which a gate admits without enumerating them. Only comparisons are read
+        so (a comparison unknown on one generation while it answers on others compares
+        a device value the idioms cannot give there); a name or a call may be unknown
+        for other reasons (a flag its branches set, `n > 1` beside; a classmethod read for
+        each class it may run for), and a gate unknown on every generation it admits is
+        all told."""
         terms = found.arch_terms
-        if not terms:
+        if not terms or not all(isinstance(t, nodes.Compare) for t in terms):
             return inside
         unread = frozenset(inside)
         for term in terms:

@@ -7,23 +7,11 @@ of mod.py, expected class of its one gate, a piece of its first reason)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from pathlib import Path
-
 import pytest
 
-from gatecheck.audit import run_audit
-from gatecheck.config.loader import load_ruleset
+from tests.test_audit import MakeTree, audit, mod_gates
 
-MakeTree = Callable[[Mapping[str, str]], Path]
-
-HEAD = """\
-import torch
-from cutlass.base_dsl import BaseDSL
-from cutlass.base_dsl.arch import Arch
-
-
-"""
+HEAD = "from cutlass.base_dsl import BaseDSL\nfrom cutlass.base_dsl.arch import Arch\n\n\n"
 
 CASES = [
     pytest.param(
@@ -64,8 +52,6 @@ CASES = [
 def test_unknown_generations_enumerate_nothing(
     make_tree: MakeTree, source: str, gate_class: str, reason: str
 ) -> None:
-    tree = make_tree({"pkg/__init__.py": "", "pkg/mod.py": HEAD + source})
-    report = run_audit([tree], load_ruleset([]), "sm120")
-    (row,) = [g for g in report.gates if g.path.name == "mod.py"]
+    (row,) = mod_gates(audit(make_tree, HEAD + source))
     assert row.gate_class.value == gate_class, row.reasons
     assert reason in row.reasons[0], row.reasons

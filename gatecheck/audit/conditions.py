@@ -18,7 +18,12 @@ from astroid.const import Context
 
 from gatecheck.audit.prefilter import has_predicate_prefix, is_predicate_name
 from gatecheck.containment import bound_hit
-from gatecheck.gates.branches import done_then_cleared, only_asserts, returns_before_the_work
+from gatecheck.gates.branches import (
+    call_name,
+    done_then_cleared,
+    only_asserts,
+    returns_before_the_work,
+)
 from gatecheck.gates.feature_gates import branch_disables
 from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.loading.lazy import node_class
@@ -316,7 +321,7 @@ def bound_predicate(statement: nodes.NodeNG) -> nodes.NodeNG | None:
     inner = value
     while isinstance(inner, nodes.Call) and len(inner.args) == 1 and _is_cache(inner.func):
         inner = inner.args[0]
-    if isinstance(inner, nodes.Call) and _callee(inner.func) == "partial" and inner.args:
+    if isinstance(inner, nodes.Call) and call_name(inner.func) == "partial" and inner.args:
         return value
     return None
 
@@ -324,13 +329,7 @@ def bound_predicate(statement: nodes.NodeNG) -> nodes.NodeNG | None:
 def _is_cache(func: nodes.NodeNG) -> bool:
     if isinstance(func, nodes.Call):  # `lru_cache(maxsize=1)`
         func = func.func
-    return _callee(func) in _CACHES
-
-
-def _callee(func: nodes.NodeNG) -> str | None:
-    if isinstance(func, nodes.Attribute):
-        return str(func.attrname)
-    return str(func.name) if isinstance(func, nodes.Name) else None
+    return call_name(func) in _CACHES
 
 
 def table_lookup(node: nodes.Subscript, tested: dict[int, frozenset[str]] | None = None) -> bool:
@@ -483,7 +482,7 @@ def condition_arguments(call: nodes.Call) -> list[nodes.NodeNG]:
     lambda (`SM80OrLater = LazyVal(lambda: cap >= (8, 0))`, torch's test flags: the
     lambda's body)."""
     arguments = [*call.args, *(k.value for k in call.keywords or [])]
-    if _callee_name(call) in _SKIP_WHEN_TRUE | _RUN_WHEN_TRUE:
+    if call_name(call) in _SKIP_WHEN_TRUE | _RUN_WHEN_TRUE:
         first = call.args[0] if call.args else _keyword(call, "condition")
         return [first] if first is not None else []
     found: list[nodes.NodeNG] = []
@@ -499,14 +498,7 @@ def _device_predicate_call(node: nodes.NodeNG | None) -> bool:
     """A device predicate's answer passed on as it is (`kernel[grid](...,
     launch_pdl=current_platform.is_arch_support_pdl())`, `self.use_sm90 =
     is_sm90_supported()`): the callee's parameter is set by device there."""
-    return isinstance(node, nodes.Call) and is_predicate_name(_callee_name(node))
-
-
-def _callee_name(call: nodes.Call) -> str:
-    func = call.func
-    if isinstance(func, nodes.Attribute):
-        return str(func.attrname)
-    return str(func.name) if isinstance(func, nodes.Name) else ""
+    return isinstance(node, nodes.Call) and is_predicate_name(call_name(node))
 
 
 def _keyword(call: nodes.Call, name: str) -> nodes.NodeNG | None:
@@ -609,7 +601,7 @@ def written_comparison(node: nodes.NodeNG | None) -> bool:
     (`is_sm100_supported()`) decides in its own body and is vocabulary here."""
     if not isinstance(node, nodes.Call):
         return False
-    callee = _callee_name(node)
+    callee = call_name(node)
     if not (has_predicate_prefix(callee) or _COMPARING_NAME.search(callee)):
         return False
     arguments = [*node.args, *(k.value for k in node.keywords or [])]
@@ -860,7 +852,7 @@ def _marker_of(condition: nodes.NodeNG | None) -> str:
     call = condition.parent if condition is not None else None
     if isinstance(call, nodes.Keyword):
         call = call.parent
-    return _callee_name(call) if isinstance(call, nodes.Call) else ""
+    return call_name(call) if isinstance(call, nodes.Call) else ""
 
 
 def _restricted(generations: frozenset[str], vendor_gens: frozenset[str]) -> bool:

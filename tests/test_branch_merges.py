@@ -60,6 +60,22 @@ def with_object():
     else:
         cc = torch.cuda.get_device_capability()
     return cc >= (8, 9)
+
+
+def every_cap_or_none(device):
+    if device == "cuda":
+        caps = tuple(torch.cuda.get_device_capability(i) for i in range(torch.cuda.device_count()))
+    else:
+        caps = ()
+    return caps
+
+
+def every_cap_or_unknown(device):
+    if device == "cuda":
+        caps = tuple(torch.cuda.get_device_capability(i) for i in range(torch.cuda.device_count()))
+    else:
+        caps = probe()
+    return caps
 """
 
 FP8 = frozenset(
@@ -74,7 +90,26 @@ CASES = [
         frozenset({"sm100", "sm103", "sm110", "sm120", "sm121"}),
         id="three-branches",
     ),
+    # One of a few containers (the per-device values, a constant tuple): a membership
+    # test is each one's.
+    pytest.param("(7, 5) in every_cap_or_none(d)", frozenset({"sm75"}), id="per-device-or-empty"),
+    pytest.param(
+        "(12, 0) not in every_cap_or_none(d)",
+        EVERY,
+        id="not-in-per-device-or-empty",
+    ),
+    pytest.param(
+        "(12, 0) not in every_cap_or_none(d) and torch.cuda.get_device_capability()[0] == 12",
+        frozenset({"sm120", "sm121"}),
+        id="not-in-per-device-or-empty-on-sm12x",
+    ),
+    pytest.param(
+        "torch.cuda.get_device_capability() in every_cap_or_none(d)",
+        EVERY,
+        id="the-device-in-its-own-per-device-values",
+    ),
     # noops: a branch leaves what is not a constant
+    pytest.param("(7, 5) in every_cap_or_unknown(d)", EVERY, id="noop-per-device-or-unknown"),
     pytest.param("with_unknown()", EVERY, id="noop-a-branch-leaves-an-unknown"),
     pytest.param("with_object()", EVERY, id="noop-a-branch-leaves-an-object"),
 ]

@@ -24,6 +24,8 @@ FLAT = {9: 1, 10: 2}
 MIN_MAJOR = {2: 0, 3: 8, 4: 9}
 SUPPORTED = {(9, 0): True, (10, 0): True}
 GROWN = {9: 1}
+BY_CAP_AND_SIZE = {(103, 4, 1): 80, (103, 8, 1): 64, (90, 8, 1): 32}
+sm = major * 10 + torch.cuda.get_device_capability()[1]
 DTYPES = {torch.float8_e4m3fn: 1}
 ws = int(os.environ["WORLD_SIZE"])
 major = torch.cuda.get_device_capability()[0]
@@ -70,6 +72,22 @@ CASES = [
         id="a-key-not-read-one-of-the-values",
     ),
     pytest.param("major < GROWN[ws]", EVERY, id="noop-a-key-not-read-table-changed-elsewhere"),
+    # A key known in part (the capability beside a world size): only the entries whose
+    # keys agree with it can be found; elsewhere the default (vLLM 0.32's all-reduce
+    # sizes, keyed by capability, world size and node count).
+    pytest.param(
+        "BY_CAP_AND_SIZE.get((sm, ws, 1)) is not None",
+        frozenset({"sm90", "sm103", "gfx90a"}),  # ROCm reports 9.0 on gfx90a
+        id="a-key-known-in-part",
+    ),
+    pytest.param(
+        "BY_CAP_AND_SIZE.get((sm, 8, 1), 0) > 40", frozenset({"sm103"}), id="a-key-known-whole"
+    ),
+    pytest.param(
+        "BY_CAP_AND_SIZE.get((ws, 8, 1)) is not None and sm > 0",
+        EVERY,
+        id="noop-the-device-not-in-the-key",
+    ),
     pytest.param("major < SIZES[ws]", EVERY, id="noop-a-key-not-read-values-not-constants"),
 ]
 

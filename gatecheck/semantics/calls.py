@@ -21,7 +21,7 @@ from gatecheck.semantics import (
     text_patterns,
 )
 from gatecheck.semantics.bounds import safe
-from gatecheck.semantics.expressions import filled_item
+from gatecheck.semantics.expressions import equal_to_known, filled_item
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either, join_optional
@@ -276,7 +276,7 @@ def call(
             # fallback): each option's answer, one of them.
             return either([_pure_call(ev, func, option, {}) for option in each])
         if contains_unknown(list(args)) or contains_unknown(list(kwargs.values())):
-            return _lookup_of_unknown_key(func, args, kwargs)
+            return _lookup_of_unknown_key(ev, func, args, kwargs)
         return _pure_call(ev, func, args, kwargs)
     if syntax is not None:
         return _fallback(ev, syntax, func)
@@ -312,11 +312,16 @@ def _each_option(args: Sequence[Any]) -> list[tuple[Any, ...]] | None:
     return lists
 
 
-def _lookup_of_unknown_key(func: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+def _lookup_of_unknown_key(
+    ev: Evaluator, func: Any, args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> Any:
     """`table.get(key, default)` of a known table whose key is unknown (`world_size`): one of
     its values or the default, when those are constants (values.OneOf), so a generation
     missing from the outer table (`_MAX_SIZES.get(sm, {}).get(world_size, 0)` is 0 on
-    sm120 whatever the world size) is told apart from one that has entries."""
+    sm120 whatever the world size) is told apart from one that has entries. A key known
+    in part (`(cap, world_size, nodes)`, vLLM's per-GPU all-reduce sizes) can only find
+    the entries whose keys agree with its known parts: on a generation no key names,
+    the default."""
     table = getattr(func, "__self__", None)
     if getattr(func, "__name__", "") != "get" or type(table) is not dict or kwargs:
         return UNKNOWN
@@ -326,7 +331,18 @@ def _lookup_of_unknown_key(func: Any, args: Sequence[Any], kwargs: Mapping[str, 
         # `self._cache = {}` filled at run time, read `.get(key)`: the dict the
         # evaluator holds is the empty one it started as, not what the key finds.
         return UNKNOWN
-    options = [*table.values(), args[1] if len(args) == 2 else None]
+    default = args[1] if len(args) == 2 else None
+    entries = list(table.items())
+    if isinstance(args[0], tuple) and all(is_constant(k) for k, _ in entries):
+        matches = [(equal_to_known(ev, args[0], k), v) for k, v in entries]
+        found = [v for m, v in matches if m is True]
+        if found:
+            return found[0]  # keys are distinct: one entry is the key
+        kept = zip(entries, matches, strict=True)
+        entries = [entry for entry, (match, _) in kept if match is not False]
+        if not entries:
+            return default
+    options = [*(v for _, v in entries), default]
     if not all(is_constant(o) for o in options):
         return UNKNOWN
     return either(options)

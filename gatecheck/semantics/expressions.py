@@ -269,6 +269,12 @@ def _compare_options(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     lefts, rights = constant_options(left), constant_options(right)
     if rights is None and op in ("in", "not in"):
         rights = _container(right)
+        if rights is None and _containers(right):
+            # One of a few containers read whole: the machine's per-device values on
+            # one path, `()` on another (`caps = tuple(cap(i) for i ...)` for CUDA, else
+            # `caps = ()`), each container's outcome, known where they agree.
+            outcomes = {_compare_one(ev, op, left, o) for o in right.options}
+            return outcomes.pop() if len(outcomes) == 1 else UNKNOWN
     if lefts is None or rights is None:
         return UNKNOWN
     pairs = [(a, b) for a in lefts for b in rights]
@@ -290,6 +296,20 @@ def _container(value: Any) -> tuple[Any, ...] | None:
     if type(value) not in (list, set, frozenset, dict):
         return None
     return (value,) if all(is_constant(item) for item in value) else None
+
+
+def _containers(value: Any) -> bool:
+    """The machine's per-device values (EachDevice) on some paths, a tuple, list or set
+    of constants on the others (`()` where there is no CUDA device). Not constant
+    containers alone: a parameter each caller passes its own list is read per call
+    (_container)."""
+    if not isinstance(value, OneOf) or not any(isinstance(o, EachDevice) for o in value.options):
+        return False
+    return all(
+        isinstance(o, EachDevice)
+        or (type(o) in (tuple, list, set, frozenset) and all(is_constant(i) for i in o))
+        for o in value.options
+    )
 
 
 def _tuple_of_options(value: Any) -> Any:
@@ -336,7 +356,7 @@ def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     left_partly, right_partly = contains_unknown(left), contains_unknown(right)
     if op in ("==", "!=") and left_partly != right_partly:
         partial, known = (left, right) if left_partly else (right, left)
-        equal = _equal_to_known(ev, partial, known)
+        equal = equal_to_known(ev, partial, known)
         return equal if op == "==" else kleene_not(equal)
     if left_partly or right_partly:
         return UNKNOWN
@@ -354,7 +374,7 @@ def _member_of_known(ev: Evaluator, value: Any, container: Any) -> Any:
     """`value in container` where `value` is partly unknown, `(n, k) in {(1, 2), (3, 4)}`
     (a shape allow-list): true (false) only where it is for whatever the unknown parts
     are, so each item of a known tuple, list, set or dict is compared with
-    _equal_to_known. Python's own `in` would compare gatecheck's UNKNOWN object with
+    equal_to_known. Python's own `in` would compare gatecheck's UNKNOWN object with
     the items, call it false, and drop the gate around it (`IS_ROCM and (n, k) in
     {...}` admitted nothing)."""
     if isinstance(container, dict):
@@ -363,13 +383,13 @@ def _member_of_known(ev: Evaluator, value: Any, container: Any) -> Any:
         return UNKNOWN
     found: Any = False
     for item in container:
-        found = bool_op("or", [found, _equal_to_known(ev, value, item)])
+        found = bool_op("or", [found, equal_to_known(ev, value, item)])
         if found is True:
             break
     return found
 
 
-def _equal_to_known(ev: Evaluator, value: Any, known: Any) -> Any:
+def equal_to_known(ev: Evaluator, value: Any, known: Any) -> Any:
     """`value == known`, `known` fully known and `value` perhaps partly (a tuple with an
     unknown item): item by item, so `(n, 1) == (8, 0)` is false whatever `n` is, and
     `(major, n) == (9, 4)` false wherever the major is not 9. Only a tuple or list
@@ -386,7 +406,7 @@ def _equal_to_known(ev: Evaluator, value: Any, known: Any) -> Any:
         return False
     outcome: Any = True
     for part, known_part in zip(value, known, strict=True):
-        outcome = bool_op("and", [outcome, _equal_to_known(ev, part, known_part)])
+        outcome = bool_op("and", [outcome, equal_to_known(ev, part, known_part)])
         if outcome is False:
             break
     return outcome
@@ -465,7 +485,7 @@ def _items(ev: Evaluator, elts: list[nodes.NodeNG], env: Env | None) -> list[Any
     """A display's items, a starred one spread when it is a list or a known tuple; None
     when that is not so: `(*dims, 1)` has as many items as `dims`, not two, and read
     as two it would equal no tuple of three (a partly unknown tuple is compared item
-    by item, _equal_to_known)."""
+    by item, equal_to_known)."""
     if _too_long(ev, elts):
         return None
     values: list[Any] = []

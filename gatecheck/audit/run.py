@@ -537,7 +537,7 @@ def _run_audit(
         diagnostics=tuple(project.diagnostics),
         parsed=tuple(sorted(project.parsed_paths())),
         searched_calls=tuple(sorted(semantics.searched_call_names())),
-        device_names=tuple(sorted(widening.names)),
+        device_names=tuple(sorted(widening.names | widening.present)),
         reads=() if project.read_log is None else project.read_log.results(),
         shared_reads=frozenset() if project.read_log is None else _gate_function_modules(ruleset),
     )

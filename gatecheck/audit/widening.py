@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from gatecheck.audit.conditions import (
 from gatecheck.audit.prefilter import IDIOM_PIECES, mentions_arch
 from gatecheck.containment import Containment
 from gatecheck.loading.lazy import spelled_nodes
+from gatecheck.loading.resolve import absolute_import_name
 from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.class_writes import ASSIGNED_ATTRIBUTE
@@ -94,6 +95,9 @@ class Widening:
         self.searched = {Path(m.file) for m in self.modules if m.file}
         self.defined: list[Definition] = []
         self.names: set[str] = set()
+        # Names a module binds only under a device test (_bound_by_device): a file
+        # testing whether they exist is searched too.
+        self.present: set[str] = set()
         self.rounds = 0
         self._by_path = {Path(m.file): m for m in self.modules if m.file}
         self._read_for: set[str] = set()  # names whose spelling modules were read
@@ -113,17 +117,22 @@ class Widening:
         # (every use has a boundary on both sides, see `spelling`).
         new = sorted(n for n in names - self.names if not mentions_arch(n))
         self.names = names
-        if not new:
+        present = sorted(self._bound_by_device(found) - self.present)
+        self.present.update(present)
+        if not new and not present:
             return []
         # Read as a scan: the names themselves are what a cache or impact compares.
-        words = Words(new)
+        words = Words(new) if new else None
+        # A name whose existence the device decides is tested by its spelling in a
+        # string (`hasattr(kern, "block_scale")`): only such files are searched for it.
+        quoted = Words(present) if present else None
         with self.project.scanning():
             paths = [
                 path
                 for path in self.project.files
                 if path not in self.searched
                 and (self.only is None or path in self.only)
-                and _uses_any(self.project.text_of(path) or "", words)
+                and _searched_for(self.project.text_of(path) or "", words, quoted)
             ]
         self.searched.update(paths)
         if not paths:
@@ -141,6 +150,31 @@ class Widening:
         self.modules.extend(added)
         progress.stage("evaluating conditions", len(added))
         return added
+
+    def _bound_by_device(self, found: Sequence[ArchCondition]) -> set[str]:
+        """The names a module binds only under a module-level `if` whose test varies
+        within a vendor (a `def`, a class, an import, an assignment, and the names a
+        star import there copies): whether another module finds them (`hasattr(kern,
+        "block_scale")`, `kern.op is not None`) depends on the device
+        (semantics/module_names.py)."""
+        names: set[str] = set()
+        for condition in found:
+            statement = condition.statement
+            if (
+                condition.kind is not SlotKind.IF
+                or condition.role is Role.VENDOR
+                or not isinstance(statement, nodes.If)
+                or not _at_module_level(statement)
+                or not any(varies(condition.admission, group) for group in self.vendors)
+            ):
+                continue
+            stars: list[str] = []
+            names.update(_bound_in(statement, stars))
+            for star in stars:  # the names a star import copies: its module's own
+                source = self.project.module(self.project.canonical(star))
+                if source is not None:
+                    names.update(n for n in source.locals if not n.startswith("_"))
+        return {n for n in names if _exported(n)}
 
     def _count(self, path: Path) -> None:
         """How often the searched files define each name as a function or method, or set
@@ -436,6 +470,50 @@ def _names_in(expression: nodes.NodeNG) -> frozenset[str]:
     for node in expression.nodes_of_class((nodes.Name, nodes.Attribute)):
         found.add(str(node.name if isinstance(node, nodes.Name) else node.attrname))
     return frozenset(found)
+
+
+@functools.lru_cache(maxsize=1024)
+def _quoted(names: Sequence[str]) -> re.Pattern[str]:
+    """The names spelled as a whole string (`"block_scale"`, `'block_scale'`)."""
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"""(["'])(?:{alternatives})\1""")
+
+
+def _searched_for(text: str, words: Words | None, quoted: Words | None) -> bool:
+    """Whether the text uses one of `words`, or spells one of `quoted` as a string
+    (the names the text holds found first, in one pass, as in _uses_any)."""
+    if words is not None and _uses_any(text, words):
+        return True
+    if quoted is None:
+        return False
+    held = quoted.held(text)
+    return bool(held) and _quoted(held).search(text) is not None
+
+
+def _at_module_level(statement: nodes.If) -> bool:
+    """An `if` at a module's top level, or in the body or else of one."""
+    node: nodes.NodeNG = statement
+    while isinstance(node.parent, nodes.If) and node is not node.parent.test:
+        node = node.parent
+    return isinstance(node.parent, nodes.Module)
+
+
+def _bound_in(statement: nodes.If, stars: list[str]) -> Iterator[str]:
+    """The names the `if`'s branches bind at module level (nested `if`s included); the
+    absolute module name of each star import there is added to `stars`."""
+    for inner in (*statement.body, *statement.orelse):
+        if isinstance(inner, nodes.If):
+            yield from _bound_in(inner, stars)
+        elif isinstance(inner, (nodes.FunctionDef, nodes.ClassDef)):
+            yield str(inner.name)
+        elif isinstance(inner, (nodes.Import, nodes.ImportFrom)):
+            for name, alias in inner.names:
+                if name == "*" and isinstance(inner, nodes.ImportFrom):
+                    stars.append(absolute_import_name(inner))
+                else:
+                    yield (alias or name).split(".")[0]
+        elif isinstance(inner, (nodes.Assign, nodes.AnnAssign)):
+            yield from _assigned_outside(inner, outside_functions=True)
 
 
 def _exported(name: str) -> bool:

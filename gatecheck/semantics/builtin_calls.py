@@ -11,6 +11,7 @@ from gatecheck.semantics import classes
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.logic import any_all, either
+from gatecheck.semantics.module_names import module_binds
 from gatecheck.semantics.values import (
     UNKNOWN,
     Builtin,
@@ -140,6 +141,8 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
     if name == "getattr" and len(args) == 2 and isinstance(args[1], str):
         return ev.get_attribute(args[0], args[1])
     if name == "hasattr" and len(args) == 2 and isinstance(args[1], str):
+        if isinstance(args[0], ModuleRef):
+            return module_binds(ev, args[0].name, args[1])
         answer = ev.idioms.has_attribute(args[0], args[1])
         return UNKNOWN if answer is NOT_MINE else answer
     if name == "object.__getattribute__" and len(args) == 2 and isinstance(args[1], str):

@@ -1,0 +1,133 @@
+"""Whether a project module binds a name, read from where it binds it: Python makes a
+module's attribute only when a statement binding it runs, so a name bound only in the
+body of module-level `if`s (an import, a `def`, a class, an assignment, or a star import
+of a module that binds it) exists exactly where one of those paths runs:
+`if cap >= (8, 9): from .block_ops import *` then, in another module,
+`hasattr(kern, "block_scale")` is that `if`'s test. Anything else on the way (a `try`,
+a loop, a function, a module's `__getattr__`, a star import from outside the project)
+leaves the answer unknown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from gatecheck.loading.resolve import absolute_import_name
+from gatecheck.semantics.values import UNKNOWN, truth
+
+if TYPE_CHECKING:
+    from gatecheck.semantics.evaluator import Evaluator
+
+# The `if`s on the way from a module's top level to a binding: each with the branch taken
+# (True: its body, False: its else).
+_Path = tuple[tuple[nodes.If, bool], ...]
+
+
+def module_binds(ev: Evaluator, module_name: str, attr: str) -> Any:
+    """True where the project module `module_name` binds `attr` by the time it is
+    imported, False where it certainly does not, else UNKNOWN (a name it binds nowhere
+    may be set on it from outside)."""
+    return _binds(ev, module_name, attr, frozenset(), star=False)
+
+
+def _binds(ev: Evaluator, module_name: str, attr: str, seen: frozenset[str], star: bool) -> Any:
+    """module_binds; `star`: asked for `from module_name import *`, which copies only
+    the names the module itself binds (those of its `__all__`, where written out, else
+    those not starting with an underscore)."""
+    project = ev.project
+    module = project.module(module_name)
+    if module is None or module_name in seen or project.has_module(f"{module_name}.{attr}"):
+        return UNKNOWN
+    if "__getattr__" in module.locals:
+        return UNKNOWN
+    if star and (attr.startswith("_") or _left_out_of_all(module, attr)):
+        return False
+    paths: list[_Path | None] = []
+    for binding in module.locals.get(attr, ()):
+        statement = binding if _is_statement(binding) else binding.statement()
+        paths.append(_path(statement, module))
+    for star in _star_imports(module.body):
+        source = project.canonical(absolute_import_name(star))
+        if project.module(source) is None:
+            return UNKNOWN  # a module outside the project may bind anything
+        provided = _binds(ev, source, attr, seen | {module_name}, star=True)
+        if provided is False:
+            continue
+        paths.append(_path(star, module) if provided is True else None)
+    if not paths:
+        # Bound nowhere here: set on the module from outside, perhaps, but not copied
+        # by a star import.
+        return False if star else UNKNOWN
+    outcome: Any = False
+    for path in paths:
+        if path is None:
+            return UNKNOWN
+        taken = _taken(ev, path)
+        if taken is True:
+            return True
+        if taken is UNKNOWN:
+            outcome = UNKNOWN
+    return outcome
+
+
+def _left_out_of_all(module: nodes.Module, attr: str) -> bool:
+    """Whether the module writes out `__all__` (a list or tuple of strings, bound once)
+    without `attr`."""
+    bound = module.locals.get("__all__", ())
+    if len(bound) != 1 or not isinstance(bound[0], nodes.AssignName):
+        return False
+    statement = bound[0].statement()
+    value = statement.value if isinstance(statement, nodes.Assign) else None
+    if not isinstance(value, (nodes.List, nodes.Tuple)) or not all(
+        isinstance(e, nodes.Const) and isinstance(e.value, str) for e in value.elts
+    ):
+        return False
+    return attr not in {e.value for e in value.elts}
+
+
+def _is_statement(node: nodes.NodeNG) -> bool:
+    return isinstance(node, (nodes.Import, nodes.ImportFrom, nodes.FunctionDef, nodes.ClassDef))
+
+
+def _path(statement: nodes.NodeNG, module: nodes.Module) -> _Path | None:
+    """The `if`s from the module's top level to `statement`, or None when anything else
+    is on the way (or the binding is another scope's, a `global` in a function)."""
+    found: list[tuple[nodes.If, bool]] = []
+    node = statement
+    while node.parent is not module:
+        parent = node.parent
+        if not isinstance(parent, nodes.If) or node is parent.test:
+            return None
+        found.append((parent, any(s is node for s in parent.body)))
+        node = parent
+    return tuple(reversed(found))
+
+
+def _taken(ev: Evaluator, path: _Path) -> Any:
+    """Whether the path runs: each `if`'s test true (or false, for its else)."""
+    outcome: Any = True
+    for statement, body in path:
+        test = truth(ev.eval(statement.test, None))
+        if test is UNKNOWN:
+            outcome = UNKNOWN
+        elif test is not body:
+            return False
+    return outcome
+
+
+def _star_imports(body: list[nodes.NodeNG]) -> Iterator[nodes.ImportFrom]:
+    """The module's `from x import *` statements, at its top level or in any block of
+    it (not in a function or class)."""
+    for statement in body:
+        if isinstance(statement, nodes.ImportFrom):
+            if statement.names and statement.names[0][0] == "*":
+                yield statement
+        elif isinstance(statement, (nodes.FunctionDef, nodes.ClassDef)):
+            continue
+        else:
+            for field in ("body", "orelse", "handlers", "finalbody"):
+                inner = getattr(statement, field, None)
+                if isinstance(inner, list):
+                    yield from _star_imports(inner)

@@ -1,0 +1,127 @@
+"""Whether a project module binds a name (semantics/module_names.py): Python makes a
+module's attribute only where a statement binding it runs, so `hasattr(kern,
+"block_scale")` is the device test of the module-level `if` that imports it (nvidia-
+modelopt's `hasattr(triton_kernel, "fp4_fake_quant_block")`, its kernels imported only
+from compute capability 8.9). The file testing it spells no arch idiom: the audit finds
+it through the names the `if` binds (audit/widening.py). Anything else on the way to the
+binding (a `try`, a function, a module `__getattr__`, a star import from outside the
+project) leaves it unknown: no row."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from gatecheck.audit import run_audit
+from gatecheck.config.loader import load_ruleset
+
+MakeTree = Callable[[Mapping[str, str]], Path]
+
+FROM_SM89 = ["sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121"]
+
+RUNNER = """\
+from pkg import kern
+
+
+def scale(x):
+    if {test}:
+        return kern.block_scale(x)
+    return x * 4
+"""
+
+BLOCK_OPS = '__all__ = ["block_scale"]\n\n\ndef block_scale(x):\n    return x * 4\n'
+PLAIN_OPS = '__all__ = ["plain_scale"]\n\n\ndef plain_scale(x):\n    return x * 2\n'
+
+
+def _kern(binding: str) -> str:
+    return (
+        "import torch\n\n"
+        "if torch.cuda.is_available():\n"
+        "    from .plain_ops import *\n"
+        "    if torch.cuda.get_device_capability() >= (8, 9):\n"
+        f"{binding}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kern", "test", "expected"),
+    [
+        pytest.param(
+            _kern("        from .block_ops import *\n"),
+            'hasattr(kern, "block_scale")',
+            FROM_SM89,
+            id="a-star-import-under-the-test",
+        ),
+        pytest.param(
+            _kern("        from .block_ops import block_scale\n"),
+            'hasattr(kern, "block_scale")',
+            FROM_SM89,
+            id="a-named-import-under-the-test",
+        ),
+        pytest.param(
+            _kern("        def block_scale(x):\n            return x\n"),
+            'hasattr(kern, "block_scale")',
+            FROM_SM89,
+            id="a-def-under-the-test",
+        ),
+        pytest.param(
+            _kern("        block_scale = None\n"),
+            'not hasattr(kern, "block_scale")',
+            ["sm70", "sm75", "sm80", "sm86", "sm87"],
+            id="an-assignment-negated",
+        ),
+        # Noops: the binding's path is not only `if`s; the module answers any name; a
+        # star import from outside the project may bind it; the name is not copied by
+        # the star import (its __all__ leaves it out).
+        pytest.param(
+            _kern(
+                "        try:\n            from .block_ops import *\n"
+                "        except ImportError:\n            pass\n"
+            ),
+            'hasattr(kern, "block_scale")',
+            None,
+            id="noop-in-a-try",
+        ),
+        pytest.param(
+            _kern("        from .block_ops import *\n")
+            + "\n\ndef __getattr__(name):\n    return None\n",
+            'hasattr(kern, "block_scale")',
+            None,
+            id="noop-a-module-getattr",
+        ),
+        pytest.param(
+            _kern("        from .block_ops import *\n") + "from extlib import *\n",
+            'hasattr(kern, "block_scale")',
+            None,
+            id="noop-a-star-import-from-outside",
+        ),
+        pytest.param(
+            _kern("        from .block_ops import *\n"),
+            'hasattr(kern, "plain_scale")',
+            None,
+            id="noop-bound-wherever-there-is-a-device",
+        ),
+    ],
+)
+def test_a_name_bound_under_a_device_test(
+    make_tree: MakeTree, kern: str, test: str, expected: list[str] | None
+) -> None:
+    root = make_tree(
+        {
+            "pkg/__init__.py": "",
+            "pkg/kern/__init__.py": kern,
+            "pkg/kern/block_ops.py": BLOCK_OPS,
+            "pkg/kern/plain_ops.py": PLAIN_OPS,
+            "pkg/runner.py": RUNNER.format(test=test),
+        }
+    )
+    report = run_audit([root], load_ruleset([]), "sm120")
+    rows = [g for g in report.gates if g.path.name == "runner.py"]
+    if expected is None:
+        assert rows == []
+        return
+    assert [g.found.line for g in rows] == [5]
+    admitted = [g for g in rows[0].found.admits if g.startswith("sm")]
+    assert sorted(admitted) == sorted(expected)

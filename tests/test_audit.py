@@ -245,6 +245,22 @@ def test_a_vendor_test_with_an_unknown_operand_is_listed(
             [(4, "arch.startswith('gfx11') is false")],
             id="a-part-outside-the-registry-by-name",
         ),
+        pytest.param(
+            "modern = any(torch.cuda.get_device_capability(i)[0] >= 6"
+            " for i in range(torch.cuda.device_count()))\n",
+            [(3, "torch.cuda.get_device_capability(i)[0] >= 6 is true")],
+            id="a-floor-below-the-registry-tested-on-every-device",
+        ),
+        pytest.param(
+            "if all(torch.cuda.get_device_capability(i)[0] < 7 for i in range(n)):\n    x = 1\n",
+            [(3, "torch.cuda.get_device_capability(i)[0] < 7 is false")],
+            id="all-devices-before-the-registry",
+        ),
+        pytest.param(
+            "modern = any(torch.cuda.get_device_capability(i)[0] >= 9 for i in range(n))\n",
+            [],
+            id="noop-a-gate-on-every-device",
+        ),
         # Noops: no value the device decides is compared (device presence, a count
         # nothing models, a plain number), or the test varies (a gate).
         pytest.param("if torch.cuda.is_available():\n    x = 1\n", [], id="noop-presence"),
@@ -701,6 +717,9 @@ def test_predicate_names(name: str, expected: bool) -> None:
         ("backend = triton.runtime.driver.active.get_current_target().backend", True),
         ("from triton.language.target_info import is_hip_cdna4", True),
         ("info = amdsmi_get_gpu_asic_info(handle)", True),
+        # torch's bfloat16 test (idioms/bf16_support.py), not another dtype's.
+        ("dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16", True),
+        ("ok = torch.cuda.is_tf32_supported()", False),
         ("version = torch.__version__", False),
     ],
 )
@@ -715,6 +734,7 @@ _IDIOM_PIECES = st.sampled_from(
         *("arch", "ARCH", "is_", "get_", "sm", "SM", "_", "9", "10", "gfx", "capab", "ility"),
         *("x", "é", "gcn", "Gcn", "cuda", "CUDA", "name", "list", "device", "properties"),
         *("version", ".", "hip", "HIP", "target", "info", "get_current", "compute"),
+        *("is_bf16", "_supported", "BF16"),
     ]
 )
 _CASE_SPECIALS = st.sampled_from([" ", ".", "\u212a", "\u017f", "\u0130", "\u0131", "gcnArchName"])

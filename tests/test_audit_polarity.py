@@ -149,6 +149,32 @@ def test_unnamed_values_keep_the_operator_reading(
     assert found is expected, reason
 
 
+# A device test's answer returned as such (a call): the function's answer, its name
+# says what true means, as an assigned name does; even where only an older generation
+# can make it false (`torch.cuda.is_bf16_supported()`, unknown before Ampere).
+RETURNED_ANSWERS = [
+    pytest.param(
+        "def spring_bf16_ok():\n    return torch.cuda.is_bf16_supported()\n",
+        ENABLES,
+        "true",
+        id="a-device-test-returned",
+    ),
+    pytest.param(
+        "def needs_fallback():\n    return torch.cuda.is_bf16_supported()\n",
+        DISABLES,
+        "false",
+        id="returned-by-an-off-state-name",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "side"), RETURNED_ANSWERS)
+def test_a_returned_answer_reads_the_function_name(
+    ruleset: RuleSet, source: str, expected: Polarity, side: str
+) -> None:
+    assert_reads(ruleset, source, expected, side)
+
+
 def test_an_off_state_name_reads_the_false_side(ruleset: RuleSet) -> None:
     assert polarity(ruleset, "skip_test = major < 9\n") == (DISABLES, nvidia_from(ruleset, 9))
     assert polarity(ruleset, "run_test = major < 9\n") == (ENABLES, NVIDIA_BELOW_9)

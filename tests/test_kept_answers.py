@@ -19,7 +19,7 @@ import pytest
 from astroid import extract_node, nodes
 
 from gatecheck.audit import run_audit
-from gatecheck.audit.conditions import condition_arguments, kept_answer
+from gatecheck.audit.conditions import answer_from_device_values, condition_arguments, kept_answer
 from gatecheck.config.loader import load_ruleset
 
 MakeTree = Callable[[Mapping[str, str]], Path]
@@ -131,3 +131,41 @@ def test_a_kept_answer_is_a_row_or_a_hop_of_its_gate(make_tree: MakeTree) -> Non
     assert ("ops.py", 13) in rows
     # `self.value = value` keeps no call's answer: not looked at (its reads are).
     assert ("ops.py", 14) not in rows
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # A call passed the device's values, read in the function or in the call: the
+        # callee answers for the device whatever either is named.
+        (
+            "def f():\n    major, minor = torch.cuda.get_device_capability()\n"
+            "    return _cap_ok(major, minor)",
+            True,
+        ),
+        ("def f():\n    return ok(torch.cuda.get_device_capability())", True),
+        ("def f():\n    cap = get_device_capability()\n    return TABLE.get(cap, 0)", True),
+        ("def f():\n    return table.get(current_platform.get_device_capability().to_int())", True),
+        # noops: the values are not the device's, or not only; not a call; an argument
+        # written as a condition, a slot of its own
+        ("def f():\n    return partial(gemm, pdl=current_platform.is_arch_support_pdl())", False),
+        (
+            "def f():\n    cap = get_device_capability()\n    return g(cap, fast=cap >= (9, 0))",
+            False,
+        ),
+        ("def f(major):\n    return _cap_ok(major, 0)", False),
+        ("def f():\n    major = cfg.major\n    return _cap_ok(major)", False),
+        (
+            "def f(x):\n    if x:\n        major = get_device_capability()[0]\n"
+            "    else:\n        major = x\n    return _cap_ok(major)",
+            False,
+        ),
+        ("def f():\n    major = get_device_capability()[0]\n    return major >= 9", False),
+    ],
+)
+def test_which_returns_answer_for_the_device_values(source: str, expected: bool) -> None:
+    function = extract_node(source)
+    assert isinstance(function, nodes.FunctionDef)
+    returned = function.body[-1]
+    assert isinstance(returned, nodes.Return)
+    assert answer_from_device_values(returned) is expected

@@ -16,7 +16,7 @@ from pathlib import Path
 from astroid import nodes
 from astroid.const import Context
 
-from gatecheck.audit.prefilter import has_predicate_prefix, is_predicate_name
+from gatecheck.audit.prefilter import has_predicate_prefix, is_predicate_name, mentions_arch
 from gatecheck.containment import bound_hit
 from gatecheck.gates.branches import (
     call_name,
@@ -290,6 +290,7 @@ def _slots(
             or _is_truth_call(node.value)
             or _predicate_answer(node)
             or kept_answer(node)
+            or answer_from_device_values(node)
         ):
             kind = SlotKind.RETURN if isinstance(node, nodes.Return) else SlotKind.ASSIGN
             yield node.value, node, kind
@@ -511,6 +512,9 @@ def _keyword(call: nodes.Call, name: str) -> nodes.NodeNG | None:
 # are mostly string handling.
 _TRUTH_BUILTINS = frozenset(("any", "all"))
 _TRUTH_METHODS = frozenset(("startswith", "endswith"))
+# Device tests torch answers with a bool, called by name or through its module
+# (idioms/bf16_support.py): `return torch.cuda.is_bf16_supported()`.
+_TRUTH_FUNCTIONS = frozenset(("is_bf16_supported",))
 
 
 def _is_truth_call(node: nodes.NodeNG | None) -> bool:
@@ -518,8 +522,10 @@ def _is_truth_call(node: nodes.NodeNG | None) -> bool:
         return False
     func = node.func
     if isinstance(func, nodes.Name):
-        return func.name in _TRUTH_BUILTINS
-    return isinstance(func, nodes.Attribute) and func.attrname in _TRUTH_METHODS
+        return func.name in _TRUTH_BUILTINS or func.name in _TRUTH_FUNCTIONS
+    return isinstance(func, nodes.Attribute) and (
+        func.attrname in _TRUTH_METHODS or func.attrname in _TRUTH_FUNCTIONS
+    )
 
 
 def _is_bool_expression(node: nodes.NodeNG | None) -> bool:
@@ -540,6 +546,49 @@ def _predicate_answer(node: nodes.NodeNG) -> bool:
         return False
     function = node.scope()
     return isinstance(function, nodes.FunctionDef) and has_predicate_prefix(str(function.name))
+
+
+def answer_from_device_values(node: nodes.NodeNG) -> bool:
+    """A function's `return` of a call passed the device's values, read in that function
+    (`major, minor = get_device_capability(); return _cap_ok(major, minor)`) or in the
+    call itself: the callee answers for the device whatever either is named. Whether the
+    answer depends on the device is the evaluation's to say; the arguments only say
+    where to look."""
+    if not isinstance(node, nodes.Return) or not isinstance(node.value, nodes.Call):
+        return False
+    function = node.scope()
+    if not isinstance(function, nodes.FunctionDef):
+        return False
+    call = node.value
+    if condition_arguments(call):
+        # `return partial(gemm, pdl=is_arch_support_pdl())`: the arguments written as
+        # conditions are slots of their own (a slot inside another's is not looked at).
+        return False
+    passed = [*call.args, *(k.value for k in call.keywords or ())]
+    for argument in passed:
+        if isinstance(argument, nodes.Starred):
+            argument = argument.value
+        if isinstance(argument, nodes.Name):
+            if _read_from_device(function, argument.name):
+                return True
+        elif isinstance(argument, nodes.Call) and mentions_arch(argument.as_string()):
+            return True
+    return False
+
+
+def _read_from_device(function: nodes.FunctionDef, name: str) -> bool:
+    """Whether the function binds `name` only by assignments whose value spells an arch
+    idiom (`major, minor = torch.cuda.get_device_capability()`)."""
+    bound = function.locals.get(name)
+    if not bound:
+        return False
+    for binding in bound:
+        statement = binding.statement() if isinstance(binding, nodes.AssignName) else None
+        if not isinstance(statement, nodes.Assign) or statement.scope() is not function:
+            return False
+        if not mentions_arch(statement.value.as_string()):
+            return False
+    return True
 
 
 # A name for a feature switch: what it holds says whether the feature is on (`use_tma`,
@@ -712,7 +761,7 @@ def constant_test(semantics: Semantics, condition: nodes.NodeNG) -> nodes.NodeNG
     everywhere, or None. Asked only of a condition whose truth is the same on every
     generation and whose evaluation read the device."""
     every = semantics.registry.all_names()
-    for leaf in operands(condition):
+    for leaf in _constant_leaves(condition):
         compared = _compared_with_a_literal(leaf)
         if compared is None or not _told_apart(semantics, compared):
             continue
@@ -724,6 +773,30 @@ def constant_test(semantics: Semantics, condition: nodes.NodeNG) -> nodes.NodeNG
         ):
             return leaf
     return None
+
+
+# Builtins that fold a comprehension's items to one truth: a test of each item (`any(
+# cap(i)[0] >= 6 for i in range(n))`) is a leaf of the condition.
+_FOLDS = ("any", "all")
+
+
+def _constant_leaves(condition: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    """operands(condition), with the item tested by `any`/`all` over a comprehension
+    taken for the call: the device's capability compared with a floor below every
+    registered generation (`has_modern = any(cap(i)[0] >= 6 for i in ...)`) is such a
+    test however the devices are gathered."""
+    for leaf in operands(condition):
+        if (
+            isinstance(leaf, nodes.Call)
+            and isinstance(leaf.func, nodes.Name)
+            and leaf.func.name in _FOLDS
+            and len(leaf.args) == 1
+            and not leaf.keywords
+            and isinstance(leaf.args[0], (nodes.GeneratorExp, nodes.ListComp))
+        ):
+            yield from operands(leaf.args[0].elt)
+        else:
+            yield leaf
 
 
 def _compared_with_a_literal(leaf: nodes.NodeNG) -> nodes.NodeNG | None:
@@ -835,9 +908,23 @@ def feature_side(
         if any(_OFF_STATE.search(n) for n in names):
             return Polarity.DISABLES, false_side
         return Polarity.ENABLES, true_side
+    if kind is SlotKind.RETURN and _returned_as_answer(statement):
+        # A function's answer: its name says what true means, as a name a value is
+        # kept under does (`def spring_bf16_ok(): return torch.cuda.is_bf16_supported()`
+        # is on where true, even where only an older generation can make it false).
+        function = statement.scope()
+        if isinstance(function, nodes.FunctionDef) and _OFF_STATE.search(str(function.name)):
+            return Polarity.DISABLES, false_side
+        return Polarity.ENABLES, true_side
     if _restricted(false_side, vendor_gens) and not _restricted(true_side, vendor_gens):
         return Polarity.DISABLES, false_side
     return Polarity.ENABLES, true_side
+
+
+def _returned_as_answer(statement: nodes.NodeNG) -> bool:
+    """A `return` of a device test's answer as such: a call, not a condition written out
+    (`return not is_sm90()` keeps the older reading)."""
+    return isinstance(statement, nodes.Return) and isinstance(statement.value, nodes.Call)
 
 
 # A name for an off state: set True, the feature is off (`is_fp8_deprecated`, `x_unsupported`,

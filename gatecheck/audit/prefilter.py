@@ -13,7 +13,8 @@ ARCH_IDIOM = re.compile(
     r"capability|is_sm_?\d|sm_?\d{2,3}|hopper|blackwell|gfx9|get_device_properties"
     r"|\barch\b|gcnArchName|gcn_arch|cuda_arch|arch_list|\bis_arch_|\bget_arch"
     r"|supported_major_versions|get_device_sm|query-gpu=compute_cap|compute_version"
-    r"|version\.hip|version\.cuda|get_current_target|target_info|amdsmi_get_gpu_asic_info",
+    r"|version\.hip|version\.cuda|get_current_target|target_info|amdsmi_get_gpu_asic_info"
+    r"|is_bf16_supported",
     re.IGNORECASE,
 )
 # Pieces of text every name spelling the idiom's words holds (one of them, in some case):
@@ -103,6 +104,7 @@ _ARCH_LITERALS = (
     "get_current_target",
     "target_info",
     "amdsmi_get_gpu_asic_info",
+    "is_bf16_supported",  # torch.cuda's bfloat16 test (idioms/bf16_support.py)
 )
 _HOLDING_ARCH = (("gcnarchname", 3), ("gcn_arch", 4), ("cuda_arch", 5), ("arch_list", 0))
 # get_device_properties; get_device_sm: major * 10 + minor, as engines spell it

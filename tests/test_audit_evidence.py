@@ -7,7 +7,7 @@ import pytest
 
 from gatecheck.audit import evidence
 from gatecheck.config.loader import load_ruleset
-from tests.test_audit import MakeTree, audit, verdicts
+from tests.test_audit import MakeTree, audit, mod_gates, verdicts
 
 REGISTRY = load_ruleset([]).registry
 SM120 = REGISTRY.get("sm120")
@@ -76,6 +76,25 @@ CASES = [
         [(5, "probably-deliberate")],
         "validated or tuned",
         id="docstring-says-validated",
+    ),
+    pytest.param(
+        "def fast():\n"
+        "    # Keep the old window (Hopper and SM100, excludes SM120): the wider range\n"
+        "    # was not validated.\n"
+        "    return is_sm90_supported() or is_sm100_supported()\n",
+        "sm120",
+        [(6, "likely-gap")],
+        "a gap with a TODO",
+        id="not-validated-is-untested-not-a-decision",  # vLLM 0.31 -> 0.32 (fix study K)
+    ),
+    pytest.param(
+        "def fast():\n"
+        "    # Untested on other GPUs.\n"
+        "    return is_sm90_supported() or is_sm100_supported()\n",
+        "sm120",
+        [(5, "likely-gap")],
+        "a gap with a TODO",
+        id="untested-elsewhere",
     ),
     pytest.param(
         "class Mixer:\n"
@@ -892,3 +911,79 @@ def test_a_gate_behind_a_likely_gap_says_so(make_tree: MakeTree) -> None:
     report = audit(make_tree, BEHIND)
     inner = next(g for g in report.gates if g.path.name == "mod.py" and g.found.line == 6)
     assert inner.reasons[0].endswith("behind the likely gap at line 4")
+
+
+CHAIN = (
+    "def pick():\n"
+    "    if is_sm90_supported():\n"
+    "        return 'xqa'\n"
+    "    elif is_sm100_supported():\n"
+    "        return 'trtllm'\n"
+    "    return 'fa2'\n"
+)
+# (snippet after CHAIN, expected (line, class) of mod.py, the restating gate's reason piece)
+RESTATED = [
+    pytest.param(
+        CHAIN + "\n\ndef query_dtype(fp8):\n    if is_sm90_supported() and fp8:\n"
+        "        return 'bf16'\n    return 'fp8'\n",
+        [(4, "likely-gap"), (6, "likely-gap"), (12, "likely-gap")],
+        "the same test as a branch of the chain at line 4, a likely gap",
+        id="a-branch-test-restated",  # vLLM 0.27.1 -> 0.28.0 (fix study J, J4)
+    ),
+    pytest.param(
+        CHAIN + "\n\ndef query_dtype(fp8):\n    if is_sm100_supported() and fp8:\n"
+        "        return 'bf16'\n    return 'fp8'\n",
+        [(4, "likely-gap"), (6, "likely-gap"), (12, "likely-gap")],
+        "the same test as a branch of the chain at line 4, a likely gap",
+        id="an-elif-test-restated",
+    ),
+    # Noops: the chain is no likely gap (documented); the test is not the chain's; the
+    # gate disables.
+    pytest.param(
+        CHAIN.replace("is_sm100_supported", "is_sm120_supported")
+        + "\n\ndef query_dtype(fp8):\n    if is_sm90_supported() and fp8:\n"
+        "        return 'bf16'\n    return 'fp8'\n",
+        [(4, "probably-deliberate"), (6, "admits"), (12, "probably-deliberate")],
+        "",
+        id="noop-the-chain-no-gap",
+    ),
+    pytest.param(
+        CHAIN + "\n\ndef query_dtype(fp8):\n    if torch.cuda.get_device_capability() == (9, 0):\n"
+        "        return 'bf16'\n    return 'fp8'\n",
+        [(4, "likely-gap"), (6, "likely-gap"), (12, "probably-deliberate")],
+        "",
+        id="noop-another-test",
+    ),
+    pytest.param(
+        CHAIN + "\n\ndef query_dtype(fp8):\n    if is_sm90_supported() and fp8:\n"
+        "        raise ValueError('fp8 queries')\n",
+        [(4, "likely-gap"), (6, "likely-gap"), (12, "admits")],
+        "",
+        id="noop-a-refusal",
+    ),
+    pytest.param(
+        CHAIN + "\n\ndef tiles(fp8):\n    if is_sm90_supported():\n"
+        "        if fp8:\n            n_block = 192\n",
+        [(4, "likely-gap"), (6, "likely-gap"), (12, "probably-deliberate")],
+        "",
+        id="noop-tiles-tuned",
+    ),
+    pytest.param(
+        CHAIN + "\n\ndef other(fp8):\n    if is_sm90_supported():\n"
+        "        return 'a'\n    else:\n        return 'b'\n",
+        [(4, "likely-gap"), (6, "likely-gap"), (12, "probably-deliberate")],
+        "",
+        id="noop-a-dispatch-of-its-own",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "reason"), RESTATED)
+def test_a_restated_branch_of_a_likely_gap_chain(
+    make_tree: MakeTree, source: str, expected: list[tuple[int, str]], reason: str
+) -> None:
+    report = audit(make_tree, source, "sm120")
+    assert verdicts(report) == expected
+    last = max(mod_gates(report), key=lambda g: g.found.line)
+    restated = [r for r in last.reasons if "the same test as a branch" in r]
+    assert [r.split("; ", 1)[1] for r in restated] == ([reason] if reason else [])

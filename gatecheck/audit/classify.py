@@ -75,6 +75,10 @@ class Classifier:
         # being classified (a cycle reads as not a likely gap).
         self._classes: dict[int, GateClass] = {}
         self._classifying: set[int] = set()
+        # Classes of the chains a gate may restate (_repeats_a_gap), read without that
+        # rule, and whether such a class is being read.
+        self._own_classes: dict[int, GateClass] = {}
+        self._repeating = False
 
     def _rule_feature(self, found: ArchCondition) -> str | None:
         """The rule feature the gate belongs to, if any."""
@@ -331,7 +335,88 @@ class Classifier:
         if told != inside:
             unread = ", ".join(self.registry.ordered(inside - told))
             single += f" ({unread}: unknown, its terms cannot tell there)"
+        repeated = None if self._repeating else self._repeats_a_gap(found, inside)
+        if repeated is not None:
+            # The module's dispatch chain forgot the generation, and this gate restates
+            # one of its branches (a backend's kernel choice, its query dtype, its sink
+            # support each test `is_device_capability(90)` again): a fix that widens the
+            # chain widens the restatements too (vLLM 0.27.1 -> 0.28.0).
+            return GateClass.LIKELY_GAP, (f"{single}; {repeated}", *notes)
         return GateClass.DELIBERATE, (single, *notes)
+
+    def _repeats_a_gap(self, found: ArchCondition, inside: frozenset[str]) -> str | None:
+        """The if/elif chain of the same module (or the early exit a chain begins with),
+        classed a likely gap, one of whose branch tests this enabling gate repeats word
+        for word as its only arch test, admitting no generation the chain does not."""
+        if (
+            found.polarity is not Polarity.ENABLES
+            or found.kind.is_declaration
+            or len(found.arch_terms) != 1
+            or not _standalone(found)
+        ):
+            return None
+        text = found.arch_terms[0].as_string()
+        for other in self.by_path.get(found.path, ()):
+            head = self._chain_head(other)
+            if head is None or head is found or found.statement is head.statement:
+                continue
+            tests = _chain_tests(head.statement)
+            if text not in tests or not inside <= self._chain_admits(head.statement):
+                continue
+            if head.polarity is not Polarity.ENABLES or not self._gap_of_its_own(head):
+                continue
+            return f"the same test as a branch of the chain at line {head.line}, a likely gap"
+        return None
+
+    def _chain_admits(self, statement: nodes.If) -> frozenset[str]:
+        """What the branches of an if/elif chain admit, together."""
+        admitted: frozenset[str] = frozenset()
+        current: nodes.NodeNG | None = statement
+        while isinstance(current, nodes.If):
+            branch = self.branches.get(id(current))
+            if branch is not None:
+                admitted |= branch.admits
+            current = current.orelse[0] if len(current.orelse) == 1 else None
+        return admitted
+
+    def _chain_head(self, found: ArchCondition) -> ArchCondition | None:
+        """The `if` an elif chain begins with, for a gate of the chain (the `if` itself
+        where there is no `elif`: an early exit, `if is_cap(90): return "small"`, the
+        chain going on after it)."""
+        statement = found.statement
+        if found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
+            return None
+        while (
+            isinstance(statement.parent, nodes.If)
+            and len(statement.parent.orelse) == 1
+            and statement.parent.orelse[0] is statement
+        ):
+            statement = statement.parent
+        return self.branches.get(id(statement))
+
+    def _gap_of_its_own(self, condition: ArchCondition) -> bool:
+        """Whether the chain is classed a likely gap on its own evidence, not for
+        repeating another chain's test (a restatement does not spread further)."""
+        repeating, self._repeating = self._repeating, True
+        try:
+            return self._likely_gap(condition)
+        finally:
+            self._repeating = repeating
+
+    def _likely_gap(self, condition: ArchCondition) -> bool:
+        """Whether the gate is classed a likely gap (a cycle reads as not); while a
+        chain's own class is read (_gap_of_its_own), without the restatement rule, kept
+        apart."""
+        classes = self._own_classes if self._repeating else self._classes
+        if id(condition) not in classes:
+            if id(condition) in self._classifying:
+                return False
+            self._classifying.add(id(condition))
+            try:
+                classes[id(condition)] = self._verdict(condition, self._rule_feature(condition))[0]
+            finally:
+                self._classifying.discard(id(condition))
+        return classes[id(condition)] is GateClass.LIKELY_GAP
 
     def _switched_on(self, found: ArchCondition) -> tuple[ArchCondition, str] | None:
         """A refusal `if <switches> and <arch tests>: raise` whose switches are the same
@@ -706,19 +791,9 @@ class Classifier:
         (vLLM 0.24.0 widened DeepGEMM's allowlist and the gates behind it together)."""
         if not excluding:
             return False
-        for condition in excluding:
-            if condition.role is not Role.GATE or id(condition) in self._classifying:
-                return False
-            if id(condition) not in self._classes:
-                self._classifying.add(id(condition))
-                try:
-                    verdict = self._verdict(condition, self._rule_feature(condition))
-                    self._classes[id(condition)] = verdict[0]
-                finally:
-                    self._classifying.discard(id(condition))
-            if self._classes[id(condition)] is not GateClass.LIKELY_GAP:
-                return False
-        return True
+        return all(
+            condition.role is Role.GATE and self._likely_gap(condition) for condition in excluding
+        )
 
     def _early_exits_before(self, statement: nodes.NodeNG) -> list[ArchCondition]:
         """`if not is_deep_gemm_supported(): return False, "..."` earlier in the same
@@ -1174,3 +1249,42 @@ def _shut_out_for(found: ArchCondition, gen: str) -> str | None:
         f"read for each of the {len(receivers)} classes its classmethod may run for: "
         f"shuts {gen} out for {len(shut)} of them ({names})"
     )
+
+
+def _chain_tests(statement: nodes.If) -> list[str]:
+    """The tests of an if/elif chain, as written, from its head."""
+    tests: list[str] = []
+    current: nodes.NodeNG | None = statement
+    while isinstance(current, nodes.If):
+        tests.append(current.test.as_string())
+        current = current.orelse[0] if len(current.orelse) == 1 else None
+    return tests
+
+
+def _standalone(found: ArchCondition) -> bool:
+    """A gate that is no branch of a dispatch of its own (no `elif`/`else` around or
+    after it: each branch of such a chain is that chain's) and decides more than numbers
+    (`if cc == 9: n_block_size = 192` tunes sm90's tiles; a chain that forgot a
+    generation leaves its tiles alone)."""
+    statement = found.statement
+    if found.kind is not SlotKind.IF:
+        return True
+    assert isinstance(statement, nodes.If)
+    parent = statement.parent
+    if statement.orelse or (isinstance(parent, nodes.If) and statement in parent.orelse):
+        return False
+    return not _only_numbers(statement.body)
+
+
+def _only_numbers(body: Sequence[nodes.NodeNG]) -> bool:
+    """Every statement sets a number, or is an `if` doing only that."""
+    for stmt in body:
+        if isinstance(stmt, nodes.If):
+            if not _only_numbers([*stmt.body, *stmt.orelse]):
+                return False
+        elif isinstance(stmt, (nodes.Assign, nodes.AnnAssign, nodes.AugAssign)):
+            if stmt.value is None or not is_numeric(stmt.value):
+                return False
+        elif not isinstance(stmt, nodes.Pass):
+            return False
+    return bool(body)

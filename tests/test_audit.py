@@ -261,6 +261,14 @@ def test_a_vendor_test_with_an_unknown_operand_is_listed(
             [],
             id="noop-a-gate-on-every-device",
         ),
+        pytest.param(
+            "def major_or_none():\n    if not torch.cuda.is_initialized():\n"
+            "        return None\n    return torch.cuda.get_device_properties(0).major\n"
+            "def usable():\n    major = major_or_none()\n"
+            "    if major is not None and major < 6:\n        return False\n",
+            [(9, "major < 6 is false")],
+            id="a-helper-that-may-give-none",  # DeepSpeed's op builders
+        ),
         # Noops: no value the device decides is compared (device presence, a count
         # nothing models, a plain number), or the test varies (a gate).
         pytest.param("if torch.cuda.is_available():\n    x = 1\n", [], id="noop-presence"),

@@ -28,7 +28,7 @@ from gatecheck.gates.feature_gates import branch_disables
 from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.loading.lazy import node_class
 from gatecheck.semantics.admitted import Admission, Semantics
-from gatecheck.semantics.values import is_constant
+from gatecheck.semantics.values import NoneOr, is_constant
 
 _SLOT_OWNERS = (
     nodes.If,
@@ -836,7 +836,11 @@ def _told_apart(semantics: Semantics, node: nodes.NodeNG) -> bool:
     """Whether `node`'s value is known on every registered generation and differs
     between two of them."""
     seen: list[object] = []
-    for value in semantics.values(node, semantics.registry.names).values():
+    for value in semantics.values(node, semantics.registry.names, optional=True).values():
+        if isinstance(value, NoneOr):
+            # A helper's None off the device (`return None` before CUDA is up): the
+            # comparison reads the value where there is one (`x is not None and x < 6`).
+            value = value.value
         if not is_constant(value):
             return False
         if value not in seen:

@@ -18,6 +18,7 @@ from gatecheck.audit.conditions import ArchCondition, SlotKind, negated, operand
 from gatecheck.config.model import Generation, Registry
 from gatecheck.gates.branches import call_name, is_numeric
 from gatecheck.gates.model import Polarity
+from gatecheck.loading.resolve import absolute_import_name
 from gatecheck.loading.trees import lookup
 from gatecheck.semantics.admitted import Semantics
 
@@ -412,11 +413,7 @@ def _imported_dict(
     real = next((n for n, alias in statement.names if (alias or n) == local), None)
     if real is None or ctx.module_named is None:
         return None
-    try:
-        name = statement.root().relative_to_absolute_name(statement.modname, statement.level)
-    except (AstroidError, AttributeError):
-        return None
-    module = ctx.module_named(str(name))
+    module = ctx.module_named(absolute_import_name(statement))
     if module is None or real not in module.locals:
         return None
     for binding in module.locals[real]:

@@ -4,15 +4,25 @@ names. No evaluation here: that is the semantics package's job."""
 from __future__ import annotations
 
 from astroid import nodes
+from astroid.exceptions import TooManyLevelsError
 
 
 def absolute_import_name(node: nodes.ImportFrom) -> str:
-    """`from ..x import y` inside pkg.sub.mod -> 'pkg.x'."""
+    """`from ..x import y` inside pkg.sub.mod -> 'pkg.x'. A relative import climbing past
+    the scanned root's top (`from .hw import f` in `support.py` of a root folder with no
+    `__init__.py`: a namespace package to Python) stops at the top: the sibling `hw`."""
     if not node.level:
         return node.modname or ""
     root = node.root()
     assert isinstance(root, nodes.Module)
-    return str(root.relative_to_absolute_name(node.modname or "", node.level))
+    try:
+        return str(root.relative_to_absolute_name(node.modname or "", node.level))
+    except TooManyLevelsError:
+        parts = str(root.name).split(".")
+        if not root.package:
+            parts = parts[:-1]
+        kept = parts[: max(0, len(parts) - (node.level - 1))]
+        return ".".join([*kept, *([node.modname] if node.modname else [])])
 
 
 def imported_name(node: nodes.ImportFrom, local: str) -> str | None:

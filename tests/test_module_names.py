@@ -72,6 +72,12 @@ def _kern(binding: str) -> str:
             ["sm70", "sm75", "sm80", "sm86", "sm87"],
             id="an-assignment-negated",
         ),
+        pytest.param(
+            _kern("        from .block_ops import *\n"),
+            'getattr(kern, "block_scale", None) is not None',
+            FROM_SM89,
+            id="getattr-with-a-default",
+        ),
         # Noops: the binding's path is not only `if`s; the module answers any name; a
         # star import from outside the project may bind it; the name is not copied by
         # the star import (its __all__ leaves it out).
@@ -125,3 +131,22 @@ def test_a_name_bound_under_a_device_test(
     assert [g.found.line for g in rows] == [5]
     admitted = [g for g in rows[0].found.admits if g.startswith("sm")]
     assert sorted(admitted) == sorted(expected)
+
+
+def test_only_files_asking_for_the_name_are_searched(make_tree: MakeTree) -> None:
+    """A name bound under a device test is looked for where `hasattr`/`getattr` ask for
+    it by its spelling, not wherever the string appears (a backend named like a module)."""
+    root = make_tree(
+        {
+            "pkg/__init__.py": "",
+            "pkg/kern/__init__.py": _kern("        from .block_ops import *\n"),
+            "pkg/kern/block_ops.py": BLOCK_OPS,
+            "pkg/kern/plain_ops.py": PLAIN_OPS,
+            "pkg/runner.py": RUNNER.format(test='getattr(kern, "block_scale", None)'),
+            "pkg/named.py": 'def pick(mode):\n    return mode == "block_scale"\n',
+        }
+    )
+    report = run_audit([root], load_ruleset([]), "sm120")
+    # kern/__init__.py spells the idiom; runner.py asks for the name; named.py does not.
+    assert report.scanned == 2
+    assert "block_scale" in report.device_names

@@ -123,8 +123,8 @@ class Widening:
             return []
         # Read as a scan: the names themselves are what a cache or impact compares.
         words = Words(new) if new else None
-        # A name whose existence the device decides is tested by its spelling in a
-        # string (`hasattr(kern, "block_scale")`): only such files are searched for it.
+        # A name whose existence the device decides is asked for by its spelling
+        # (`hasattr(kern, "block_scale")`): only such files are searched for it.
         quoted = Words(present) if present else None
         with self.project.scanning():
             paths = [
@@ -474,13 +474,15 @@ def _names_in(expression: nodes.NodeNG) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=1024)
 def _quoted(names: Sequence[str]) -> re.Pattern[str]:
-    """The names spelled as a whole string (`"block_scale"`, `'block_scale'`)."""
+    """The names asked for by their spelling: `hasattr(kern, "block_scale")`,
+    `getattr(kern, 'block_scale', None)` (a backend's name in a string, `== "deep_gemm"`,
+    asks nothing of a module)."""
     alternatives = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"""(["'])(?:{alternatives})\1""")
+    return re.compile(rf"""\b(?:has|get)attr\(\s*[\w.]+\s*,\s*(["'])(?:{alternatives})\1""")
 
 
 def _searched_for(text: str, words: Words | None, quoted: Words | None) -> bool:
-    """Whether the text uses one of `words`, or spells one of `quoted` as a string
+    """Whether the text uses one of `words`, or asks for one of `quoted` by its spelling
     (the names the text holds found first, in one pass, as in _uses_any)."""
     if words is not None and _uses_any(text, words):
         return True

@@ -115,6 +115,8 @@ def _getattr_or(ev: Evaluator, receiver: Any, attr: str, default: Any) -> Any:
     """`getattr(receiver, attr, default)` for one receiver."""
     if type(receiver) in _PLAIN and not hasattr(type(receiver), attr):
         return default
+    if isinstance(receiver, ModuleRef) and module_binds(ev, receiver.name, attr) is False:
+        return default  # bound only under a device test that is false here
     found = ev.get_attribute(receiver, attr)
     if found is UNKNOWN:
         return UNKNOWN

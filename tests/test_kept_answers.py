@@ -150,6 +150,18 @@ def test_a_kept_answer_is_a_row_or_a_hop_of_its_gate(make_tree: MakeTree) -> Non
         # written as a condition, a slot of its own
         ("def f():\n    return partial(gemm, pdl=current_platform.is_arch_support_pdl())", False),
         (
+            "def f():\n    props = torch.cuda.get_device_properties(0)\n    return getattr(props, 'x', 0)",
+            False,
+        ),
+        (
+            "def f(x):\n    result = run(x, use_mtp=is_sm120_mma_ok())\n    return scale(result)",
+            False,
+        ),
+        (
+            "def f():\n    major = torch.cuda.get_device_properties(0).major\n    return ok(major)",
+            True,
+        ),
+        (
             "def f():\n    cap = get_device_capability()\n    return g(cap, fast=cap >= (9, 0))",
             False,
         ),

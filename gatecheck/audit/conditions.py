@@ -560,9 +560,11 @@ def answer_from_device_values(node: nodes.NodeNG) -> bool:
     if not isinstance(function, nodes.FunctionDef):
         return False
     call = node.value
-    if condition_arguments(call):
-        # `return partial(gemm, pdl=is_arch_support_pdl())`: the arguments written as
-        # conditions are slots of their own (a slot inside another's is not looked at).
+    if call_name(call.func) in _VALUE_BUILTINS or condition_arguments(call):
+        # `return getattr(props, "shared_memory_per_block_optin", None)` is a value, no
+        # answer; `return partial(gemm, pdl=is_arch_support_pdl())`: the arguments
+        # written as conditions are slots of their own (a slot inside another's is not
+        # looked at).
         return False
     passed = [*call.args, *(k.value for k in call.keywords or ())]
     for argument in passed:
@@ -571,14 +573,21 @@ def answer_from_device_values(node: nodes.NodeNG) -> bool:
         if isinstance(argument, nodes.Name):
             if _read_from_device(function, argument.name):
                 return True
-        elif isinstance(argument, nodes.Call) and mentions_arch(argument.as_string()):
+        elif _device_read(argument):
             return True
     return False
 
 
+# Builtins whose result is a value, not an answer about the device.
+_VALUE_BUILTINS = frozenset(
+    {"getattr", "int", "float", "str", "min", "max", "round", "abs", "len", "sum", "sorted"}
+    | {"tuple", "list", "dict", "set", "frozenset"}
+)
+
+
 def _read_from_device(function: nodes.FunctionDef, name: str) -> bool:
-    """Whether the function binds `name` only by assignments whose value spells an arch
-    idiom (`major, minor = torch.cuda.get_device_capability()`)."""
+    """Whether the function binds `name` only by assignments of a value read from the
+    device (`major, minor = torch.cuda.get_device_capability()`)."""
     bound = function.locals.get(name)
     if not bound:
         return False
@@ -586,9 +595,27 @@ def _read_from_device(function: nodes.FunctionDef, name: str) -> bool:
         statement = binding.statement() if isinstance(binding, nodes.AssignName) else None
         if not isinstance(statement, nodes.Assign) or statement.scope() is not function:
             return False
-        if not mentions_arch(statement.value.as_string()):
+        if not _device_read(statement.value):
             return False
     return True
+
+
+def _device_read(value: nodes.NodeNG) -> bool:
+    """A value read from the device as written: a call whose callee spells an arch idiom
+    (`torch.cuda.get_device_capability(dev)`), an item, an attribute or arithmetic of
+    one, a tuple holding one; not a call that only passes such a value on among its
+    arguments (`result = run(x, use_mtp=_sm120_mma_ok())`)."""
+    if isinstance(value, nodes.Call):
+        return mentions_arch(value.func.as_string())
+    if isinstance(value, nodes.Subscript):
+        return _device_read(value.value)
+    if isinstance(value, nodes.Attribute):
+        return mentions_arch(value.attrname) or _device_read(value.expr)
+    if isinstance(value, nodes.BinOp):
+        return _device_read(value.left) or _device_read(value.right)
+    if isinstance(value, nodes.Tuple):
+        return any(_device_read(e) for e in value.elts)
+    return False
 
 
 # A name for a feature switch: what it holds says whether the feature is on (`use_tma`,

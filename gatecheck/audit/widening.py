@@ -492,20 +492,31 @@ def _searched_for(text: str, words: Words | None, quoted: Words | None) -> bool:
     return bool(held) and _quoted(held).search(text) is not None
 
 
+_BLOCKS = (nodes.If, nodes.With, nodes.Try, nodes.ExceptHandler, nodes.For, nodes.While)
+
+
 def _at_module_level(statement: nodes.If) -> bool:
-    """An `if` at a module's top level, or in the body or else of one."""
+    """An `if` at a module's top level, or in a block of one (an `if`, a `with`, a `try`,
+    a loop) there: not in a function or class."""
     node: nodes.NodeNG = statement
-    while isinstance(node.parent, nodes.If) and node is not node.parent.test:
+    while isinstance(node.parent, _BLOCKS):
         node = node.parent
     return isinstance(node.parent, nodes.Module)
 
 
 def _bound_in(statement: nodes.If, stars: list[str]) -> Iterator[str]:
-    """The names the `if`'s branches bind at module level (nested `if`s included); the
+    """The names the `if`'s branches bind at module level (nested blocks included); the
     absolute module name of each star import there is added to `stars`."""
-    for inner in (*statement.body, *statement.orelse):
-        if isinstance(inner, nodes.If):
-            yield from _bound_in(inner, stars)
+    yield from _bound_in_block([*statement.body, *statement.orelse], stars)
+
+
+def _bound_in_block(block: list[nodes.NodeNG], stars: list[str]) -> Iterator[str]:
+    for inner in block:
+        if isinstance(inner, (nodes.If, nodes.With, nodes.Try, nodes.For, nodes.While)):
+            nested = [*inner.body, *getattr(inner, "orelse", []), *getattr(inner, "finalbody", [])]
+            for handler in getattr(inner, "handlers", []):
+                nested.extend(handler.body)
+            yield from _bound_in_block(nested, stars)
         elif isinstance(inner, (nodes.FunctionDef, nodes.ClassDef)):
             yield str(inner.name)
         elif isinstance(inner, (nodes.Import, nodes.ImportFrom)):

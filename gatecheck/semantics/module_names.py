@@ -3,9 +3,10 @@ module's attribute only when a statement binding it runs, so a name bound only i
 body of module-level `if`s (an import, a `def`, a class, an assignment, or a star import
 of a module that binds it) exists exactly where one of those paths runs:
 `if cap >= (8, 9): from .block_ops import *` then, in another module,
-`hasattr(kern, "block_scale")` is that `if`'s test. Anything else on the way (a `try`,
-a loop, a function, a module's `__getattr__`, a star import from outside the project)
-leaves the answer unknown."""
+`hasattr(kern, "block_scale")` is that `if`'s test. A block that may not get to the
+binding (a `with` whose manager may swallow an import's failure, a `try`, a loop) makes
+it unknown where the tests hold, false still where they do not; a module's
+`__getattr__` or a star import from outside the project leaves the answer unknown."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ from gatecheck.semantics.values import UNKNOWN, truth
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
 
-# The `if`s on the way from a module's top level to a binding: each with the branch taken
-# (True: its body, False: its else).
-_Path = tuple[tuple[nodes.If, bool], ...]
+# The blocks on the way from a module's top level to a binding: an `if` with the branch
+# taken (True: its body, False: its else), or a block that may or may not get there (a
+# `with` whose manager may swallow an exception, a `try`, a loop's body: None).
+_Path = tuple[tuple[nodes.NodeNG, bool | None], ...]
+_MAY_RUN = (nodes.With, nodes.Try, nodes.For, nodes.While)
 
 
 def module_binds(ev: Evaluator, module_name: str, attr: str) -> Any:
@@ -92,23 +95,43 @@ def _is_statement(node: nodes.NodeNG) -> bool:
 
 
 def _path(statement: nodes.NodeNG, module: nodes.Module) -> _Path | None:
-    """The `if`s from the module's top level to `statement`, or None when anything else
-    is on the way (or the binding is another scope's, a `global` in a function)."""
-    found: list[tuple[nodes.If, bool]] = []
+    """The blocks from the module's top level to `statement`, or None when the binding
+    is another scope's (a function's `global`) or sits in what no block runs as such (an
+    `if`'s test, a `with`'s items)."""
+    found: list[tuple[nodes.NodeNG, bool | None]] = []
     node = statement
     while node.parent is not module:
         parent = node.parent
-        if not isinstance(parent, nodes.If) or node is parent.test:
+        if isinstance(parent, nodes.If) and node is not parent.test:
+            found.append((parent, any(s is node for s in parent.body)))
+        elif _may_run(node, parent):
+            found.append((parent, None))
+        else:
             return None
-        found.append((parent, any(s is node for s in parent.body)))
         node = parent
     return tuple(reversed(found))
 
 
+def _may_run(node: nodes.NodeNG, parent: nodes.NodeNG) -> bool:
+    """`node` is a statement of a block of `parent` that may or may not run: a `try`'s
+    (or one of its handlers'), a `with`'s, a loop's."""
+    if isinstance(parent, nodes.ExceptHandler):
+        return isinstance(parent.parent, nodes.Try)
+    blocks = ("body", "orelse", "handlers", "finalbody")
+    return isinstance(parent, _MAY_RUN) and any(
+        any(s is node for s in getattr(parent, b, None) or ()) for b in blocks
+    )
+
+
 def _taken(ev: Evaluator, path: _Path) -> Any:
-    """Whether the path runs: each `if`'s test true (or false, for its else)."""
+    """Whether the path runs: each `if`'s test true (or false, for its else); a block
+    that may not get there leaves it unknown, never false."""
     outcome: Any = True
     for statement, body in path:
+        if body is None:
+            outcome = UNKNOWN
+            continue
+        assert isinstance(statement, nodes.If)
         test = truth(ev.eval(statement.test, None))
         if test is UNKNOWN:
             outcome = UNKNOWN

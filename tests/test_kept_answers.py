@@ -162,6 +162,11 @@ def test_a_kept_answer_is_a_row_or_a_hop_of_its_gate(make_tree: MakeTree) -> Non
             True,
         ),
         (
+            "def f(dev):\n    major, minor = (\n        get_device_capability(dev) if dev else"
+            " get_device_capability()\n    )\n    return ok(major, minor)",
+            True,
+        ),
+        (
             "def f():\n    cap = get_device_capability()\n    return g(cap, fast=cap >= (9, 0))",
             False,
         ),

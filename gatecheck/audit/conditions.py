@@ -615,6 +615,8 @@ def _device_read(value: nodes.NodeNG) -> bool:
         return _device_read(value.left) or _device_read(value.right)
     if isinstance(value, nodes.Tuple):
         return any(_device_read(e) for e in value.elts)
+    if isinstance(value, nodes.IfExp):  # `cap(dev) if dev is not None else cap()`
+        return _device_read(value.body) or _device_read(value.orelse)
     return False
 
 

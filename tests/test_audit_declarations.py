@@ -117,6 +117,36 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
         ),
         pytest.param(
             """\
+            SWORDFISH_ARCH_FLAGS = (
+                "-gencode=arch=compute_100a,code=sm_100a",
+                "-gencode=arch=compute_103a,code=sm_103a",
+            )
+
+
+            def flags():
+                return SWORDFISH_ARCH_FLAGS
+            """,
+            [
+                (
+                    "build",
+                    "('-gencode=arch=compute_100a,code=sm_100a', "
+                    "'-gencode=arch=compute_103a,code=sm_103a')",
+                    ["sm100", "sm103"],
+                )
+            ],
+            # gptqmodel's, handed to a wrapper class that builds later (recall study, L1)
+            id="a-flag-list-whose-build-is-elsewhere",
+        ),
+        pytest.param(
+            """\
+            class Ext:
+                ARCH_FLAGS = ["-arch=sm_90a", "-O3"]
+            """,
+            [("build", "['-arch=sm_90a', '-O3']", ["sm90"])],
+            id="a-class-flag-list",
+        ),
+        pytest.param(
+            """\
             SM90A = ["-gencode=arch=compute_90a,code=sm_90a"]
             SM100A = ["-gencode=arch=compute_100a,code=sm_100a"]
 
@@ -461,6 +491,19 @@ def test_gates_without_an_if_are_rows(
                 return build("k", extra_cflags=["-gencode=arch=compute_90a,code=sm_90a"])
             """,
             id="host-compiler-flags",  # not nvcc's
+        ),
+        pytest.param(
+            """\
+            FLAGS = ["-O3", f"-arch=sm_{ARCH}"]
+            NATIVE = ["-arch=native"]
+            PLAIN = ["-O3", "-lineinfo"]
+
+
+            def gen():
+                flags = ["-gencode=arch=compute_90a,code=sm_90a"]
+                return flags
+            """,
+            id="flag-lists-not-read-whole-or-for-any-part",  # and a function's own list
         ),
         pytest.param(
             """\

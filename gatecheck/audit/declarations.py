@@ -33,6 +33,7 @@ from gatecheck.kernels.support import (
     build_declarations,
     decorator_declarations,
     flag_declarations,
+    flag_list_declarations,
     gens_for_arch,
     minimum_declarations,
     range_declarations,
@@ -89,12 +90,20 @@ def _declarations(
         if isinstance(decorated, nodes.FunctionDef):
             for declared in minimum_declarations(decorated, evaluator, registry):
                 yield declared, SlotKind.MINIMUM
+    built = False  # a build call of the module read its flags: its rows say them
     for call in walked.calls:
         for declared in build_declarations(call, evaluator, registry):
             yield declared, SlotKind.BUILD
         for declared in flag_declarations(call, evaluator, registry):
+            built = True
             yield declared, SlotKind.BUILD
         for declared in range_declarations(call, evaluator, registry):
+            yield declared, SlotKind.BUILD
+    if built:
+        return
+    owners = [module, *(d for d in walked.definitions if isinstance(d, nodes.ClassDef))]
+    for owner in owners:
+        for declared in flag_list_declarations(owner, evaluator, registry):
             yield declared, SlotKind.BUILD
 
 

@@ -189,6 +189,30 @@ def flag_declarations(
             yield Declaration(keyword, gens, f"{keyword.arg}={keyword.value.as_string()}")
 
 
+def flag_list_declarations(
+    owner: nodes.Module | nodes.ClassDef, evaluator: Evaluator, registry: Registry
+) -> Iterator[Declaration]:
+    """A module's or class's list of nvcc flags written out whole under a name
+    (`_SM90A_ARCH_FLAGS = ("-gencode=arch=compute_90a,code=sm_90a",)`): the generations
+    the code it builds is for, however the list reaches the build (through a wrapper
+    class, a function returning it, `load(**kwargs)`). Only a literal list or tuple of
+    strings, one of them an arch option at least, as flag_declarations reads them."""
+    for statement in owner.body:
+        if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)):
+            continue
+        value = statement.value
+        if not isinstance(value, (nodes.List, nodes.Tuple)) or not value.elts:
+            continue
+        if not all(isinstance(e, nodes.Const) and isinstance(e.value, str) for e in value.elts):
+            continue
+        gens = _built_for(" ".join(str(e.value) for e in value.elts), registry)
+        if gens is not None:
+            targets = (
+                statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
+            )
+            yield Declaration(value, gens, f"{targets[0].as_string()} = {value.as_string()}")
+
+
 def _flag_entries(node: nodes.NodeNG, evaluator: Evaluator) -> list[str] | None:
     """The options a flag expression may hold, read part by part along its `+` joins
     (`xqa_flags + sm90a_nvcc_flags + flag_fp16`, a part set one way or another in

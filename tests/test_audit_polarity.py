@@ -103,7 +103,26 @@ def assert_reads(ruleset: RuleSet, source: str, expected: Polarity, side: str) -
     assert (found.polarity, found.admits & nvidia) == (expected, can & nvidia)
 
 
-@pytest.mark.parametrize(("source", "expected", "side"), ASSIGNMENTS)
+# A device test's answer returned as such (a call): the function's answer, its name
+# says what true means, as an assigned name does; even where only an older generation
+# can make it false (`torch.cuda.is_bf16_supported()`, unknown before Ampere).
+RETURNED_ANSWERS = [
+    pytest.param(
+        "def spring_bf16_ok():\n    return torch.cuda.is_bf16_supported()\n",
+        ENABLES,
+        "true",
+        id="a-device-test-returned",
+    ),
+    pytest.param(
+        "def needs_fallback():\n    return torch.cuda.is_bf16_supported()\n",
+        DISABLES,
+        "false",
+        id="returned-by-an-off-state-name",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "side"), ASSIGNMENTS + RETURNED_ANSWERS)
 def test_the_assigned_name_decides(
     ruleset: RuleSet, source: str, expected: Polarity, side: str
 ) -> None:
@@ -147,32 +166,6 @@ def test_unnamed_values_keep_the_operator_reading(
 ) -> None:
     found, _ = polarity(ruleset, source)
     assert found is expected, reason
-
-
-# A device test's answer returned as such (a call): the function's answer, its name
-# says what true means, as an assigned name does; even where only an older generation
-# can make it false (`torch.cuda.is_bf16_supported()`, unknown before Ampere).
-RETURNED_ANSWERS = [
-    pytest.param(
-        "def spring_bf16_ok():\n    return torch.cuda.is_bf16_supported()\n",
-        ENABLES,
-        "true",
-        id="a-device-test-returned",
-    ),
-    pytest.param(
-        "def needs_fallback():\n    return torch.cuda.is_bf16_supported()\n",
-        DISABLES,
-        "false",
-        id="returned-by-an-off-state-name",
-    ),
-]
-
-
-@pytest.mark.parametrize(("source", "expected", "side"), RETURNED_ANSWERS)
-def test_a_returned_answer_reads_the_function_name(
-    ruleset: RuleSet, source: str, expected: Polarity, side: str
-) -> None:
-    assert_reads(ruleset, source, expected, side)
 
 
 def test_an_off_state_name_reads_the_false_side(ruleset: RuleSet) -> None:

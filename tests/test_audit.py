@@ -269,6 +269,24 @@ def test_a_vendor_test_with_an_unknown_operand_is_listed(
             [(9, "major < 6 is false")],
             id="a-helper-that-may-give-none",  # DeepSpeed's op builders
         ),
+        pytest.param(
+            "def half_ok():\n    major, _ = torch.cuda.get_device_capability()\n"
+            "    return major >= 7\n"
+            "def dtypes():\n    if half_ok():\n        return 2\n    return 1\n",
+            [(5, "major >= 7 is true"), (7, "half_ok() is true")],
+            id="a-call-of-a-constant-predicate",  # DeepSpeed's accelerator (recall study, R5)
+        ),
+        pytest.param(
+            "MODERN = torch.cuda.get_device_capability()[0] >= 6\nif not MODERN:\n    x = 1\n",
+            [(3, "torch.cuda.get_device_capability()[0] >= 6 is true"), (4, "MODERN is true")],
+            id="a-name-bound-to-a-constant-test",
+        ),
+        pytest.param(
+            "def half_ok(dev):\n    return torch.cuda.get_device_capability(dev)[0] >= 9\n"
+            "def dtypes():\n    if half_ok(0):\n        return 2\n    return 1\n",
+            [],
+            id="noop-a-call-of-a-predicate-that-varies",
+        ),
         # Noops: no value the device decides is compared (device presence, a count
         # nothing models, a plain number), or the test varies (a gate).
         pytest.param("if torch.cuda.is_available():\n    x = 1\n", [], id="noop-presence"),

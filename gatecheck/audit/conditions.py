@@ -27,8 +27,9 @@ from gatecheck.gates.branches import (
 from gatecheck.gates.feature_gates import branch_disables
 from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.loading.lazy import node_class
+from gatecheck.loading.trees import lookup, own_nodes
 from gatecheck.semantics.admitted import Admission, Semantics
-from gatecheck.semantics.values import NoneOr, is_constant
+from gatecheck.semantics.values import FunctionRef, NoneOr, is_constant
 
 _SLOT_OWNERS = (
     nodes.If,
@@ -789,10 +790,24 @@ def constant_test(semantics: Semantics, condition: nodes.NodeNG) -> nodes.NodeNG
     literal (`< 7`, `.startswith("gfx11")`) and is itself true everywhere or false
     everywhere, or None. Asked only of a condition whose truth is the same on every
     generation and whose evaluation read the device."""
+    return _constant_test(semantics, condition, _CONSTANT_DEPTH)
+
+
+# How many calls or names deep a constant test is looked for behind a leaf (`if
+# self.half_ok():` whose body tests `major >= 7`).
+_CONSTANT_DEPTH = 2
+
+
+def _constant_test(
+    semantics: Semantics, condition: nodes.NodeNG, depth: int
+) -> nodes.NodeNG | None:
     every = semantics.registry.all_names()
     for leaf in _constant_leaves(condition):
         compared = _compared_with_a_literal(leaf)
-        if compared is None or not _told_apart(semantics, compared):
+        if compared is None:
+            if depth == 0 or not _behind_a_constant_test(semantics, leaf, depth - 1):
+                continue
+        elif not _told_apart(semantics, compared):
             continue
         # The test itself is the same everywhere (not a test that varies, in a condition
         # some other operand keeps constant: `use_block_sparsity and cc == 9`).
@@ -802,6 +817,29 @@ def constant_test(semantics: Semantics, condition: nodes.NodeNG) -> nodes.NodeNG
         ):
             return leaf
     return None
+
+
+def _behind_a_constant_test(semantics: Semantics, leaf: nodes.NodeNG, depth: int) -> bool:
+    """A call of a project function, or a name bound once, whose own answer is such a
+    test (`def half_ok(): major = cap()[0]; if major >= 7: return True`; `MODERN =
+    cap()[0] >= 6` then `if MODERN and ...`): the call site is the same test."""
+    if isinstance(leaf, nodes.UnaryOp) and leaf.op == "not":
+        leaf = leaf.operand
+    sources: list[nodes.NodeNG] = []
+    if isinstance(leaf, nodes.Call) and not leaf.args and not leaf.keywords:
+        callee = semantics.values(leaf.func, semantics.registry.names[:1])
+        function = next(iter(callee.values()), None)
+        if isinstance(function, FunctionRef) and isinstance(function.node, nodes.FunctionDef):
+            body = function.node
+            sources = [n.test for n in own_nodes(body.body, nodes.If)]
+            sources += [r.value for r in own_nodes(body.body, nodes.Return) if r.value is not None]
+    elif isinstance(leaf, nodes.Name):
+        _scope, found = lookup(leaf, leaf.name)
+        if len(found) == 1 and isinstance(found[0], nodes.AssignName):
+            statement = found[0].statement()
+            if isinstance(statement, nodes.Assign) and len(statement.targets) == 1:
+                sources = [statement.value]
+    return any(_constant_test(semantics, source, depth) is not None for source in sources)
 
 
 # Builtins that fold a comprehension's items to one truth: a test of each item (`any(

@@ -708,12 +708,6 @@ NOOPS = [
         id="part-of-the-family-is-not-the-family",
     ),
     pytest.param(
-        "if not is_sm100_supported():\n"
-        "    raise ValueError('the cutedsl backend requires SM100/SM103 (Blackwell)')\n",
-        [(3, "probably-deliberate")],
-        id="the-family-glossed-by-two-parts",  # sglang 0.5.22 unquant.py (fix study L)
-    ),
-    pytest.param(
         "if is_sm100_supported():\n    raise ValueError('not supported on Blackwell')\n",
         [(3, "admits")],
         id="family-named-unsupported",

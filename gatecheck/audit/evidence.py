@@ -327,13 +327,11 @@ _MAJOR_FAMILY = re.compile(r"\bsm[_ ]?(\d{2,3})[a-z]?\s+family\b", re.IGNORECASE
 
 def _glosses_the_family(text: str, generation: Generation) -> bool:
     """'requires SM100 family (Blackwell: SM100, SM103, SM110)': the sentence says which
-    part of the family it means, by number (a major's family, or two or more parts:
-    sglang's "requires SM100/SM103 (Blackwell)" over a tcgen05 kernel, kept through
-    0.5.23; one number alone, "Blackwell GPUs (SM100)", may be the example of the
-    family), and this generation's major is not among them."""
+    part of the family it means, by number (a major's family, or three or more parts),
+    and this generation's major is not among them."""
     majors = [int(n) // 10 for n in _MAJOR_FAMILY.findall(text)]
     listed = [int(n) // 10 for n in _SM_NUMBER.findall(text)]
-    named = majors if majors else (listed if len(set(_SM_NUMBER.findall(text))) >= 2 else [])
+    named = majors if majors else (listed if len(listed) >= 3 else [])
     return bool(named) and generation.major not in named
 
 

@@ -152,11 +152,11 @@ class Widening:
         return added
 
     def _bound_by_device(self, found: Sequence[ArchCondition]) -> set[str]:
-        """The names a module binds only under a module-level `if` whose test varies
-        within a vendor (a `def`, a class, an import, an assignment, and the names a
-        star import there copies): whether another module finds them (`hasattr(kern,
-        "block_scale")`, `kern.op is not None`) depends on the device
-        (semantics/module_names.py)."""
+        """The names a module binds only under an `if` at its top level (or in a `with`,
+        `try` or loop there) whose test varies within a vendor (a `def`, a class, an
+        import, an assignment, and the names a star import there copies): whether
+        another module finds them (`hasattr(kern, "block_scale")`) depends on the
+        device (semantics/module_names.py)."""
         names: set[str] = set()
         for condition in found:
             statement = condition.statement

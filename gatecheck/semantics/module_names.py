@@ -51,14 +51,14 @@ def _binds(ev: Evaluator, module_name: str, attr: str, seen: frozenset[str], sta
     for binding in module.locals.get(attr, ()):
         statement = binding if _is_statement(binding) else binding.statement()
         paths.append(_path(statement, module))
-    for star in _star_imports(module.body):
-        source = project.canonical(absolute_import_name(star))
+    for imported in _star_imports(module.body):
+        source = project.canonical(absolute_import_name(imported))
         if project.module(source) is None:
             return UNKNOWN  # a module outside the project may bind anything
         provided = _binds(ev, source, attr, seen | {module_name}, star=True)
         if provided is False:
             continue
-        paths.append(_path(star, module) if provided is True else None)
+        paths.append(_path(imported, module) if provided is True else None)
     if not paths:
         # Bound nowhere here: set on the module from outside, perhaps, but not copied
         # by a star import.

@@ -360,24 +360,18 @@ class Classifier:
             head = self._chain_head(other)
             if head is None or head is found or found.statement is head.statement:
                 continue
-            tests = _chain_tests(head.statement)
-            if text not in tests or not inside <= self._chain_admits(head.statement):
+            chain = _chain_ifs(head.statement)
+            if all(branch.test.as_string() != text for branch in chain):
+                continue
+            admitted = frozenset().union(
+                *(c.admits for b in chain if (c := self.branches.get(id(b))) is not None)
+            )
+            if not inside <= admitted:
                 continue
             if head.polarity is not Polarity.ENABLES or not self._gap_of_its_own(head):
                 continue
             return f"the same test as a branch of the chain at line {head.line}, a likely gap"
         return None
-
-    def _chain_admits(self, statement: nodes.If) -> frozenset[str]:
-        """What the branches of an if/elif chain admit, together."""
-        admitted: frozenset[str] = frozenset()
-        current: nodes.NodeNG | None = statement
-        while isinstance(current, nodes.If):
-            branch = self.branches.get(id(current))
-            if branch is not None:
-                admitted |= branch.admits
-            current = current.orelse[0] if len(current.orelse) == 1 else None
-        return admitted
 
     def _chain_head(self, found: ArchCondition) -> ArchCondition | None:
         """The `if` an elif chain begins with, for a gate of the chain (the `if` itself
@@ -1139,17 +1133,10 @@ _CHOICE = re.compile(r"[A-Za-z_][\w.+-]*")
 def _if_chain(statement: nodes.If) -> tuple[list[list[nodes.NodeNG]], bool]:
     """The branches of an if/elif/else chain from `statement` on, and whether it ends
     with an else."""
-    branches: list[list[nodes.NodeNG]] = []
-    node: nodes.NodeNG = statement
-    while isinstance(node, nodes.If):
-        branches.append(list(node.body))
-        if len(node.orelse) == 1 and isinstance(node.orelse[0], nodes.If):
-            node = node.orelse[0]
-            continue
-        if node.orelse:
-            branches.append(list(node.orelse))
-            return branches, True
-        break
+    chain = _chain_ifs(statement)
+    branches: list[list[nodes.NodeNG]] = [list(branch.body) for branch in chain]
+    if chain[-1].orelse:
+        return [*branches, list(chain[-1].orelse)], True
     return branches, False
 
 
@@ -1251,14 +1238,14 @@ def _shut_out_for(found: ArchCondition, gen: str) -> str | None:
     )
 
 
-def _chain_tests(statement: nodes.If) -> list[str]:
-    """The tests of an if/elif chain, as written, from its head."""
-    tests: list[str] = []
+def _chain_ifs(statement: nodes.If) -> list[nodes.If]:
+    """The `if` and each `elif` of the chain it begins."""
+    chain: list[nodes.If] = []
     current: nodes.NodeNG | None = statement
     while isinstance(current, nodes.If):
-        tests.append(current.test.as_string())
+        chain.append(current)
         current = current.orelse[0] if len(current.orelse) == 1 else None
-    return tests
+    return chain
 
 
 def _standalone(found: ArchCondition) -> bool:

@@ -49,6 +49,7 @@ from gatecheck.loading.resolve import absolute_import_name
 from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.class_writes import ASSIGNED_ATTRIBUTE
+from gatecheck.semantics.module_names import block_statements
 from gatecheck.semantics.values import (
     Capability,
     CuteArch,
@@ -507,17 +508,8 @@ def _at_module_level(statement: nodes.If) -> bool:
 def _bound_in(statement: nodes.If, stars: list[str]) -> Iterator[str]:
     """The names the `if`'s branches bind at module level (nested blocks included); the
     absolute module name of each star import there is added to `stars`."""
-    yield from _bound_in_block([*statement.body, *statement.orelse], stars)
-
-
-def _bound_in_block(block: list[nodes.NodeNG], stars: list[str]) -> Iterator[str]:
-    for inner in block:
-        if isinstance(inner, (nodes.If, nodes.With, nodes.Try, nodes.For, nodes.While)):
-            nested = [*inner.body, *getattr(inner, "orelse", []), *getattr(inner, "finalbody", [])]
-            for handler in getattr(inner, "handlers", []):
-                nested.extend(handler.body)
-            yield from _bound_in_block(nested, stars)
-        elif isinstance(inner, (nodes.FunctionDef, nodes.ClassDef)):
+    for inner in block_statements([*statement.body, *statement.orelse]):
+        if isinstance(inner, (nodes.FunctionDef, nodes.ClassDef)):
             yield str(inner.name)
         elif isinstance(inner, (nodes.Import, nodes.ImportFrom)):
             for name, alias in inner.names:

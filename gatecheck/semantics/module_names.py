@@ -143,14 +143,20 @@ def _taken(ev: Evaluator, path: _Path) -> Any:
 def _star_imports(body: list[nodes.NodeNG]) -> Iterator[nodes.ImportFrom]:
     """The module's `from x import *` statements, at its top level or in any block of
     it (not in a function or class)."""
+    for statement in block_statements(body):
+        if isinstance(statement, nodes.ImportFrom) and statement.names[0][0] == "*":
+            yield statement
+
+
+def block_statements(body: list[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
+    """The statements of `body` and of every block in it (an `if`'s branches, a
+    `with`, a `try` and its handlers, a loop): those that run in its scope, not in a
+    function or class defined there (whose `def`/`class` statement is yielded)."""
     for statement in body:
-        if isinstance(statement, nodes.ImportFrom):
-            if statement.names and statement.names[0][0] == "*":
-                yield statement
-        elif isinstance(statement, (nodes.FunctionDef, nodes.ClassDef)):
+        yield statement
+        if isinstance(statement, (nodes.FunctionDef, nodes.ClassDef)):
             continue
-        else:
-            for field in ("body", "orelse", "handlers", "finalbody"):
-                inner = getattr(statement, field, None)
-                if isinstance(inner, list):
-                    yield from _star_imports(inner)
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            inner = getattr(statement, field, None)
+            if isinstance(inner, list):
+                yield from block_statements(inner)

@@ -360,3 +360,85 @@ def test_work_done_then_its_switch_cleared_enables(ruleset: RuleSet, body: str) 
 def test_a_switch_off_stays_one(ruleset: RuleSet, source: str, reason: str) -> None:
     found, _ = polarity(ruleset, source)
     assert found is DISABLES, reason
+
+
+# A value computed, then put back to its neutral number where the condition holds (vLLM
+# 0.33.0's sparse top-k: split-K computed from the grid, `if not sm120: split_k = 1`,
+# widened to sm90 in 0.34.0): the feature is where the condition is false.
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param(
+            "def pick(grid, tiles):\n"
+            "    split_k = max(1, grid // tiles)\n"
+            "    if not (major == 12 and minor == 0):\n"
+            "        split_k = 1\n"
+            "    return split_k\n",
+            frozenset({"sm120"}),
+            id="split-k-reset",
+        ),
+        pytest.param(
+            "def stages(config):\n"
+            "    num_stages = config.num_stages\n"
+            "    if major < 9:\n"
+            "        logger.info('no pipelining')\n"
+            "        num_stages = 0\n"
+            "    return num_stages\n",
+            frozenset({"sm90", "sm100", "sm103", "sm110", "sm120", "sm121"}),
+            id="logged-reset-to-zero",
+        ),
+    ],
+)
+def test_a_computed_value_reset_disables(
+    ruleset: RuleSet, source: str, expected: frozenset[str]
+) -> None:
+    found, admitted = polarity(ruleset, source)
+    assert found is DISABLES
+    assert admitted == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        pytest.param(
+            "def pick():\n"
+            "    split_k = 4\n"
+            "    if major == 12:\n"
+            "        split_k = 1\n"
+            "    return split_k\n",
+            "a number picked over a number: tuning",
+            id="constant-before",
+        ),
+        pytest.param(
+            "def pick(grid, tiles):\n"
+            "    split_k = max(1, grid // tiles)\n"
+            "    if major == 12:\n"
+            "        split_k = 2\n"
+            "    return split_k\n",
+            "2 is no neutral number",
+            id="not-neutral",
+        ),
+        pytest.param(
+            "def pick(grid, tiles, split_k):\n"
+            "    if major == 12:\n"
+            "        split_k = 1\n"
+            "    return split_k\n",
+            "nothing computed before the branch (a parameter is not read as computed here)",
+            id="parameter",
+        ),
+        pytest.param(
+            "def pick(grid, tiles):\n"
+            "    split_k = max(1, grid // tiles)\n"
+            "    if major == 12:\n"
+            "        split_k = 1\n"
+            "    else:\n"
+            "        split_k = 2 * split_k\n"
+            "    return split_k\n",
+            "both sides set it: a choice, not an undoing",
+            id="with-else",
+        ),
+    ],
+)
+def test_a_reset_that_is_not_one_noops(ruleset: RuleSet, source: str, reason: str) -> None:
+    found, _ = polarity(ruleset, source)
+    assert found is ENABLES, reason

@@ -22,6 +22,7 @@ from gatecheck.gates.branches import (
     call_name,
     done_then_cleared,
     only_asserts,
+    resets_computed,
     returns_before_the_work,
 )
 from gatecheck.gates.feature_gates import branch_disables
@@ -965,6 +966,7 @@ def feature_side(
     if kind is SlotKind.IF and (
         (branch_disables(statement.body) and not done_then_cleared(statement))
         or returns_before_the_work(statement)
+        or resets_computed(statement)
     ):
         return Polarity.DISABLES, false_side
     if kind is SlotKind.IF and not statement.orelse and only_asserts(statement.body):

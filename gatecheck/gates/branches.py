@@ -266,6 +266,42 @@ def done_then_cleared(statement: nodes.NodeNG) -> bool:
     return False
 
 
+def resets_computed(statement: nodes.NodeNG) -> bool:
+    """`split_k = max(1, grid // tiles)` then `if not is_sm120(): split_k = 1`: the branch
+    only puts back the neutral number (0 or 1) of names the block computed just before,
+    so what was computed is kept where the condition is false, and switched off where it
+    is true. Numbers picked in a branch are tuning (`_tunes`); a computed value undone is
+    not."""
+    if not isinstance(statement, nodes.If) or statement.orelse:
+        return False
+    reset: set[str] = set()
+    for stmt in statement.body:
+        if is_log_call(stmt):
+            continue
+        if not (
+            isinstance(stmt, nodes.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], nodes.AssignName)
+            and isinstance(stmt.value, nodes.Const)
+            and stmt.value.value.__class__ is int
+            and stmt.value.value in (0, 1)
+        ):
+            return False
+        reset.add(str(stmt.targets[0].name))
+    if not reset:
+        return False
+    computed: set[str] = set()
+    earlier = statement.previous_sibling()
+    while earlier is not None:
+        if isinstance(earlier, (nodes.Assign, nodes.AnnAssign)) and earlier.value is not None:
+            targets = earlier.targets if isinstance(earlier, nodes.Assign) else [earlier.target]
+            for target in targets:
+                if isinstance(target, nodes.AssignName) and not is_numeric(earlier.value):
+                    computed.add(str(target.name))
+        earlier = earlier.previous_sibling()
+    return reset <= computed
+
+
 def _transforms(stmt: nodes.NodeNG) -> bool:
     """`q, k = normalize(q, k)`: names rebound from a call they are passed to."""
     if not (isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Call)):

@@ -296,6 +296,15 @@ HARDWARE = (
     "def speed_tag():\n"
     "    major, _ = torch.cuda.get_device_capability()\n"
     "    return {9: 'fast', 10: 'wide'}.get(major, 'slow')\n\n\n"
+    "def cc_number():\n"
+    "    cap = torch.cuda.get_device_capability()\n"
+    "    text = f'{cap[0]}.{cap[1]}'\n"
+    "    return float(text)\n\n\n"
+    "def cc_logged():\n"
+    "    cap = torch.cuda.get_device_capability()\n"
+    "    text = f'{cap[0]}.{cap[1]}'\n"
+    "    print(text)\n"
+    "    return 1\n\n\n"
     "PROPS = torch.cuda.get_device_properties(0)\n"
     "NUM_SMS = torch.cuda.get_device_properties(0).multi_processor_count\n"
     "ROCM_NAME = torch.cuda.get_device_properties(0).gcnArchName\n"
@@ -330,6 +339,19 @@ VALUE_CASES = [
         },
         [("user.py", 5, ("gfx90a", "sm90"))],
         id="a-helper-returning-a-number",
+    ),
+    pytest.param(
+        # The capability carried through locals before it is returned (diffusers'
+        # `float(f"{cc[0]}.{cc[1]}")` helper, its `>= 9.0` tests in other files).
+        {
+            "pkg/user.py": "from pkg.hw import cc_number\n\n\n"
+            "def threads():\n"
+            "    if cc_number() >= 10.0:\n"
+            "        return 256\n"
+            "    return 128\n"
+        },
+        [("user.py", 5, SM100_UP)],
+        id="a-helper-returning-it-through-locals",
     ),
     pytest.param(
         {
@@ -391,6 +413,10 @@ VALUE_NOOPS = [
     pytest.param(
         "def grid(n):\n    return min(n, hw.NUM_SMS)\n",
         id="a-value-not-read-is-the-same-everywhere",
+    ),
+    pytest.param(
+        "def workers():\n    return 4 * hw.cc_logged()\n",
+        id="a-local-carrying-it-not-returned",
     ),
     pytest.param(
         "def rocm():\n    return hw.ON_ROCM\n",

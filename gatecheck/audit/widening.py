@@ -368,6 +368,9 @@ def _definitions(module: nodes.Module, words: set[str]) -> list[Definition]:
     # A function's returned values and their names, read once for all its assignments
     # (a walk of its body for each took 7.6 s of vLLM 0.33.0's idiom definitions).
     returns: dict[nodes.FunctionDef, list[tuple[nodes.NodeNG, frozenset[str]]]] = {}
+    # Its assignments (the names each binds, the names its value reads), for the locals
+    # a value is carried through before it is returned.
+    assigned: dict[nodes.FunctionDef, list[tuple[frozenset[str], frozenset[str]]]] = {}
     for node in spelled_nodes(module, statements, words):
         if node.value is None:
             continue
@@ -382,7 +385,18 @@ def _definitions(module: nodes.Module, words: set[str]) -> list[Definition]:
             found.append(Definition(name, (node.value,), made_of))
         if function is None or not _exported(str(function.name)):
             continue
-        local = {n.name for n in node.nodes_of_class(nodes.AssignName)}
+        if function not in assigned:
+            assigned[function] = [
+                (
+                    frozenset(str(t.name) for t in a.nodes_of_class(nodes.AssignName)),
+                    _names_in(a.value),
+                )
+                for a in own_nodes(function.get_children(), (nodes.Assign, nodes.AnnAssign))
+                if a.value is not None
+            ]
+        local = _carried(
+            {str(n.name) for n in node.nodes_of_class(nodes.AssignName)}, assigned[function]
+        )
         if function not in returns:
             returns[function] = [
                 (r.value, _names_in(r.value))
@@ -393,6 +407,23 @@ def _definitions(module: nodes.Module, words: set[str]) -> list[Definition]:
             if not local.isdisjoint(uses):
                 found.append(Definition(str(function.name), (value,), uses | made_of))
     return found
+
+
+def _carried(
+    names: set[str], assignments: Sequence[tuple[frozenset[str], frozenset[str]]]
+) -> set[str]:
+    """`names` and the locals assigned from them, over and over: `cap =
+    get_device_capability(); text = f"{cap[0]}.{cap[1]}"; return float(text)` returns
+    the device through `text`."""
+    carried = set(names)
+    grew = True
+    while grew:
+        grew = False
+        for bound, reads in assignments:
+            if not bound <= carried and not reads.isdisjoint(carried):
+                carried |= bound
+                grew = True
+    return carried
 
 
 def _uses_any(text: str, words: Words) -> bool:

@@ -104,8 +104,20 @@ CASES = [
         "    return 'sm120'\n",
         "sm121",
         "probably-deliberate",
-        "shuts out only sm120, sm121: a gate about sm121 itself",
+        "shuts out only sm120, sm121: a gate about sm121 itself; sm121 takes the other branch",
         id="nvidia-major-is-a-line",
+    ),
+    pytest.param(
+        # A disabling gate about the generation: it goes into the branch, not past it.
+        "def fused_ok():\n"
+        "    use_fused = True\n"
+        "    if get_device_sm() == 120:\n"
+        "        use_fused = False\n"
+        "    return use_fused\n",
+        "sm120",
+        "probably-deliberate",
+        "a gate about sm120 itself; sm120 takes the branch that turns it off",
+        id="a-disabling-gate-about-the-generation",
     ),
 ]
 

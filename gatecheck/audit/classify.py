@@ -522,16 +522,13 @@ class Classifier:
             # `if cap != (12, 0): return "generic"`: a gate about this generation
             # itself (its own kernel or its own fallback), not one that forgot it.
             shown = ", ".join(self.registry.ordered(shut_out))
-            return (
-                f"shuts out only {shown}: a gate about {gen} itself; {gen} takes the other branch"
-            )
+            return f"shuts out only {shown}: a gate about {gen} itself; {_gen_side(found, gen)}"
         if self._threshold(inside) or (
             _written_cut_off(found.condition) and self._threshold(inside, reach)
         ):
             side = "an older" if self._older(inside) else "a newer"
             return (
-                f"{side}-hardware branch: it admits only {admitted_text}; "
-                f"{gen} takes the other branch"
+                f"{side}-hardware branch: it admits only {admitted_text}; {_gen_side(found, gen)}"
             )
         # For a disabling gate the allowlist is the condition's false side: no hole there,
         # but an alternative that names this generation's major shuts it out by name.
@@ -1094,6 +1091,14 @@ def _parameter_read(found: ArchCondition) -> str | None:
     if isinstance(scope, nodes.FunctionDef) and condition.name in scope.argnames():
         return str(condition.name)
     return None
+
+
+def _gen_side(found: ArchCondition, gen: str) -> str:
+    """Where the generation goes: past an enabling gate the other way, into a disabling
+    gate's own branch (`if cap == (12, 0): use_fused = False` turns it off there)."""
+    if found.polarity is Polarity.DISABLES:
+        return f"{gen} takes the branch that turns it off"
+    return f"{gen} takes the other branch"
 
 
 def _written_cut_off(condition: nodes.NodeNG) -> bool:

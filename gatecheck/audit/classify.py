@@ -5,7 +5,7 @@ generation itself, a single-generation gate) or a likely gap (with its evidence)
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from gatecheck.audit.conditions import (
     operands,
     varies,
 )
+from gatecheck.audit.dead_branches import dead_branch_gates
 from gatecheck.audit.naming import feature_name, rule_feature_matches, rule_feature_of
 from gatecheck.audit.report import AuditedGate, CallSite, FeatureSource, GateClass, GateSite
 from gatecheck.config.model import RuleSet
@@ -51,6 +52,7 @@ class Classifier:
         generation: str,
         conditions: Sequence[ArchCondition],
         modules: Sequence[nodes.Module],
+        hop_roots: Mapping[int, Sequence[ArchCondition]] | None = None,
     ) -> None:
         self.project = project
         self.semantics = semantics
@@ -79,6 +81,11 @@ class Classifier:
         # rule, and whether such a class is being read.
         self._own_classes: dict[int, GateClass] = {}
         self._repeating = False
+        # The rows above a hop (audit/run.py), and the gates shutting the generation out
+        # of a function's calls where it has a path for it (dead_branches.py), by id.
+        self.hop_roots = hop_roots or {}
+        self.conditions = conditions
+        self._dead: dict[int, str] | None = None
 
     def _rule_feature(self, found: ArchCondition) -> str | None:
         """The rule feature the gate belongs to, if any."""
@@ -93,6 +100,8 @@ class Classifier:
         else:
             feature, source = feature_name(found)
         gate_class, reasons = self._verdict(found, rule_feature)
+        if gate_class is GateClass.DELIBERATE and (dead := self._dead_path(found)) is not None:
+            gate_class, reasons = GateClass.LIKELY_GAP, (dead, *reasons)
         required = self.features.get(rule_feature or "")
         gen = self.generation.name
         if gate_class is GateClass.LIKELY_GAP and required and gen in required.require:
@@ -117,6 +126,28 @@ class Classifier:
             Position(int(anchor.end_lineno or anchor.lineno or 1), int(anchor.end_col_offset or 0)),
             call_sites,
         )
+
+    def _dead_path(self, found: ArchCondition) -> str | None:
+        """Why a function called only past this gate has a path for the generation the
+        gate shuts out (dead_branches.py), or None."""
+        if self._dead is None:
+            shutting = dead_branch_gates(
+                self.semantics,
+                self.conditions,
+                self.generation.name,
+                self.vendor_gens,
+                lambda statement: _reach_and_excluding(self._reach_of(statement)),
+            )
+            self._dead = {}
+            for c in self.conditions:
+                reason = shutting.get(id(c))
+                if reason is None:
+                    continue
+                for row in [c] if c.role is Role.GATE else self.hop_roots.get(id(c), ()):
+                    self._dead.setdefault(id(row), reason)
+        if self.generation.name in found.admits:
+            return None
+        return self._dead.get(id(found))
 
     def vendor_row(self, found: ArchCondition) -> AuditedGate:
         """A condition that tells vendors apart and nothing more (`if _is_hip:` on an
@@ -752,10 +783,13 @@ class Classifier:
         """Generations that can get to the gate through its enclosing if/elif/else tests
         (in its function), the line of the innermost one that narrows them, and the tests
         that shut the audited generation out on the way."""
+        return self._reach_of(found.statement)
+
+    def _reach_of(self, statement: nodes.NodeNG) -> tuple[frozenset[str], int, list[ArchCondition]]:
         reach = self.registry.all_names()
         outer = 0
         excluding: list[ArchCondition] = []
-        child, parent = found.statement, found.statement.parent
+        child, parent = statement, statement.parent
         while parent is not None:
             for exit_test in self._early_exits_before(child):
                 passes = exit_test.admission.can_be_false
@@ -1091,6 +1125,13 @@ def _parameter_read(found: ArchCondition) -> str | None:
     if isinstance(scope, nodes.FunctionDef) and condition.name in scope.argnames():
         return str(condition.name)
     return None
+
+
+def _reach_and_excluding(
+    reached: tuple[frozenset[str], int, list[ArchCondition]],
+) -> tuple[frozenset[str], list[ArchCondition]]:
+    reach, _, excluding = reached
+    return reach, excluding
 
 
 def _gen_side(found: ArchCondition, gen: str) -> str:

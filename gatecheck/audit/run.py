@@ -481,7 +481,13 @@ def _run_audit(
     # Rule matching reads each module's own text and looks the rules' gate functions up
     # by module name: recorded as those names (shared_reads), for every file.
     with project.scanning():
-        classifier = Classifier(project, semantics, ruleset, generation, conditions, modules)
+        hop_roots: dict[int, list[ArchCondition]] = {}
+        for root, passing in sites.items():
+            for hop in passing:
+                hop_roots.setdefault(id(hop), []).append(root)
+        classifier = Classifier(
+            project, semantics, ruleset, generation, conditions, modules, hop_roots
+        )
 
     def classified(c: ArchCondition) -> AuditedGate | None:
         with reading_for(project, c.path):

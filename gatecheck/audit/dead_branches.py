@@ -1,0 +1,144 @@
+"""Gates that shut a generation out of code written to handle it.
+
+A function that tests the device picks a path per generation (`per_group = cap >= (10,
+0)`: one scale per group from Blackwell on, one shared scale before). Where every call of
+it in the project sits past gates that let only some generations through, a test inside
+it that is the same on all of those, and different on the audited generation, has a side
+only shut-out generations would take: code no run reaches. Developers do not write
+dedicated handling for a generation they never let in; dead handling behind a gate that
+excludes the generation says the gate was not widened when the code was
+(TransformerEngine 2.16.0: `general_grouped_gemm_for_grouped_tensor` kept its Hopper path
+while every caller required `cc >= (10, 0)`; 2.18.0 let sm90 through).
+
+The side the generation takes must be a path, not a refusal: an `if` branch that does
+work (not one that leaves or switches the feature off), a flag set to its other value (not
+an off-state flag set); and the test must read the device itself, not a parameter (FA4's
+`AtomLayoutMSdP == 1` in the sm90 backward kernel is what each caller passes for its
+generation). The callers are the project's own (semantics/callers.py: every
+call resolved, at most MAX_SITES of them), each read where it sits (the gates around it
+and the early exits before it in its function: Classifier._reach); a function any call
+of which the generation may reach, or with a call that cannot be read, is left alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from astroid import nodes
+
+from gatecheck.audit.conditions import ArchCondition, Role, SlotKind, function_scope
+from gatecheck.gates.branches import branch_disables, branch_exits
+from gatecheck.gates.model import Polarity
+from gatecheck.semantics import callers
+from gatecheck.semantics.admitted import Semantics
+
+# More calls than this: the function is a helper called from everywhere, left alone.
+MAX_SITES = 8
+
+# Where a statement is reached: the generations that get to it, and the tests that shut
+# the audited generation out on the way.
+ReachOf = Callable[[nodes.NodeNG], tuple[frozenset[str], list[ArchCondition]]]
+
+
+def dead_branch_gates(
+    semantics: Semantics,
+    conditions: Sequence[ArchCondition],
+    generation: str,
+    vendor_gens: frozenset[str],
+    reach_of: ReachOf,
+) -> dict[int, str]:
+    """The conditions (by id) that shut `generation` out of the calls of a function with
+    a path only shut-out generations take, each with why."""
+    by_function: dict[nodes.FunctionDef, list[ArchCondition]] = {}
+    for c in conditions:
+        if c.role is not Role.GATE or c.kind not in (SlotKind.IF, SlotKind.ASSIGN, SlotKind.IFEXP):
+            continue
+        scope = function_scope(c.statement)
+        if isinstance(scope, nodes.FunctionDef) and _one_side(c, generation) is not None:
+            by_function.setdefault(scope, []).append(c)
+    ev = semantics.evaluator(semantics.registry.names[0])
+    found: dict[int, str] = {}
+    for function, inside in by_function.items():
+        sites = callers.call_sites(ev, function)
+        if not sites or len(sites) > MAX_SITES:
+            continue
+        reach: frozenset[str] = frozenset()
+        excluding: list[ArchCondition] = []
+        for call, _ in sites:
+            passes, shutting = reach_of(call.statement())
+            if generation in passes:
+                break
+            reach |= passes
+            excluding += shutting
+        else:
+            let_through = reach & vendor_gens
+            if not let_through:
+                continue
+            for c in inside:
+                reason = _dead_side(c, function, generation, let_through, semantics)
+                if reason is None:
+                    continue
+                for gate in excluding:
+                    found.setdefault(id(gate), reason)
+                break
+    return found
+
+
+def _one_side(c: ArchCondition, generation: str) -> bool | None:
+    """The side of the condition the generation is on, None where it may be on both."""
+    true, false = c.admission.can_be_true, c.admission.can_be_false
+    if generation in true and generation not in false:
+        return True
+    if generation in false and generation not in true:
+        return False
+    return None
+
+
+def _dead_side(
+    c: ArchCondition,
+    function: nodes.FunctionDef,
+    generation: str,
+    let_through: frozenset[str],
+    semantics: Semantics,
+) -> str | None:
+    """Why `c` has a path only `generation` (and others shut out) takes, or None."""
+    true, false = c.admission.can_be_true, c.admission.can_be_false
+    if let_through <= true - false:
+        theirs = True
+    elif let_through <= false - true:
+        theirs = False
+    else:
+        return None  # it tells the generations let through apart: a live test
+    ours = _one_side(c, generation)
+    if ours is None or ours == theirs:
+        return None
+    if _reads_parameters(c.condition, function):
+        # What the callers pass decides it (`AtomLayoutMSdP == 1`, each caller's choice
+        # per generation): its value on a generation no call reaches is no one's path.
+        return None
+    if c.kind is SlotKind.IF:
+        statement = c.statement
+        assert isinstance(statement, nodes.If)
+        branch = statement.body if ours else statement.orelse
+        if not branch or branch_exits(branch) or branch_disables(branch):
+            return None
+    elif c.polarity is Polarity.DISABLES and ours:
+        return None  # an off-state flag set: a refusal, not a path
+    text = " ".join(c.condition.as_string().split())
+    if len(text) > 60:
+        text = text[:57] + "..."
+    shown = ", ".join(semantics.registry.ordered(let_through))
+    return (
+        f"'{function.name}' (line {c.line} of {c.path.name}), called only past it, has a path "
+        f"for {generation}: '{text}' is {ours} there, {theirs} on every generation let "
+        f"through ({shown})"
+    )
+
+
+def _reads_parameters(condition: nodes.NodeNG, function: nodes.FunctionDef) -> bool:
+    """Whether the condition reads a parameter of the function (`self` included: an
+    attribute of the object is what its constructor's callers passed)."""
+    args = function.args
+    named = (*(args.posonlyargs or ()), *(args.args or ()), *(args.kwonlyargs or ()))
+    parameters = {str(a.name) for a in named}
+    parameters.update(str(rest) for rest in (args.vararg, args.kwarg) if rest)
+    return any(str(n.name) in parameters for n in condition.nodes_of_class(nodes.Name))

@@ -262,7 +262,9 @@ def call(
         merged.update(kwargs)
         return call(ev, func.func, [*func.args, *args], merged, syntax, optional, certain)
     if isinstance(func, ClassRef):
-        return classes.instantiate(func.node, args, kwargs)
+        made = syntax.parent if syntax is not None else None
+        bare = isinstance(made, nodes.Call) and not made.args and not made.keywords
+        return classes.instantiate(func.node, args, kwargs, defaults_hold=bare)
     if isinstance(func, Identity):
         return args[0] if args else UNKNOWN
     if isinstance(func, ExternalRef):

@@ -361,8 +361,17 @@ def annotated_fields(cls: nodes.ClassDef) -> list[str]:
     ]
 
 
-def instantiate(cls: nodes.ClassDef, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
-    instance = InstanceRef(cls)
+def instantiate(
+    cls: nodes.ClassDef,
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    defaults_hold: bool = False,
+) -> Any:
+    """`defaults_hold`: made by a call passing nothing (`KernHopper()`), so what its
+    classes bind holds for it, unless some method assigns that attribute on the
+    instance (values.InstanceRef): quack's kernels are chosen by a table of classes,
+    each binding `arch = 90`/`100`/`120`, and tested as `gemm.arch == 90`."""
+    instance = InstanceRef(cls, defaults_hold=defaults_hold)
     # NamedTuple / dataclass style: annotated class fields, in order.
     fields = annotated_fields(cls)
     for name, value in zip(fields, args, strict=False):

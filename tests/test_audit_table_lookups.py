@@ -78,6 +78,14 @@ CASES = [
         id="a-kernel-chosen-by-key",
     ),
     pytest.param(
+        # quack's kernel choice: the table bound in the function, then indexed.
+        "def pick(a):\n    table = {'90a': 1, '100a': 2}\n"
+        "    return table[get_device_arch()]\n",
+        "sm120",
+        [(2, SM90_SM100, "likely-gap")],
+        id="a-table-bound-in-the-function",
+    ),
+    pytest.param(
         "ROUTES = {'sm_100a': {'fwd': 1}, 'sm_103a': {'fwd': 2}}\n\n"
         "def route(role):\n    return ROUTES['sm_' + get_device_arch()][role]\n",
         "sm120",
@@ -194,6 +202,11 @@ NOOPS = [
         "def kernel():\n    arch = get_device_arch()\n    if arch not in KERNELS:\n"
         "        return None\n    return KERNELS[arch]\n",
         id="a-lookup-past-its-membership-test",  # the test is the gate (its own row)
+    ),
+    pytest.param(
+        "def tile(fast):\n    table = {'90a': 64, '100a': 128}\n"
+        "    if fast:\n        table = {'90a': 128}\n    return table[get_device_arch()]\n",
+        id="a-local-table-bound-twice",  # which one is read is not known here
     ),
     pytest.param(
         "def tile(n):\n    return {1: 64, 2: 128}[n]\n",

@@ -381,11 +381,15 @@ def _constant_key(key: nodes.NodeNG) -> bool:
 
 def _module_dict(name: nodes.Name) -> nodes.NodeNG | None:
     """The dict a module binds `name` to once (`_FLAGS = {...}`, annotated or not), when
-    no function or class around the use binds the name too."""
+    no function or class around the use binds the name too; or the function around the
+    use, in its own body (`table = {8: KernAmpere, 9: KernHopper}; return
+    table[cap[0]]()`, quack's kernel choice)."""
     scope = name.scope()
     while not isinstance(scope, nodes.Module):
         if name.name in scope.locals:
-            return None
+            if not isinstance(scope, nodes.FunctionDef):
+                return None
+            break
         scope = scope.parent.scope() if scope.parent is not None else scope.root()
     bound = scope.locals.get(name.name, [])
     if len(bound) != 1 or not isinstance(bound[0], nodes.AssignName):

@@ -15,6 +15,7 @@ from gatecheck.semantics.admitted import Semantics, admission_of, in_memory_proj
 
 SOURCE = """
 import os
+import cutlass
 import torch
 
 class Kernel:
@@ -63,6 +64,11 @@ def optional_major(major=None):
         major = -1 if not torch.cuda.is_available() else torch.cuda.get_device_capability()[0]
     return major >= 10
 
+def cute_arch(spec, arch=None):
+    if arch is None:
+        arch = cutlass.base_dsl.BaseDSL._get_dsl().get_arch_enum()
+    return arch.major == 9
+
 def required(sm_major):
     if sm_major is None:
         sm_major = torch.cuda.get_device_capability()[0]
@@ -85,6 +91,9 @@ CASES = [
     ("tuning", None),
     # The major, or -1 (one of a few options, the device's among them).
     ("optional_major", {"sm100", "sm103", "sm110", "sm120", "sm121"}),
+    # The CuTe DSL's compile target (quack's `make_mma(spec, arch=None)`): not known
+    # where the DSL has no target (before sm80, AMD), as the idiom reads it in place.
+    ("cute_arch", {"sm90", "sm70", "sm75", "gfx90a", "gfx942", "gfx950"}),
 ]
 
 
@@ -120,7 +129,7 @@ def test_a_callers_argument_wins(ruleset: RuleSet) -> None:
     assert admission_of(SOURCE, "as_tuple((12, 0))", ruleset.registry).can_be_false == frozenset()
 
 
-@pytest.mark.parametrize("function", ["is_supported", "as_tuple"])
+@pytest.mark.parametrize("function", ["is_supported", "as_tuple", "cute_arch"])
 def test_the_none_test_itself_is_the_callers(ruleset: RuleSet, function: str) -> None:
     """`if capability is None:` reads what the caller passed, which may be the default:
     true or false on every generation (not a gate)."""

@@ -20,6 +20,7 @@ from gatecheck.semantics.values import (
     UNKNOWN,
     AssumedCapability,
     Capability,
+    CuteArch,
     NoneOr,
     OneOf,
     TritonTarget,
@@ -259,7 +260,8 @@ def _filled_from_device(ev: Evaluator, name: str, args: nodes.Arguments) -> Any 
 
 def _identifies(value: Any, generation: Generation) -> bool:
     """Whether the fill gives the device's identity in some form (the capability, its
-    SM number or major, a Triton target; or one of a few options among which it is:
+    SM number or major, a Triton target, a CuTe DSL arch; or one of a few options among
+    which it is:
     `-1 if cap is None else cap.to_int()`), not a setting the device merely decides (a
     cluster size, whether to use PDL): a caller's value for those is a tuning choice,
     not another device."""
@@ -268,7 +270,7 @@ def _identifies(value: Any, generation: Generation) -> bool:
     for option in options:
         if isinstance(option, bool):
             continue
-        if isinstance(option, TritonTarget):
+        if isinstance(option, (TritonTarget, CuteArch)):
             return True
         if isinstance(option, (tuple, int)) and option in forms:
             return True

@@ -91,6 +91,9 @@ def attribute(receiver: object, name: str) -> Value:
         return receiver.get_arch_enum if name == "get_arch_enum" else UNKNOWN
     if name in ("major", "minor", "suffix", "is_family_of"):
         return getattr(receiver, name)
+    if name == "name" and isinstance(receiver, CuteArch):
+        # The member's name, parsed back by some (`int(arch.name.split("_")[1]...)`).
+        return f"sm_{receiver.major}{receiver.minor}{receiver.suffix}"
     return UNKNOWN
 
 
@@ -120,6 +123,9 @@ class Kernel:
 
     def exactly_sm90(self):
         return self.arch == Arch.sm_90
+
+    def sm_number_from_name(self):
+        return int(self.arch.name.split("_")[1].rstrip("af")) >= 100
 
     def built_for(self):
         return BaseDSL._get_dsl().envar.arch == "sm_100a"
@@ -156,6 +162,13 @@ IDIOM = Idiom(
         Example(
             "in-blackwell-archs",
             "Kernel().blackwell_specific()",
+            generations("sm100", "sm103", "sm110", "sm120", "sm121", *_UNKNOWN),
+            _KERNEL,
+        ),
+        # the member's name parsed back into its SM number (quack's rounding kernels)
+        Example(
+            "name-parsed",
+            "Kernel().sm_number_from_name()",
             generations("sm100", "sm103", "sm110", "sm120", "sm121", *_UNKNOWN),
             _KERNEL,
         ),

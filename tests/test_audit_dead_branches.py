@@ -96,11 +96,14 @@ TILE_CALLER = CALLER.replace(
     "        return grouped(weights, inputs, tile)\n",
 )
 
-UNGATED_CALLER = CALLER + """
+UNGATED_CALLER = (
+    CALLER
+    + """
 
 def warmup(weights, inputs):
     return grouped(weights, inputs)
 """
+)
 
 
 def caller_row(make_tree: MakeTree, kernels: str, layer: str, generation: str) -> tuple[str, str]:
@@ -144,9 +147,7 @@ def test_a_gate_in_front_of_a_path_for_the_generation_is_a_likely_gap(
 @pytest.mark.parametrize(
     ("kernels", "layer", "generation", "why"),
     [
-        pytest.param(
-            REFUSES, CALLER, "sm90", "the callee refuses it too: no path", id="a-refusal"
-        ),
+        pytest.param(REFUSES, CALLER, "sm90", "the callee refuses it too: no path", id="a-refusal"),
         pytest.param(
             TELLS_APART,
             CALLER,

@@ -79,8 +79,7 @@ CASES = [
     ),
     pytest.param(
         # quack's kernel choice: the table bound in the function, then indexed.
-        "def pick(a):\n    table = {'90a': 1, '100a': 2}\n"
-        "    return table[get_device_arch()]\n",
+        "def pick(a):\n    table = {'90a': 1, '100a': 2}\n    return table[get_device_arch()]\n",
         "sm120",
         [(2, SM90_SM100, "likely-gap")],
         id="a-table-bound-in-the-function",

@@ -391,7 +391,10 @@ def _definitions(module: nodes.Module, words: set[str]) -> list[Definition]:
                     frozenset(str(t.name) for t in a.nodes_of_class(nodes.AssignName)),
                     _names_in(a.value),
                 )
-                for a in own_nodes(function.get_children(), (nodes.Assign, nodes.AnnAssign))
+                for a in (
+                    *own_nodes(function.get_children(), nodes.Assign),
+                    *own_nodes(function.get_children(), nodes.AnnAssign),
+                )
                 if a.value is not None
             ]
         local = _carried(

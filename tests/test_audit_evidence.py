@@ -783,6 +783,24 @@ NOOPS = [
         [(4, "probably-deliberate")],
         id="kernel-named-for-what-it-admits",
     ),
+    # A refusal inside a sibling check that passes the generation is not the sibling's
+    # admission: its declared list leaves the generation out (FlashInfer 0.6.6's
+    # `_cudnn_gemm_fp4_requirement`: [100, 103, 110, 120, 121], then a raise for sm12x
+    # with an old cuDNN, which "admits" sm90).
+    pytest.param(
+        "@supported_compute_capability([100, 103])\n"
+        "def _cudnn_mm_check(a):\n"
+        "    return True\n"
+        "@supported_compute_capability([100, 103])\n"
+        "def _cudnn_fp4_check(a):\n"
+        "    if is_sm90_supported() and old_cudnn():\n"
+        "        raise ValueError('cuDNN too old')\n"
+        "    return True\n"
+        "MM = {'cudnn': _cudnn_mm_check}\n"
+        "FP4 = {'cudnn': _cudnn_fp4_check}\n",
+        [(3, "probably-deliberate"), (6, "probably-deliberate"), (8, "admits")],
+        id="a-refusal-in-a-sibling-is-not-its-admission",
+    ),
     # A module-level gate has no function whose messages speak for it.
     pytest.param(
         "assert x, 'requires SM90+'\nif is_sm100_supported():\n    kernel = 'trtllm'\n",

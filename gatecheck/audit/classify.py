@@ -727,12 +727,19 @@ class Classifier:
             for peer in functions:
                 if peer == scope.name:
                     continue
-                for other in self.by_function.get(f"{module.name}.{peer}", ()):
-                    if other.role is Role.GATE and self.generation.name in other.admits:
-                        return (
-                            f"registered as the '{key}' check, like '{peer}' (line {other.line}), "
-                            f"which admits {self.generation.name}"
-                        )
+                # The peer admits the generation where every gate of it lets it through
+                # (its declared list too): one refusal inside it that happens to pass the
+                # generation (`if sm12x and old_cudnn: raise`) is not its admission.
+                gates = [
+                    other
+                    for other in self.by_function.get(f"{module.name}.{peer}", ())
+                    if other.role is Role.GATE
+                ]
+                if gates and all(self.generation.name in other.admits for other in gates):
+                    return (
+                        f"registered as the '{key}' check, like '{peer}' "
+                        f"(line {gates[0].line}), which admits {self.generation.name}"
+                    )
         return None
 
     def _registered(self, module: nodes.Module) -> dict[str, list[str]]:

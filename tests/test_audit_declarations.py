@@ -139,6 +139,25 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
         ),
         pytest.param(
             """\
+            import subprocess
+
+
+            def build(src, out):
+                flags = ["-std=c++17", "-O3", "-gencode=arch=compute_90a,code=sm_90a"]
+                subprocess.check_call(["/usr/local/cuda/bin/nvcc", *flags, src, "-o", out])
+            """,
+            [
+                (
+                    "build",
+                    "['/usr/local/cuda/bin/nvcc', *flags, src, '-o', out]",
+                    ["sm90"],
+                )
+            ],
+            # deep_gemm's JIT: nvcc run as a command, its flags spread into it
+            id="an-nvcc-command",
+        ),
+        pytest.param(
+            """\
             class Ext:
                 ARCH_FLAGS = ["-arch=sm_90a", "-O3"]
             """,
@@ -401,6 +420,26 @@ def test_gates_without_an_if_are_rows(
                 log("big", batch > 128)
             """,
             id="argument-condition-without-an-arch-term",
+        ),
+        pytest.param(
+            """\
+            import subprocess
+
+
+            def build(src, out, extra):
+                subprocess.check_call(["nvcc", *extra, "-arch=sm_90a", src, "-o", out])
+            """,
+            id="an-nvcc-command-spreading-what-is-not-read",  # `extra` may hold any arch
+        ),
+        pytest.param(
+            """\
+            import subprocess
+
+
+            def run(src):
+                subprocess.check_call(["gcc", "-gencode=arch=compute_90a,code=sm_90a", src])
+            """,
+            id="another-program",
         ),
         pytest.param(
             """\

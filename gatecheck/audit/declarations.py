@@ -31,6 +31,7 @@ from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.kernels.support import (
     Declaration,
     build_declarations,
+    command_declarations,
     decorator_declarations,
     flag_declarations,
     flag_list_declarations,
@@ -95,6 +96,9 @@ def _declarations(
         for declared in build_declarations(call, evaluator, registry):
             yield declared, SlotKind.BUILD
         for declared in flag_declarations(call, evaluator, registry):
+            built = True
+            yield declared, SlotKind.BUILD
+        for declared in command_declarations(call, evaluator, registry):
             built = True
             yield declared, SlotKind.BUILD
         for declared in range_declarations(call, evaluator, registry):

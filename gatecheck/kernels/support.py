@@ -189,6 +189,39 @@ def flag_declarations(
             yield Declaration(keyword, gens, f"{keyword.arg}={keyword.value.as_string()}")
 
 
+def command_declarations(
+    call: nodes.Call, evaluator: Evaluator, registry: Registry
+) -> Iterator[Declaration]:
+    """nvcc run as a command (`subprocess.check_call(["nvcc", *flags, src, "-o", out])`,
+    deep_gemm's JIT): the arch options among the command's words. The command is the
+    call's first argument, a list whose first word is nvcc; its other words are read as
+    they are (a flag list spread into it too), every spread list read whole. Words not
+    known (a source or output path) are passed over: an arch option is written as a
+    string where the command is."""
+    if not call.args:
+        return
+    command = call.args[0]
+    if not isinstance(command, (nodes.List, nodes.Tuple)) or not command.elts:
+        return
+    head = evaluator.value(command.elts[0])
+    if not isinstance(head, str) or head.rsplit("/", 1)[-1] != "nvcc":
+        return
+    words: list[str] = []
+    for element in command.elts[1:]:
+        if isinstance(element, nodes.Starred):
+            spread = _entries(evaluator.value(element.value))
+            if spread is None:
+                return  # a spread list not read: it may hold any arch option
+            words.extend(spread)
+            continue
+        value = evaluator.value(element)
+        if isinstance(value, str):
+            words.append(value)
+    gens = _built_for(" ".join(words), registry)
+    if gens is not None:
+        yield Declaration(command, gens, f"nvcc command {command.as_string()}")
+
+
 def flag_list_declarations(
     owner: nodes.Module | nodes.ClassDef, evaluator: Evaluator, registry: Registry
 ) -> Iterator[Declaration]:

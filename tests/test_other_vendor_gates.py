@@ -112,7 +112,33 @@ REFUSALS = [
         "'is_gfx95_supported' (line 1) admits gfx950 and is used elsewhere",
         id="refusal-in-a-module-serving-the-generation",
     ),
-    # Noops: the module never tests the generation; a CUDA fast path with a fallback.
+    # Refused with an option on, the option let through on two majors of the other
+    # vendor (sglang 0.5.18's `--enable-fp4-indexer requires SM100 or SM120`, widened to
+    # gfx950 in 0.5.22): the option's gate, read as the refusal above.
+    pytest.param(
+        "import torch\nfrom pkg.utils import is_gfx95_supported\n\n"
+        "def check(enable_fp4_indexer):\n"
+        "    if enable_fp4_indexer and torch.cuda.get_device_capability()[0] not in (10, 12):\n"
+        "        raise ValueError('--enable-fp4-indexer requires SM100 or SM120 GPUs')\n\n\n"
+        "def linear(x):\n"
+        "    return x * 2 if is_gfx95_supported() else x\n",
+        "likely-gap",
+        "refuses gfx950 when 'enable_fp4_indexer'",
+        id="switched-refusal-in-a-module-serving-the-generation",
+    ),
+    # Noops: the module never tests the generation; a CUDA fast path with a fallback; an
+    # option let through on one part of the other vendor (that part's own library).
+    pytest.param(
+        "from pkg.utils import is_gfx95_supported, is_sm100_supported\n\n\n"
+        "def check(enable_tcgen05_moe):\n"
+        "    if enable_tcgen05_moe and not is_sm100_supported():\n"
+        "        raise ValueError('--enable-tcgen05-moe requires SM100')\n\n\n"
+        "def linear(x):\n"
+        "    return x * 2 if is_gfx95_supported() else x\n",
+        "admits",
+        "admits gfx950",
+        id="switched-refusal-for-one-part",
+    ),
     pytest.param(
         "from pkg.utils import is_sm100_supported\n\n\n"
         "def process(w):\n"

@@ -20,6 +20,7 @@ from gatecheck.audit.conditions import (
     device_table,
     negated,
     operands,
+    other_vendor_told_apart,
     varies,
 )
 from gatecheck.audit.dead_branches import dead_branch_gates
@@ -213,7 +214,7 @@ class Classifier:
             refused = self.registry.ordered(self.vendor_gens - on.admits)
             newer = self.registry.ordered(self.vendor_gens)[-len(refused) :]
             beyond = any(not self.generation.same_line(self.registry.get(g)) for g in refused)
-            if refused == newer and beyond:
+            if refused == newer and beyond and len(refused) < len(self.vendor_gens):
                 # `decode == "flashinfer" and dtype != "bfloat16" and major >= 10: raise
                 # "... on SM100+ requires bfloat16"`: a constraint on every part from one
                 # on, the generation among them, not an option some forgot (one refused on
@@ -457,11 +458,16 @@ class Classifier:
         ):
             return None
         vendor = self.vendor_gens
+        everywhere = self.registry.all_names()
         switches: list[nodes.NodeNG] = []
         fires = vendor  # where every arch test is true, whatever else holds
+        fires_anywhere = everywhere  # the same over every vendor's generations
         tests = 0
+        others = 0  # arch tests of another vendor's generations, true on all of this one's
         for operand in condition.values:
             answer = self.semantics.admission(operand)
+            if not vendor <= answer.can_be_false:  # not a switch
+                fires_anywhere &= answer.can_be_true - answer.can_be_false
             if varies(answer, vendor):
                 tests += 1
                 fires &= answer.can_be_true - answer.can_be_false
@@ -469,11 +475,24 @@ class Classifier:
                 if not vendor <= answer.can_be_true:
                     return None  # never true here: the refusal never fires
                 switches.append(operand)
+            elif other_vendor_told_apart(self.semantics, answer, vendor) is not None:
+                # `not (is_sm100() or is_sm120())` audited for gfx950: true on every AMD
+                # part, telling NVIDIA's apart; with the switch on, all of them refused.
+                others += 1
             # else true on every generation of the vendor (`_is_cuda`): no switch
+        shown = " and ".join(f"'{not_gaps.short(s, 50)}'" for s in switches)
+        if switches and not tests and others:
+            # Every part of this vendor refused with the option on, the option let through
+            # on an enumeration of the other's (two majors or more: `--enable-fp4-indexer
+            # requires SM100 or SM120`, widened to gfx950 in sglang 0.5.22), not on one
+            # part of it (`--use-aiter-mla needs gfx95`: that part's own library).
+            admitted = everywhere - fires_anywhere
+            if len({self.registry.get(g).major for g in admitted - vendor}) < 2:
+                return None
+            return replace(found, admits=frozenset(admitted)), shown
         if not switches or not tests or self.generation.name not in fires or fires == vendor:
             return None
         admits = (found.admits - vendor) | (vendor - fires)
-        shown = " and ".join(f"'{not_gaps.short(s, 50)}'" for s in switches)
         return replace(found, admits=frozenset(admits)), shown
 
     def _family_siblings_only(self, inside: frozenset[str]) -> bool:

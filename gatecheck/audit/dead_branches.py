@@ -48,12 +48,17 @@ def dead_branch_gates(
 ) -> dict[int, str]:
     """The conditions (by id) that shut `generation` out of the calls of a function with
     a path only shut-out generations take, each with why."""
+    guarded = _guarded_calls(conditions)
     by_function: dict[nodes.FunctionDef, list[ArchCondition]] = {}
     for c in conditions:
         if c.role is not Role.GATE or c.kind not in (SlotKind.IF, SlotKind.ASSIGN, SlotKind.IFEXP):
             continue
         scope = function_scope(c.statement)
-        if isinstance(scope, nodes.FunctionDef) and _one_side(c, generation) is not None:
+        if (
+            isinstance(scope, nodes.FunctionDef)
+            and str(scope.name) in guarded
+            and _one_side(c, generation) is not None
+        ):
             by_function.setdefault(scope, []).append(c)
     ev = semantics.evaluator(semantics.registry.names[0])
     found: dict[int, str] = {}
@@ -81,6 +86,32 @@ def dead_branch_gates(
                     found.setdefault(id(gate), reason)
                 break
     return found
+
+
+def _guarded_calls(conditions: Sequence[ArchCondition]) -> set[str]:
+    """The names called under an `if` test that is an arch condition (in its branches, or
+    after it in its block where a branch leaves): a function no such call names has a
+    caller no gate stands in front of, so its callers are not searched (a bound on the
+    cost only: the callers that are searched still decide)."""
+    names: set[str] = set()
+    for c in conditions:
+        statement = c.statement
+        if c.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
+            continue
+        region: list[nodes.NodeNG] = [*statement.body, *statement.orelse]
+        if branch_exits(statement.body) or branch_exits(statement.orelse):
+            later = statement.next_sibling()
+            while later is not None:
+                region.append(later)
+                later = later.next_sibling()
+        for node in region:
+            for call in node.nodes_of_class(nodes.Call):
+                func = call.func
+                if isinstance(func, nodes.Attribute):
+                    names.add(str(func.attrname))
+                elif isinstance(func, nodes.Name):
+                    names.add(str(func.name))
+    return names
 
 
 def _one_side(c: ArchCondition, generation: str) -> bool | None:

@@ -327,13 +327,14 @@ def test_work_done_then_its_switch_cleared_enables(ruleset: RuleSet, body: str) 
 
 
 @pytest.mark.parametrize(
-    ("source", "reason"),
+    ("source", "expected", "reason"),
     [
         pytest.param(
             "def pick(use_fa):\n"
             "    if use_fa and major < 9:\n"
             "        use_fa = False\n"
             "    return use_fa\n",
+            DISABLES,
             "nothing done before the switch is cleared",
             id="plain-switch-off",
         ),
@@ -343,6 +344,7 @@ def test_work_done_then_its_switch_cleared_enables(ruleset: RuleSet, body: str) 
             "        backend = fallback_backend(x)\n"
             "        use_fa = False\n"
             "    return use_fa\n",
+            DISABLES,
             "a fallback picked (a call's result under a new name) is no work on its own values",
             id="fallback-then-off",
         ),
@@ -352,14 +354,59 @@ def test_work_done_then_its_switch_cleared_enables(ruleset: RuleSet, body: str) 
             "        q = convert(q)\n"
             "        use_fa = False\n"
             "    return use_fa\n",
+            DISABLES,
             "the switch cleared is not one the condition tests",
             id="another-switch",
         ),
+        # A value put back that is no reset of a computed one (the reset rule below).
+        pytest.param(
+            "def pick():\n"
+            "    split_k = 4\n"
+            "    if major == 12:\n"
+            "        split_k = 1\n"
+            "    return split_k\n",
+            ENABLES,
+            "a number picked over a number: tuning",
+            id="constant-before",
+        ),
+        pytest.param(
+            "def pick(grid, tiles):\n"
+            "    split_k = max(1, grid // tiles)\n"
+            "    if major == 12:\n"
+            "        split_k = 2\n"
+            "    return split_k\n",
+            ENABLES,
+            "2 is no neutral number",
+            id="not-neutral",
+        ),
+        pytest.param(
+            "def pick(grid, tiles, split_k):\n"
+            "    if major == 12:\n"
+            "        split_k = 1\n"
+            "    return split_k\n",
+            ENABLES,
+            "nothing computed before the branch (a parameter is not read as computed here)",
+            id="parameter",
+        ),
+        pytest.param(
+            "def pick(grid, tiles):\n"
+            "    split_k = max(1, grid // tiles)\n"
+            "    if major == 12:\n"
+            "        split_k = 1\n"
+            "    else:\n"
+            "        split_k = 2 * split_k\n"
+            "    return split_k\n",
+            ENABLES,
+            "both sides set it: a choice, not an undoing",
+            id="with-else",
+        ),
     ],
 )
-def test_a_switch_off_stays_one(ruleset: RuleSet, source: str, reason: str) -> None:
+def test_noop_polarity_as_before(
+    ruleset: RuleSet, source: str, expected: Polarity, reason: str
+) -> None:
     found, _ = polarity(ruleset, source)
-    assert found is DISABLES, reason
+    assert found is expected, reason
 
 
 # A value computed, then put back to its neutral number where the condition holds (vLLM
@@ -395,50 +442,3 @@ def test_a_computed_value_reset_disables(
     found, admitted = polarity(ruleset, source)
     assert found is DISABLES
     assert admitted == expected
-
-
-@pytest.mark.parametrize(
-    ("source", "reason"),
-    [
-        pytest.param(
-            "def pick():\n"
-            "    split_k = 4\n"
-            "    if major == 12:\n"
-            "        split_k = 1\n"
-            "    return split_k\n",
-            "a number picked over a number: tuning",
-            id="constant-before",
-        ),
-        pytest.param(
-            "def pick(grid, tiles):\n"
-            "    split_k = max(1, grid // tiles)\n"
-            "    if major == 12:\n"
-            "        split_k = 2\n"
-            "    return split_k\n",
-            "2 is no neutral number",
-            id="not-neutral",
-        ),
-        pytest.param(
-            "def pick(grid, tiles, split_k):\n"
-            "    if major == 12:\n"
-            "        split_k = 1\n"
-            "    return split_k\n",
-            "nothing computed before the branch (a parameter is not read as computed here)",
-            id="parameter",
-        ),
-        pytest.param(
-            "def pick(grid, tiles):\n"
-            "    split_k = max(1, grid // tiles)\n"
-            "    if major == 12:\n"
-            "        split_k = 1\n"
-            "    else:\n"
-            "        split_k = 2 * split_k\n"
-            "    return split_k\n",
-            "both sides set it: a choice, not an undoing",
-            id="with-else",
-        ),
-    ],
-)
-def test_a_reset_that_is_not_one_noops(ruleset: RuleSet, source: str, reason: str) -> None:
-    found, _ = polarity(ruleset, source)
-    assert found is ENABLES, reason

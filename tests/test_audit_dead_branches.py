@@ -187,3 +187,13 @@ def test_noop_no_dead_path_for_the_generation(
     gate_class, reason = caller_row(make_tree, kernels, layer, generation)
     assert "called only past it" not in reason, why
     assert gate_class != "likely-gap", (why, reason)
+
+
+def test_the_callers_search_is_read_by_the_gate_it_decides(make_tree: MakeTree) -> None:
+    """The search runs once, under whichever gate is classified first (kernels.py's here);
+    the gate it makes a likely gap reads it too, so `impact` re-audits layer.py when a file
+    calling `grouped` changes."""
+    tree = make_tree({"pkg/__init__.py": "", "pkg/kernels.py": PER_GROUP, "pkg/layer.py": CALLER})
+    report = run_audit([tree], load_ruleset([]), "sm90", record_reads=True)
+    reads = {r.path.name: r.reads for r in report.reads}
+    assert "calls:grouped" in reads["layer.py"], reads["layer.py"]

@@ -23,7 +23,7 @@ from gatecheck.audit.conditions import (
     other_vendor_told_apart,
     varies,
 )
-from gatecheck.audit.dead_branches import dead_branch_gates
+from gatecheck.audit.dead_branches import dead_branch_gates, guarded_calls
 from gatecheck.audit.naming import feature_name, rule_feature_matches, rule_feature_of
 from gatecheck.audit.report import AuditedGate, CallSite, FeatureSource, GateClass, GateSite
 from gatecheck.config.model import RuleSet
@@ -87,6 +87,7 @@ class Classifier:
         self.hop_roots = hop_roots or {}
         self.conditions = conditions
         self._dead: dict[int, str] | None = None
+        self._dead_reads = 0
 
     def _rule_feature(self, found: ArchCondition) -> str | None:
         """The rule feature the gate belongs to, if any."""
@@ -131,14 +132,25 @@ class Classifier:
     def _dead_path(self, found: ArchCondition) -> str | None:
         """Why a function called only past this gate has a path for the generation the
         gate shuts out (dead_branches.py), or None."""
+        log = self.project.read_log
         if self._dead is None:
-            shutting = dead_branch_gates(
-                self.semantics,
-                self.conditions,
-                self.generation.name,
-                self.vendor_gens,
-                lambda statement: _reach_and_excluding(self._reach_of(statement)),
-            )
+            # What the search reads (callers across files) is read again by each gate it
+            # may decide (impact re-audits those where one of the files changes).
+            reads = _Reads()
+            if log is not None:
+                log.push(reads)
+            try:
+                shutting = dead_branch_gates(
+                    self.semantics,
+                    self.conditions,
+                    self.generation.name,
+                    self.vendor_gens,
+                    lambda statement: _reach_and_excluding(self._reach_of(statement)),
+                )
+            finally:
+                if log is not None:
+                    log.pop()
+            self._dead_reads = reads.files
             self._dead = {}
             for c in self.conditions:
                 reason = shutting.get(id(c))
@@ -148,7 +160,10 @@ class Classifier:
                     self._dead.setdefault(id(row), reason)
         if self.generation.name in found.admits:
             return None
-        return self._dead.get(id(found))
+        reason = self._dead.get(id(found))
+        if log is not None and (reason is not None or guarded_calls([found])):
+            log.replay(self._dead_reads)
+        return reason
 
     def vendor_row(self, found: ArchCondition) -> AuditedGate:
         """A condition that tells vendors apart and nothing more (`if _is_hip:` on an
@@ -1151,6 +1166,16 @@ def _parameter_read(found: ArchCondition) -> str | None:
     if isinstance(scope, nodes.FunctionDef) and condition.name in scope.argnames():
         return str(condition.name)
     return None
+
+
+class _Reads:
+    """A frame of the project's read log (readlog.Frame): the files the dead-path search
+    reads."""
+
+    __slots__ = ("files",)
+
+    def __init__(self) -> None:
+        self.files = 0
 
 
 def _reach_and_excluding(

@@ -48,7 +48,7 @@ def dead_branch_gates(
 ) -> dict[int, str]:
     """The conditions (by id) that shut `generation` out of the calls of a function with
     a path only shut-out generations take, each with why."""
-    guarded = _guarded_calls(conditions)
+    guarded = guarded_calls(conditions)
     by_function: dict[nodes.FunctionDef, list[ArchCondition]] = {}
     for c in conditions:
         if c.role is not Role.GATE or c.kind not in (SlotKind.IF, SlotKind.ASSIGN, SlotKind.IFEXP):
@@ -88,7 +88,7 @@ def dead_branch_gates(
     return found
 
 
-def _guarded_calls(conditions: Sequence[ArchCondition]) -> set[str]:
+def guarded_calls(conditions: Sequence[ArchCondition]) -> set[str]:
     """The names called under an `if` test that is an arch condition (in its branches, or
     after it in its block where a branch leaves): a function no such call names has a
     caller no gate stands in front of, so its callers are not searched (a bound on the

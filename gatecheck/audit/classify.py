@@ -4,8 +4,9 @@ generation itself, a single-generation gate) or a likely gap (with its evidence)
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -86,8 +87,8 @@ class Classifier:
         # of a function's calls where it has a path for it (dead_branches.py), by id.
         self.hop_roots = hop_roots or {}
         self.conditions = conditions
-        self._dead: dict[int, str] | None = None
-        self._dead_reads = 0
+        self._dead: dict[int, tuple[str, str]] | None = None
+        self._dead_reads: dict[str, int] = {}
 
     def _rule_feature(self, found: ArchCondition) -> str | None:
         """The rule feature the gate belongs to, if any."""
@@ -134,36 +135,49 @@ class Classifier:
         gate shuts out (dead_branches.py), or None."""
         log = self.project.read_log
         if self._dead is None:
-            # What the search reads (callers across files) is read again by each gate it
-            # may decide (impact re-audits those where one of the files changes).
-            reads = _Reads()
-            if log is not None:
-                log.push(reads)
-            try:
-                shutting = dead_branch_gates(
-                    self.semantics,
-                    self.conditions,
-                    self.generation.name,
-                    self.vendor_gens,
-                    lambda statement: _reach_and_excluding(self._reach_of(statement)),
-                )
-            finally:
-                if log is not None:
-                    log.pop()
-            self._dead_reads = reads.files
+            # What each function's search reads (its callers across files) is read again
+            # by each gate it may decide: one in front of a call of it, or one it made a
+            # likely gap (impact re-audits those where one of the files changes).
+            shutting = dead_branch_gates(
+                self.semantics,
+                self.conditions,
+                self.generation.name,
+                self.vendor_gens,
+                lambda statement: _reach_and_excluding(self._reach_of(statement)),
+                None if log is None else self._reads_per_function,
+            )
             self._dead = {}
             for c in self.conditions:
-                reason = shutting.get(id(c))
-                if reason is None:
+                shut = shutting.get(id(c))
+                if shut is None:
                     continue
                 for row in [c] if c.role is Role.GATE else self.hop_roots.get(id(c), ()):
-                    self._dead.setdefault(id(row), reason)
+                    self._dead.setdefault(id(row), shut)
         if self.generation.name in found.admits:
             return None
-        reason = self._dead.get(id(found))
-        if log is not None and (reason is not None or guarded_calls([found])):
-            log.replay(self._dead_reads)
-        return reason
+        shut = self._dead.get(id(found))
+        if log is not None:
+            names = guarded_calls([found])
+            if shut is not None:
+                names.add(shut[1])
+            for name in names:
+                log.replay(self._dead_reads.get(name, 0))
+        return None if shut is None else shut[0]
+
+    @contextlib.contextmanager
+    def _reads_per_function(self, name: str) -> Iterator[None]:
+        """The reads of one function's search, kept under its name (a frame of the
+        project's read log of its own, merged into the one open as usual)."""
+        log = self.project.read_log
+        reads = _Reads()
+        if log is not None:
+            log.push(reads)
+        try:
+            yield
+        finally:
+            if log is not None:
+                log.pop()
+            self._dead_reads[name] = self._dead_reads.get(name, 0) | reads.files
 
     def vendor_row(self, found: ArchCondition) -> AuditedGate:
         """A condition that tells vendors apart and nothing more (`if _is_hip:` on an

@@ -22,6 +22,7 @@ of which the generation may reach, or with a call that cannot be read, is left a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 
 from astroid import nodes
 
@@ -30,6 +31,7 @@ from gatecheck.gates.branches import branch_disables, branch_exits
 from gatecheck.gates.model import Polarity
 from gatecheck.semantics import callers
 from gatecheck.semantics.admitted import Semantics
+from gatecheck.semantics.evaluator import Evaluator
 
 # More calls than this: the function is a helper called from everywhere, left alone.
 MAX_SITES = 8
@@ -45,9 +47,12 @@ def dead_branch_gates(
     generation: str,
     vendor_gens: frozenset[str],
     reach_of: ReachOf,
-) -> dict[int, str]:
+    around: Callable[[str], AbstractContextManager[None]] | None = None,
+) -> dict[int, tuple[str, str]]:
     """The conditions (by id) that shut `generation` out of the calls of a function with
-    a path only shut-out generations take, each with why."""
+    a path only shut-out generations take, each with why and that function's name.
+    `around`: entered, with the function's name, around each function's search (what it
+    reads is noted per name)."""
     guarded = guarded_calls(conditions)
     by_function: dict[nodes.FunctionDef, list[ArchCondition]] = {}
     for c in conditions:
@@ -61,31 +66,47 @@ def dead_branch_gates(
         ):
             by_function.setdefault(scope, []).append(c)
     ev = semantics.evaluator(semantics.registry.names[0])
-    found: dict[int, str] = {}
+    found: dict[int, tuple[str, str]] = {}
     for function, inside in by_function.items():
-        sites = callers.call_sites(ev, function)
-        if not sites or len(sites) > MAX_SITES:
-            continue
-        reach: frozenset[str] = frozenset()
-        excluding: list[ArchCondition] = []
-        for call, _ in sites:
-            passes, shutting = reach_of(call.statement())
-            if generation in passes:
-                break
-            reach |= passes
-            excluding += shutting
-        else:
-            let_through = reach & vendor_gens
-            if not let_through:
-                continue
-            for c in inside:
-                reason = _dead_side(c, function, generation, let_through, semantics)
-                if reason is None:
-                    continue
-                for gate in excluding:
-                    found.setdefault(id(gate), reason)
-                break
+        with around(str(function.name)) if around is not None else nullcontext():
+            shut = _shut_out(ev, function, inside, generation, vendor_gens, reach_of, semantics)
+        if shut is not None:
+            reason, excluding = shut
+            for gate in excluding:
+                found.setdefault(id(gate), (reason, str(function.name)))
     return found
+
+
+def _shut_out(
+    ev: Evaluator,
+    function: nodes.FunctionDef,
+    inside: Sequence[ArchCondition],
+    generation: str,
+    vendor_gens: frozenset[str],
+    reach_of: ReachOf,
+    semantics: Semantics,
+) -> tuple[str, list[ArchCondition]] | None:
+    """Why the function has a path only shut-out generations take, and the tests that
+    shut the generation out of its calls; None where it has none."""
+    sites = callers.call_sites(ev, function)
+    if not sites or len(sites) > MAX_SITES:
+        return None
+    reach: frozenset[str] = frozenset()
+    excluding: list[ArchCondition] = []
+    for call, _ in sites:
+        passes, shutting = reach_of(call.statement())
+        if generation in passes:
+            return None
+        reach |= passes
+        excluding += shutting
+    let_through = reach & vendor_gens
+    if not let_through:
+        return None
+    for c in inside:
+        reason = _dead_side(c, function, generation, let_through, semantics)
+        if reason is not None:
+            return reason, excluding
+    return None
 
 
 def guarded_calls(conditions: Sequence[ArchCondition]) -> set[str]:

@@ -39,6 +39,7 @@ from gatecheck.gates.branches import (
 )
 from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.loading.project import Project
+from gatecheck.loading.readlog import ReadFrame
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
@@ -169,7 +170,7 @@ class Classifier:
         """The reads of one function's search, kept under its name (a frame of the
         project's read log of its own, merged into the one open as usual)."""
         log = self.project.read_log
-        reads = _Reads()
+        reads = ReadFrame()
         if log is not None:
             log.push(reads)
         try:
@@ -1180,16 +1181,6 @@ def _parameter_read(found: ArchCondition) -> str | None:
     if isinstance(scope, nodes.FunctionDef) and condition.name in scope.argnames():
         return str(condition.name)
     return None
-
-
-class _Reads:
-    """A frame of the project's read log (readlog.Frame): the files the dead-path search
-    reads."""
-
-    __slots__ = ("files",)
-
-    def __init__(self) -> None:
-        self.files = 0
 
 
 def _reach_and_excluding(

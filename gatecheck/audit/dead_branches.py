@@ -27,7 +27,7 @@ from contextlib import AbstractContextManager, nullcontext
 from astroid import nodes
 
 from gatecheck.audit.conditions import ArchCondition, Role, SlotKind, function_scope
-from gatecheck.gates.branches import branch_disables, branch_exits
+from gatecheck.gates.branches import branch_disables, branch_exits, call_name
 from gatecheck.gates.model import Polarity
 from gatecheck.semantics import callers
 from gatecheck.semantics.admitted import Semantics
@@ -126,12 +126,8 @@ def guarded_calls(conditions: Sequence[ArchCondition]) -> set[str]:
                 region.append(later)
                 later = later.next_sibling()
         for node in region:
-            for call in node.nodes_of_class(nodes.Call):
-                func = call.func
-                if isinstance(func, nodes.Attribute):
-                    names.add(str(func.attrname))
-                elif isinstance(func, nodes.Name):
-                    names.add(str(func.name))
+            names.update(call_name(call) for call in node.nodes_of_class(nodes.Call))
+    names.discard("")
     return names
 
 

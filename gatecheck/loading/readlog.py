@@ -48,7 +48,9 @@ class Frame(Protocol):
     files: int
 
 
-class _Frame:
+class ReadFrame:
+    """A frame of its own (a file's reads, or a search's kept to be replayed)."""
+
     __slots__ = ("files",)
 
     def __init__(self) -> None:
@@ -127,7 +129,7 @@ class ReadLog:
     def reading_for(self, path: Path, *, hops: bool = False) -> Iterator[None]:
         """Reads inside are `path`'s; frames already open (another file's) see none.
         `hops`: what is `asked` inside is too (telling `path`'s gates from hops)."""
-        frame = _Frame()
+        frame = ReadFrame()
         saved, self._frames = self._frames, [frame]
         asked, self._asked = self._asked, (0 if hops else None)
         try:

@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from gatecheck.config.loader import load_ruleset
-from gatecheck.config.model import RuleSet
-from scripts.corpus import CorpusUnavailable, fetch
+from gatecheck.loading.brainless import skip_brains
+
+skip_brains()  # as the command line does, before anything imports astroid
+
+from gatecheck.config.loader import load_ruleset  # noqa: E402
+from gatecheck.config.model import RuleSet  # noqa: E402
+from scripts.corpus import CorpusUnavailable, fetch  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"

@@ -7,6 +7,9 @@ import os
 import sys
 
 from gatecheck.cli.collector import few_collections
+from gatecheck.loading.brainless import skip_brains
+
+skip_brains()  # before anything imports astroid (loading/brainless.py)
 
 # The command line's own imports (click, settings, rules) with few collector passes, as a
 # command then runs (GatecheckGroup.main); the thresholds are restored once imported.

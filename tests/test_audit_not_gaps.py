@@ -11,7 +11,7 @@ import pytest
 from gatecheck.audit import GateClass, evidence
 from gatecheck.audit.report import AuditedGate, reason_weight
 from gatecheck.config.loader import load_ruleset
-from tests.test_audit import IMPORTS, UTILS, MakeTree, audit, verdicts
+from tests.test_audit import IMPORTS, UTILS, MakeTree, audit, mod_gates, verdicts
 
 SM120 = load_ruleset([]).registry.get("sm120")
 
@@ -225,6 +225,25 @@ def test_not_a_gap(
     assert verdicts(report) == expected
     first = min((g for g in report.gates if g.path.name == "mod.py"), key=lambda g: g.found.line)
     assert any(reason in r for r in first.reasons), first.reasons
+
+
+def test_a_gate_true_on_no_generation_that_reaches_it(make_tree: MakeTree) -> None:
+    """`assert threads == 128` in the branch that the only generation whose `threads` is
+    128 never takes: the reason says it admits none there (it said "admits only " with
+    an empty list: flash-attn-4 4.0.0b14's postprocess, audited for sm110)."""
+    source = (
+        "def setup():\n"
+        "    major = torch.cuda.get_device_capability()[0]\n"
+        "    threads = 128 if major == 9 else 256\n"
+        "    if major == 9:\n"
+        "        run_wgmma(threads)\n"
+        "    else:\n"
+        "        assert threads == 128\n"
+        "        run_simt(threads)\n"
+    )
+    gate = next(g for g in mod_gates(audit(make_tree, source)) if g.found.line == 9)
+    assert gate.gate_class is GateClass.DELIBERATE
+    assert gate.reasons == ("admits no generation that reaches it, sm120 included",)
 
 
 NOOPS = [

@@ -391,6 +391,10 @@ class Classifier:
         told = self._told(found, inside)
         told_text = ", ".join(self.registry.ordered(told))
         single = f"a single-generation gate: admits only {told_text}"
+        if not told:
+            # True on no generation that reaches it (`assert threads == 128` in the branch
+            # the generations whose `threads` is 128 never take): it enumerates none.
+            single = f"admits no generation that reaches it, {gen} included"
         if len({self.registry.get(g).major for g in told}) >= 2 and self._one_other_family(told):
             family = self.registry.get(next(iter(told))).family
             single = f"a {family} gate: admits only {told_text}"

@@ -523,6 +523,18 @@ CASES = [
         "a gap with a TODO: the message at line 4",
         id="message-says-currently",
     ),
+    # ... and so is a refusal of the caller's options nested under the test: the branch's
+    # words (flash-attn-4 4.0.0b4's deterministic backward, let through on sm90 in b5).
+    pytest.param(
+        "def backward(deterministic):\n"
+        "    if torch.cuda.get_device_capability()[0] not in (10, 11):\n"
+        "        if deterministic:\n"
+        "            raise ValueError('deterministic only supported on sm100/sm110 for now')\n",
+        "sm90",
+        [(4, "likely-gap")],
+        "a gap with a TODO: the message at line 6",
+        id="a-nested-refusal-said-to-be-for-now",
+    ),
     # ... not one that gives its reason.
     pytest.param(
         "if torch.cuda.get_device_capability()[0] != 10:\n"

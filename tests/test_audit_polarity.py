@@ -175,17 +175,55 @@ def test_an_off_state_name_reads_the_false_side(ruleset: RuleSet) -> None:
 
 # A branch that only asserts checks its path: it turns no feature on or off, whatever the
 # assert tests (FA4's `assert self.num_threads == tiled_mma.size` on its sm80/sm90 path,
-# its head-dim asserts on sm90's; `assert not deterministic` refuses a mode, loudly, at
-# the call: a row that admits every generation). One that works after its assert
-# enables. (source, polarity, the feature's NVIDIA side)
+# its head-dim asserts on sm90's). One that works after its assert enables. One that only
+# refuses its caller's options (`assert not deterministic`, `assert x is False`, `if x:
+# raise` nested) refuses them where the test is true, as `if <test> and deterministic:
+# raise` does: flash-attn-4 4.0.0b5 let sm90 through such a refusal (gates.branches
+# .refuses_options). (source, polarity, the feature's NVIDIA side)
 ASSERT_BODIES = [
     pytest.param(
         "def bwd(deterministic):\n"
         "    if major not in (10, 11):\n"
         "        assert not deterministic, 'deterministic backward needs sm100/sm110'\n",
+        DISABLES,
+        "false",
+        id="a-parameter-asserted-off",
+    ),
+    pytest.param(
+        "def bwd(args):\n"
+        "    if major // 10 not in [10, 11]:\n"
+        "        assert args.deterministic is False, 'only on sm100/sm110 for now'\n"
+        "        assert args.sink is None\n",
+        DISABLES,
+        "false",
+        id="options-of-a-parameter-asserted-off",
+    ),
+    pytest.param(
+        "def bwd(deterministic, ordered):\n"
+        "    if major not in (10, 11):\n"
+        "        if deterministic and ordered is not None:\n"
+        "            raise ValueError('ordered deterministic backward needs sm100')\n",
+        DISABLES,
+        "false",
+        id="a-nested-refusal",
+    ),
+    pytest.param(
+        "def bwd(q):\n"
+        "    deterministic = q.requires_grad\n"
+        "    if major not in (10, 11):\n"
+        "        assert not deterministic\n",
         ENABLES,
         "both",
-        id="a-parameter-asserted",
+        id="a-local-asserted-is-no-option",
+    ),
+    pytest.param(
+        "def bwd(deterministic):\n"
+        "    if major not in (10, 11):\n"
+        "        assert not deterministic\n"
+        "        warm_up()\n",
+        ENABLES,
+        "true",
+        id="work-after-a-refusal-enables",
     ),
     pytest.param(
         "def fwd(head_dim):\n"

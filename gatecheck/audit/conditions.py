@@ -22,6 +22,7 @@ from gatecheck.gates.branches import (
     call_name,
     done_then_cleared,
     only_asserts,
+    refuses_options,
     resets_computed,
     returns_before_the_work,
 )
@@ -972,6 +973,10 @@ def feature_side(
         or returns_before_the_work(statement)
         or resets_computed(statement)
     ):
+        return Polarity.DISABLES, false_side
+    if kind is SlotKind.IF and not statement.orelse and refuses_options(statement.body):
+        # `if arch // 10 not in [10, 11]: assert not deterministic`: the option is
+        # refused where the test is true, as `if <test> and deterministic: raise` says.
         return Polarity.DISABLES, false_side
     if kind is SlotKind.IF and not statement.orelse and only_asserts(statement.body):
         # A branch that only asserts checks its path (`assert self.num_threads ==

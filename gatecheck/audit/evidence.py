@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from astroid import nodes
 
 from gatecheck.config.model import Generation
+from gatecheck.gates.branches import refuses_options
 
 _COMMENT_LINES_BEFORE = 3  # comments just above the condition speak of it
 _BODY_LINES = 6  # and those in the first lines of its branch
@@ -433,7 +434,9 @@ def texts_near(
 def branch_strings(statement: nodes.NodeNG) -> list[Words]:
     statements: list[nodes.NodeNG] = []
     body: set[int] = set()
+    refusing = False
     if isinstance(statement, nodes.If):
+        refusing = not statement.orelse and refuses_options(statement.body)
         statements = list(statement.body)
         body = {id(s) for s in statement.body}
         if not (len(statement.orelse) == 1 and isinstance(statement.orelse[0], nodes.If)):
@@ -442,7 +445,11 @@ def branch_strings(statement: nodes.NodeNG) -> list[Words]:
         statements = [statement]
     out: list[Words] = []
     for stmt in statements:
-        if isinstance(stmt, (nodes.FunctionDef, nodes.ClassDef, nodes.If)):
+        if isinstance(stmt, (nodes.FunctionDef, nodes.ClassDef)):
+            continue
+        if isinstance(stmt, nodes.If) and not (id(stmt) in body and refusing):
+            # Another gate's words; but the branch's own where it only refuses options
+            # (`if arch != 100: if deterministic: raise ValueError("... for now")`).
             continue
         for const in stmt.nodes_of_class(nodes.Const):
             # Sentences only: 'tcgen05' or 'cutlass' picked as a value is a name, not a word.

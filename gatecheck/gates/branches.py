@@ -356,6 +356,68 @@ def only_asserts(body: Sequence[nodes.NodeNG]) -> bool:
     return bool(asserts) and all(isinstance(s, nodes.Assert) or is_log_call(s) for s in body)
 
 
+def refuses_options(body: Sequence[nodes.NodeNG]) -> bool:
+    """A branch whose only work is refusing options its function's caller chose: on the
+    generations that take it they are refused, as under `if <test> and <option>: raise`
+    (`if arch // 10 not in [10, 11]: assert deterministic is False, "... for now"`, or
+    `if deterministic: raise ValueError(...)` nested; flash-attn-4's backward before
+    4.0.0b5). An option is a parameter of the function, or an attribute of one
+    (`args.deterministic`, `self.deterministic`); asserted off (`not x`, `x is False`,
+    `x is None`, `x == False`) or tested by an `if` that raises. Not an invariant of
+    values the function derives (`assert self.num_threads == mma.size`: only_asserts)."""
+    refusals = 0
+    for stmt in body:
+        if isinstance(stmt, nodes.Assert):
+            if not _asserted_off(stmt.test):
+                return False
+            refusals += 1
+        elif isinstance(stmt, nodes.If):
+            if not option_refusal(stmt):
+                return False
+            refusals += 1
+        elif not is_log_call(stmt):
+            return False
+    return refusals > 0
+
+
+def option_refusal(stmt: nodes.If) -> bool:
+    """`if deterministic: raise ValueError(...)`: options of the caller's refused."""
+    return not stmt.orelse and _options_on(stmt.test) and branch_exits(stmt.body)
+
+
+def _asserted_off(test: nodes.NodeNG) -> bool:
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        return _option(test.operand)
+    if isinstance(test, nodes.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0]
+        off = op in ("is", "==") and isinstance(right, nodes.Const) and right.value in (False, None)
+        return off and _option(test.left)
+    return False
+
+
+def _options_on(test: nodes.NodeNG) -> bool:
+    """`x`, `x and y`, `x is not None`, `x is True`: true when the options are on."""
+    if isinstance(test, nodes.BoolOp):
+        return all(_options_on(v) for v in test.values)
+    if isinstance(test, nodes.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0]
+        on = (op == "is not" and isinstance(right, nodes.Const) and right.value is None) or (
+            op in ("is", "==") and isinstance(right, nodes.Const) and right.value is True
+        )
+        return on and _option(test.left)
+    return _option(test)
+
+
+def _option(node: nodes.NodeNG) -> bool:
+    """A parameter of the enclosing function, or an attribute of one."""
+    while isinstance(node, nodes.Attribute):
+        node = node.expr
+    if not isinstance(node, nodes.Name):
+        return False
+    function = node.scope()
+    return isinstance(function, nodes.FunctionDef) and node.name in function.argnames()
+
+
 def setter_off(stmt: nodes.NodeNG) -> bool:
     """`envs.SGLANG_OPT_FP8_GEMM.set(False)`, `setattr(args, "enable_x", False)`: a switch
     turned off through a call rather than an assignment."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from gatecheck.audit import GateClass, evidence
-from gatecheck.audit.report import AuditedGate, reason_weight
+from gatecheck.audit.report import AuditedGate, AuditReport, reason_weight
+from gatecheck.audit.run import run_audit
 from gatecheck.config.loader import load_ruleset
 from tests.test_audit import IMPORTS, UTILS, MakeTree, audit, mod_gates, verdicts
 
@@ -696,6 +697,103 @@ def test_the_generation_goes_with_its_group_noops(
     make_tree: MakeTree, source: str, generation: str, expected: list[tuple[int, str]]
 ) -> None:
     assert verdicts(audit(make_tree, source, generation=generation)) == expected
+
+
+# The group may be made where the device is read, and the gate in a helper given the value
+# (flash-attn-4's backward postprocess, `arch // 10 == 10` on an `arch` its interface
+# passes, the interface grouping `[10, 11]`; widened to sm110 in 4.0.0b15): the gates of
+# the files calling the helper count. (helper.py, expected (file, line, class), reason)
+_CALLER = (
+    "import torch\n"
+    "from pkg.helper import Finisher, finish\n\n\n"
+    "def device_arch():\n"
+    "    major, minor = torch.cuda.get_device_capability()\n"
+    "    return major * 10 + minor\n\n\n"
+    "def backward(dim):\n"
+    "    arch = device_arch()\n"
+    "    paired = False\n"
+    "    if arch // 10 in [10, 11]:\n"
+    "        paired = dim >= 128\n"
+    "    finish(arch, dim)\n"
+    "    return Finisher(arch, paired).run()\n"
+)
+CALLERS_GROUP = [
+    pytest.param(
+        "class Finisher:\n"
+        "    def __init__(self, arch, paired):\n"
+        "        self.arch = arch\n"
+        "        self.paired = paired\n\n"
+        "    def run(self):\n"
+        "        if self.arch // 10 == 10 and self.paired:\n"
+        "            return 'pair'\n"
+        "        return 'single'\n\n\n"
+        "def finish(arch, dim):\n"
+        "    return 'two' if arch // 10 == 10 else 'one'\n",
+        [("api.py", 13, "admits"), ("helper.py", 7, "likely-gap"), ("helper.py", 13, "likely-gap")],
+        "the gate at line 13 of pkg.api admits sm100, sm103, sm110 together",
+        id="object-and-function-given-the-callers-arch",
+    ),
+    pytest.param(
+        "def finish(arch, dim):\n"
+        "    if arch // 10 in [8, 12]:\n"
+        "        return 'simt'\n"
+        "    elif arch // 10 == 9:\n"
+        "        return 'wgmma'\n"
+        "    return 'tcgen05'\n\n\n"
+        "class Finisher:\n"
+        "    def __init__(self, arch, paired):\n"
+        "        self.arch = arch\n\n"
+        "    def run(self):\n"
+        "        return 'x'\n",
+        [
+            ("api.py", 13, "admits"),
+            ("helper.py", 2, "probably-deliberate"),
+            ("helper.py", 4, "probably-deliberate"),
+        ],
+        "sm110 goes the way sm100, sm103 go, which the condition at line 13 of pkg.api",
+        id="a-chain-sending-it-with-the-callers-group",
+    ),
+]
+
+
+def _caller_verdicts(report: AuditReport) -> list[tuple[str, int, str]]:
+    return sorted((g.path.name, g.found.line, g.gate_class.value) for g in report.gates)
+
+
+@pytest.mark.parametrize(("helper", "expected", "reason"), CALLERS_GROUP)
+def test_the_group_of_the_callers(
+    make_tree: MakeTree, helper: str, expected: list[tuple[str, int, str]], reason: str
+) -> None:
+    files = {"pkg/__init__.py": "", "pkg/api.py": _CALLER, "pkg/helper.py": helper}
+    report = run_audit([make_tree(files)], load_ruleset([]), "sm110")
+    assert _caller_verdicts(report) == expected
+    first = min((g for g in report.gates if g.path.name == "helper.py"), key=lambda g: g.found.line)
+    assert any(reason in r for r in first.reasons), first.reasons
+
+
+CALLERS_GROUP_NOOPS = [
+    # The helper reads the device itself: what its callers group says nothing of it.
+    pytest.param(
+        "import torch\n\n\n"
+        "def finish(arch, dim):\n"
+        "    return 'two' if torch.cuda.get_device_capability()[0] == 10 else 'one'\n\n\n"
+        "class Finisher:\n"
+        "    def __init__(self, arch, paired):\n"
+        "        pass\n\n"
+        "    def run(self):\n"
+        "        return 'x'\n",
+        [("api.py", 13, "admits"), ("helper.py", 5, "probably-deliberate")],
+        id="the-helper-reads-the-device-itself",
+    ),
+]
+
+
+@pytest.mark.parametrize(("helper", "expected"), CALLERS_GROUP_NOOPS)
+def test_the_group_of_the_callers_noops(
+    make_tree: MakeTree, helper: str, expected: list[tuple[str, int, str]]
+) -> None:
+    files = {"pkg/__init__.py": "", "pkg/api.py": _CALLER, "pkg/helper.py": helper}
+    assert _caller_verdicts(run_audit([make_tree(files)], load_ruleset([]), "sm110")) == expected
 
 
 # A refusal guarded by an option's switch (sglang's `--enable-fp4-indexer` check, widened

@@ -41,6 +41,8 @@ from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.loading.project import Project
 from gatecheck.loading.readlog import ReadFrame
 from gatecheck.semantics.admitted import Semantics
+from gatecheck.semantics.call_names import MAX_CALLER_FILES
+from gatecheck.semantics.callers import files_calling
 from gatecheck.semantics.culprit import culprit
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
 from gatecheck.suppressions import Suppression, nearest, scan_files
@@ -310,7 +312,7 @@ class Classifier:
             self.generation,
             self.vendor_gens,
             self.project.module,
-            tuple(self.by_path.get(found.path, ())),
+            (*self.by_path.get(found.path, ()), *self._callers_gates(found)),
             reach,
         )
         if (decided_here := not_gaps.not_a_gap(context)) is not None:
@@ -549,7 +551,7 @@ class Classifier:
         gen = self.generation
         if found.kind.is_declaration:
             return None  # what one kernel is declared for says nothing of another's
-        for other in self.by_path.get(found.path, ()):
+        for other in (*self.by_path.get(found.path, ()), *self._callers_gates(found)):
             if other is found or other.kind.is_declaration:
                 continue
             others = other.admits & self.vendor_gens
@@ -558,8 +560,27 @@ class Classifier:
                 continue
             if all(self.registry.get(g).major == gen.major for g in extra):
                 shown = ", ".join(self.registry.ordered(others))
-                return f"the gate at line {other.line} admits {shown} together"
+                where = "" if other.path == found.path else f" of {other.module}"
+                return f"the gate at line {other.line}{where} admits {shown} together"
         return None
+
+    def _callers_gates(self, found: ArchCondition) -> list[ArchCondition]:
+        """The gates of the files that call the function holding `found` (its class, for
+        a method: the object is made there), when its arch tests read the device from
+        what the callers pass (a parameter, or the object's state: `arch // 10 == 10`
+        in a helper class given `arch`, flash-attn-4's backward postprocess): the callers
+        decide with that value, and group generations there. Not for a name called from
+        more than a few files (a generic `run`)."""
+        function = found.statement.scope()
+        if not isinstance(function, nodes.FunctionDef) or not _reads_parameters(found, function):
+            return []
+        owner = function.parent
+        name = str(owner.name) if isinstance(owner, nodes.ClassDef) else str(function.name)
+        evaluator = self.semantics.evaluator(self.generation.name)
+        files = files_calling(evaluator, name)
+        if len(files) > MAX_CALLER_FILES:
+            return []
+        return [g for path in files if path != found.path for g in self.by_path.get(path, ())]
 
     def _told(self, found: ArchCondition, inside: frozenset[str]) -> frozenset[str]:
         """The admitted generations where one of the gate's arch terms answers: not those
@@ -1352,6 +1373,18 @@ def _chain_ifs(statement: nodes.If) -> list[nodes.If]:
         chain.append(current)
         current = current.orelse[0] if len(current.orelse) == 1 else None
     return chain
+
+
+def _reads_parameters(found: ArchCondition, function: nodes.FunctionDef) -> bool:
+    """Whether an arch test of `found` reads a parameter of `function` (`self.arch`
+    included): a value its callers pass."""
+    parameters = set(function.argnames())
+    return any(
+        name.name in parameters
+        for term in found.arch_terms
+        for name in (term, *term.nodes_of_class(nodes.Name))
+        if isinstance(name, nodes.Name)
+    )
 
 
 def _standalone(found: ArchCondition) -> bool:

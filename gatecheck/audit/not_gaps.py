@@ -39,8 +39,9 @@ class GateContext:
     vendor_gens: frozenset[str]
     # A module of the project by its dotted name (tables imported from another module).
     module_named: Callable[[str], nodes.Module | None] | None = None
-    # The other gates of the gate's module, and the generations that get to the gate
-    # through the tests enclosing it in its function (all, when not given).
+    # The other gates of the gate's module (and of the files calling its function with
+    # the device, classify.Classifier._callers_gates), and the generations that get to
+    # the gate through the tests enclosing it in its function (all, when not given).
     module_gates: tuple[ArchCondition, ...] = ()
     reach: frozenset[str] | None = None
 
@@ -153,9 +154,10 @@ def goes_with_its_group(ctx: GateContext) -> str | None:
         )
         if siblings:
             shown = ", ".join(ctx.registry.ordered(siblings))
+            where = "" if other.path == ctx.found.path else f" of {other.module}"
             return (
                 f"{gen.name} goes the way {shown} go, which the condition at line "
-                f"{other.line} tests together with it, apart from what this gate handles"
+                f"{other.line}{where} tests together with it, apart from what this gate handles"
             )
     return None
 

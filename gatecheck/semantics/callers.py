@@ -506,6 +506,14 @@ def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
     return index
 
 
+def files_calling(ev: Evaluator, name: str) -> tuple[Path, ...]:
+    """The files that spell a call of `name` (`name(...)`, `x.name(...)`), from the
+    project's index; noted in the read log as the callers search notes them."""
+    if ev.project.read_log is not None:
+        ev.project.read_log.note(f"{CALLS}{name}")
+    return _files_calling(ev).get(name, ())
+
+
 def _calls_named(ev: Evaluator, module: nodes.Module, name: str) -> list[nodes.Call]:
     """The calls of `module` spelled `name` (`name(...)`, `x.name(...)`), kept in the
     shared facts (a search per function would walk the module again)."""

@@ -73,6 +73,29 @@ def required(sm_major):
     if sm_major is None:
         sm_major = torch.cuda.get_device_capability()[0]
     return sm_major == 9
+
+def device_arch():
+    major, minor = torch.cuda.get_device_capability()
+    return major * 10 + minor
+
+def ternary_fill(x, _arch=None):
+    arch = device_arch() if _arch is None else _arch
+    return arch // 10 == 12
+
+def ternary_fill_not_none(x, _arch=None):
+    arch = _arch if _arch is not None else device_arch()
+    return arch // 10 in [10, 11]
+
+def ternary_fill_in_place(x, _arch=None):
+    return (device_arch() if _arch is None else _arch) >= 90
+
+def ternary_constant_fill(block=None):
+    size = 64 if block is None else block
+    return size > 32
+
+def ternary_other_name(x, _arch=None, other=None):
+    arch = device_arch() if _arch is None else other
+    return arch // 10 == 12
 """
 
 FROM_SM90 = {"sm90", "sm100", "sm103", "sm110", "sm120", "sm121"}
@@ -94,6 +117,13 @@ CASES = [
     # The CuTe DSL's compile target (quack's `make_mma(spec, arch=None)`): not known
     # where the DSL has no target (before sm80, AMD), as the idiom reads it in place.
     ("cute_arch", {"sm90", "sm70", "sm75", "gfx90a", "gfx942", "gfx950"}),
+    # The fill written as a choice (flash-attn-4's `_get_device_arch() if _arch is None
+    # else _arch`), either way round, kept in a local or read in place.
+    ("ternary_fill", {"sm120", "sm121"}),
+    ("ternary_fill_not_none", {"sm100", "sm103", "sm110"}),
+    ("ternary_fill_in_place", FROM_SM90 | {"gfx90a", "gfx942", "gfx950"}),
+    ("ternary_constant_fill", None),  # the fill reads nothing from the device
+    ("ternary_other_name", None),  # the other side is not the parameter tested
 ]
 
 

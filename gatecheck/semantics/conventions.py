@@ -236,7 +236,8 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
 
 def _filled_from_device(ev: Evaluator, name: str, args: nodes.Arguments) -> Any | None:
     """`def is_supported(cls, compute_capability=None)` whose body begins `if
-    compute_capability is None: ...; compute_capability = cap.to_int()`: the function
+    compute_capability is None: ...; compute_capability = cap.to_int()` (or holds
+    `read_device() if arch is None else arch`, flow.ternary_none_fill): the function
     reads the device's value where no caller gives one, so a value a caller gives stands
     for a device's too, in the same form. The parameter is then that value, marked
     assumed (the callers were not all read). None: no such fill, or one that reads
@@ -245,11 +246,12 @@ def _filled_from_device(ev: Evaluator, name: str, args: nodes.Arguments) -> Any 
     if not isinstance(func, nodes.FunctionDef) or not _defaults_to_none(args, name):
         return None
     found = flow.none_fill(func, name)
-    if found is None:
+    choice = flow.ternary_none_fill(func, name) if found is None else None
+    if found is None and choice is None:
         return None
-    _, fill = found
     with ev.tracking() as reads:
-        value = ev.binding_value(fill)
+        # `arch = read_device() if arch is None else arch`: the same fill, in place
+        value = ev.binding_value(found[1]) if found is not None else ev.eval(choice, None)
     if not reads.device or not _identifies(value, ev.generation):
         return None
     ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}' (its None default is the device's)")

@@ -633,6 +633,11 @@ def filled_item(ev: Evaluator, table: nodes.NodeNG, env: Env | None) -> tuple[An
 def _if_exp(ev: Evaluator, node: nodes.IfExp, env: Env | None) -> Any:
     t = truth(ev.eval(node.test, env))
     if t is UNKNOWN:
+        from gatecheck.semantics.flow import none_filled_choice
+
+        filled = none_filled_choice(ev, node, env)
+        if filled is not None:
+            return filled
         return either((ev.eval(node.body, env), ev.eval(node.orelse, env)))
     branch = node.body if t else node.orelse
     noted = ev.raising

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
+from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics.env import none_compared
 from gatecheck.semantics.logic import bool_op, either, kleene_not
 from gatecheck.semantics.values import UNKNOWN, NoneOr, OneOf, plain, truth
@@ -109,6 +110,56 @@ def _after_none_fill(
         return None
     passed = plain_or_none(ev.binding_value(parameter))
     filled = ev.binding_value(fill)
+    return filled if passed is _UNSET else either([passed, filled])
+
+
+def none_fill_choice(node: nodes.NodeNG) -> tuple[str, nodes.NodeNG] | None:
+    """(the name, the fill) of `fill if name is None else name` (or `name if name is
+    not None else fill`); None for any other node."""
+    if not isinstance(node, nodes.IfExp):
+        return None
+    test = node.test
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1):
+        return None
+    op, right = test.ops[0]
+    if op not in ("is", "is not") or not (isinstance(right, nodes.Const) and right.value is None):
+        return None
+    name = test.left
+    fill, kept = (node.body, node.orelse) if op == "is" else (node.orelse, node.body)
+    if isinstance(name, nodes.Name) and isinstance(kept, nodes.Name) and kept.name == name.name:
+        return str(name.name), fill
+    return None
+
+
+def ternary_none_fill(function: nodes.FunctionDef, name: str) -> nodes.NodeNG | None:
+    """The fill of the first `fill if name is None else name` in `function`'s own
+    statements (not in a nested function or class)."""
+    for node in own_nodes(function.body, nodes.IfExp):
+        found = none_fill_choice(node)
+        if found is not None and found[0] == name:
+            return found[1]
+    return None
+
+
+def none_filled_choice(ev: Evaluator, node: nodes.IfExp, env: Any) -> Any | None:
+    """`read_device() if arch is None else arch` (or `arch if arch is not None else
+    read_device()`), `arch` a parameter bound nowhere else: what the caller passed where
+    it is not None, else the fill, as after `if arch is None: arch = read_device()`
+    (_after_none_fill; flash-attn-4's interface fills its `_arch` so). None: not that
+    shape."""
+    found = none_fill_choice(node)
+    if found is None or (env is not None and found[0] in env):
+        return None
+    fill = found[1]
+    name = node.test.left
+    _scope, bound = name.lookup(name.name)
+    if len(bound) != 1 or not isinstance(bound[0].parent, nodes.Arguments):
+        return None
+    function = bound[0].parent.parent
+    if not isinstance(function, nodes.FunctionDef) or node.scope() is not function:
+        return None
+    passed = plain_or_none(ev.binding_value(bound[0]))
+    filled = ev.eval(fill, env)
     return filled if passed is _UNSET else either([passed, filled])
 
 

@@ -246,7 +246,12 @@ def _filled_from_device(ev: Evaluator, name: str, args: nodes.Arguments) -> Any 
     if not isinstance(func, nodes.FunctionDef) or not _defaults_to_none(args, name):
         return None
     found = flow.none_fill(func, name)
-    choice = flow.ternary_none_fill(func, name) if found is None else None
+    choice = None
+    if found is None:
+        key = ("ternary-none-fill", id(func), name)
+        if key not in ev.facts:  # the code's shape: found once for every generation
+            ev.facts[key] = flow.ternary_none_fill(func, name)
+        choice = ev.facts[key]
     if found is None and choice is None:
         return None
     with ev.tracking() as reads:

@@ -13,6 +13,7 @@ from gatecheck.semantics import bounds, classes
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.diverging import raises_in
 from gatecheck.semantics.env import Env, bind_target, none_compared, operand_scopes
+from gatecheck.semantics.flow import none_filled_choice
 from gatecheck.semantics.free_atoms import single_binding
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.logic import MAX_OPTIONS, bool_op, either, item_of_options, kleene_not
@@ -633,8 +634,6 @@ def filled_item(ev: Evaluator, table: nodes.NodeNG, env: Env | None) -> tuple[An
 def _if_exp(ev: Evaluator, node: nodes.IfExp, env: Env | None) -> Any:
     t = truth(ev.eval(node.test, env))
     if t is UNKNOWN:
-        from gatecheck.semantics.flow import none_filled_choice
-
         filled = none_filled_choice(ev, node, env)
         if filled is not None:
             return filled

@@ -390,8 +390,9 @@ def is_option(value: Any) -> bool:
 
 
 def is_constant_method(value: Any) -> bool:
-    """A method of a constant (`"hopper".startswith`), as attribute() gives it."""
-    return isinstance(value, types.BuiltinMethodType) and is_constant(
+    """A method of a constant (`"hopper".startswith`, a CuTe DSL arch's `is_family_of`),
+    as attribute() gives it."""
+    return isinstance(value, (types.BuiltinMethodType, types.MethodType)) and is_constant(
         getattr(value, "__self__", None)
     )
 

@@ -118,6 +118,9 @@ class Kernel:
     def family_103(self):
         return self.arch.is_family_of(Arch.sm_103f)
 
+    def family_90(self):
+        return self.arch.is_family_of(Arch.sm_90a)
+
     def blackwell_specific(self):
         return self.arch in cutlass.Arch.BlackwellArchs() and self.arch.suffix in ("a", "f")
 
@@ -155,10 +158,10 @@ IDIOM = Idiom(
             _KERNEL,
         ),
         Example("major", "Kernel().sm12x()", generations("sm120", "sm121", *_UNKNOWN), _KERNEL),
-        # a method through Thor's two names is not read: unknown there
-        Example(
-            "family", "Kernel().family_103()", generations("sm103", "sm110", *_UNKNOWN), _KERNEL
-        ),
+        # a method through Thor's two names is each one's: false on both (sm_101a and
+        # sm_110a are of no sm_103f family)
+        Example("family", "Kernel().family_103()", generations("sm103", *_UNKNOWN), _KERNEL),
+        Example("hopper-family", "Kernel().family_90()", generations("sm90", *_UNKNOWN), _KERNEL),
         Example(
             "in-blackwell-archs",
             "Kernel().blackwell_specific()",

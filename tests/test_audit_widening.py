@@ -398,6 +398,25 @@ VALUE_CASES = [
         [("user.py", 5, ("gfx942",))],
         id="another-vendors-value",
     ),
+    pytest.param(
+        # A record made with the device in a field, read by the field's name in a file
+        # that spells no idiom (flash-attn-4's heuristics inputs, `inputs.device_arch`).
+        {
+            "pkg/api.py": "from pkg import hw\nfrom pkg.plan import Inputs, stages\n\n\n"
+            "def run(x, d):\n"
+            "    return x * stages(Inputs(device_sm=hw.device_cc(), head_dim=d))\n",
+            "pkg/plan.py": "from typing import NamedTuple\n\n\n"
+            "class Inputs(NamedTuple):\n"
+            "    device_sm: int\n"
+            "    head_dim: int\n\n\n"
+            "def stages(inputs):\n"
+            "    if inputs.device_sm in (100, 103):\n"
+            "        return 2\n"
+            "    return 1\n",
+        },
+        [("plan.py", 10, ("sm100", "sm103"))],
+        id="a-record-field-given-the-device",
+    ),
 ]
 
 
@@ -407,6 +426,26 @@ def test_files_using_a_name_whose_value_varies_are_searched(
 ) -> None:
     assert not any(mentions_arch(text) for text in files.values()), "the prefilter alone"
     assert value_rows(make_tree, files)[0] == expected
+
+
+def test_a_record_field_given_a_local_carrying_the_device(make_tree: MakeTree) -> None:
+    """The field's value read off the device through locals (`hi, lo = ...; Inputs(
+    device_sm=hi * 10 + lo)`), the record read in a file that spells no idiom."""
+    files = {
+        "pkg/api.py": "import torch\nfrom pkg.plan import Inputs, stages\n\n\n"
+        "def run(x, d):\n"
+        "    hi, lo = torch.cuda.get_device_capability()\n"
+        "    return x * stages(Inputs(device_sm=hi * 10 + lo, head_dim=d))\n",
+        "pkg/plan.py": "from dataclasses import dataclass\n\n\n"
+        "@dataclass\nclass Inputs:\n"
+        "    device_sm: int\n"
+        "    head_dim: int\n\n\n"
+        "def stages(inputs):\n"
+        "    return 2 if inputs.device_sm // 10 == 12 else 1\n",
+    }
+    rows_found, searched = value_rows(make_tree, files)
+    assert ("plan.py", 11, ("sm120", "sm121")) in rows_found
+    assert "plan.py" in searched
 
 
 VALUE_NOOPS = [
@@ -421,6 +460,10 @@ VALUE_NOOPS = [
     pytest.param(
         "def rocm():\n    return hw.ON_ROCM\n",
         id="a-value-that-differs-only-between-vendors",
+    ),
+    pytest.param(
+        "def launch(k):\n    return k(num_sms=hw.NUM_SMS, blocks=4)\n",
+        id="a-keyword-given-a-value-the-same-everywhere",
     ),
 ]
 

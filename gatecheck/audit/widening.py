@@ -239,6 +239,8 @@ class Widening:
         """Whether the definition's truth, else its value, differs between generations
         of one vendor (the audited one's or another's: `is_fp8_fnuz()` on an sm120
         audit tells gfx942 apart, and its uses are gates)."""
+        if definition.keyword:
+            return self._each_value(definition, self._is_identity)
         return self._each_value(definition, self._truth_varies) or self._each_value(
             definition, self._value_varies
         )
@@ -253,6 +255,25 @@ class Widening:
             len({key for g in group if (key := generation_value(found[g])) is not None}) > 1
             for group in self.vendors
         )
+
+    def _is_identity(self, value: nodes.NodeNG) -> bool:
+        """Whether `value` is, on every generation of a vendor, that generation's own
+        identity in one form (its capability, SM number or major), telling two apart."""
+        registry = self.semantics.registry
+        found = self.semantics.values(value, registry.names)
+        for group in self.vendors:
+            seen: set[Any] = set()
+            for name in group:
+                generation = registry.get(name)
+                held = found[name]
+                forms = (generation.capability, generation.sm_version, generation.capability[0])
+                if isinstance(held, bool) or held not in forms:
+                    break
+                seen.add(held)
+            else:
+                if len(seen) > 1:
+                    return True
+        return False
 
     def _each_value(self, definition: Definition, test: Callable[[nodes.NodeNG], bool]) -> bool:
         for value in definition.values:
@@ -281,6 +302,10 @@ class Definition:
     values: tuple[nodes.NodeNG, ...]
     made_of: frozenset[str]
     of_idiom: bool = False  # made of a name that spells an arch idiom (idiom_definitions)
+    # A call's keyword argument (a record's field): followed only where it is given the
+    # device's identity (Widening._is_identity); a keyword given any varying value (a
+    # vendor's flag, a tuning number) named half of vLLM's files by `enabled=`, `dtype=`.
+    keyword: bool = False
 
 
 def generation_value(value: Any) -> Hashable | None:
@@ -351,7 +376,7 @@ def idiom_definitions(module: nodes.Module) -> list[Definition]:
     the statements whose text holds a piece of the idiom are visited."""
     found = _definitions(module, set(IDIOM_PIECES))
     return [
-        Definition(d.name, d.values, d.made_of, of_idiom=True)
+        Definition(d.name, d.values, d.made_of, of_idiom=True, keyword=d.keyword)
         for d in found
         if any(_spells_idiom(n) for n in d.made_of)
     ]
@@ -371,6 +396,14 @@ def _definitions(module: nodes.Module, words: set[str]) -> list[Definition]:
     # Its assignments (the names each binds, the names its value reads), for the locals
     # a value is carried through before it is returned.
     assigned: dict[nodes.FunctionDef, list[tuple[frozenset[str], frozenset[str]]]] = {}
+    # Its calls' keyword arguments and the names each value reads: a record made with the
+    # device in a field (`Inputs(device_arch=hi * 10 + lo)`, flash-attn-4's heuristics
+    # inputs) is read by that field's name (`inputs.device_arch`) wherever it goes.
+    keywords: dict[nodes.FunctionDef, list[tuple[nodes.Keyword, frozenset[str]]]] = {}
+    for keyword in spelled_nodes(module, (nodes.Keyword,), words):
+        if _record_field(keyword):
+            made_of = _names_in(keyword.value)
+            found.append(Definition(str(keyword.arg), (keyword.value,), made_of, keyword=True))
     for node in spelled_nodes(module, statements, words):
         if node.value is None:
             continue
@@ -400,6 +433,17 @@ def _definitions(module: nodes.Module, words: set[str]) -> list[Definition]:
         local = _carried(
             {str(n.name) for n in node.nodes_of_class(nodes.AssignName)}, assigned[function]
         )
+        if function not in keywords:
+            keywords[function] = [
+                (k, _names_in(k.value))
+                for k in own_nodes(function.get_children(), nodes.Keyword)
+                if _record_field(k)
+            ]
+        for keyword, uses in keywords[function]:
+            if not local.isdisjoint(uses):
+                found.append(
+                    Definition(str(keyword.arg), (keyword.value,), uses | made_of, keyword=True)
+                )
         if function not in returns:
             returns[function] = [
                 (r.value, _names_in(r.value))
@@ -498,6 +542,13 @@ def _assigned_outside(
             elif outside_functions:
                 names.append(str(node.name))
     return [n for n in names if _exported(n)]
+
+
+def _record_field(keyword: nodes.Keyword) -> bool:
+    """A keyword argument of a call naming what it sets (not `**kwargs`, not a dunder)."""
+    return (
+        bool(keyword.arg) and _exported(str(keyword.arg)) and isinstance(keyword.parent, nodes.Call)
+    )
 
 
 def _names_in(expression: nodes.NodeNG) -> frozenset[str]:

@@ -190,6 +190,18 @@ def test_noop_names_that_bring_in_no_file(
     assert (root / "pkg" / "user.py") not in report.parsed
 
 
+def test_a_protocols_name_is_reported_as_not_followed(make_tree: MakeTree) -> None:
+    """The reason a protocol's method brings in no file is in the report: an audit of
+    fewer files (impact's of BASE) may count it under the bound, and must not take it for
+    a name the whole tree's audit missed."""
+    files = NOOPS[0].values[0]
+    assert isinstance(files, dict)
+    root = make_tree({"pkg/__init__.py": "", "pkg/utils.py": UTILS, **files})
+    report = run_audit([root], load_ruleset([]), "sm120")
+    assert "forward" in report.protocol_names
+    assert "forward" not in report.device_names
+
+
 def test_noop_a_word_in_a_comment_or_a_message_is_no_use(make_tree: MakeTree) -> None:
     files = {
         "pkg/__init__.py": "",

@@ -17,7 +17,13 @@ from gatecheck.audit.report import AuditReport
 from gatecheck.config.loader import load_ruleset
 from gatecheck.impact.overlay import amended_index
 from gatecheck.impact.reuse import Change, dirty_files, everything_moves, hop_files, meets
-from gatecheck.impact.run import OnOpen, Strategy, base_knows_more, run_impact
+from gatecheck.impact.run import (
+    OnOpen,
+    Strategy,
+    base_knows_more,
+    run_impact,
+    uses_unknown_name,
+)
 from gatecheck.loading.readlog import FileReads
 from gatecheck.semantics.call_names import called_names
 from tests.conftest import write_tree
@@ -448,7 +454,51 @@ def test_amended_callers_index_is_bases_own(
         pytest.param(
             {"get_device_capability", "device_cc"}, set(), True, id="and-one-that-does-not"
         ),
+        # A protocol's method the tree's audit would not follow (defined in more files than
+        # MAX_DEFINITIONS), counted under the bound by BASE's audit of a few files.
+        pytest.param(
+            {"get_attn_backend_cls_str"},
+            set(),
+            False,
+            id="a-name-the-tree-found-too-often-defined",
+        ),
     ],
 )
 def test_base_knows_more(base: set[str], tree: set[str], expected: bool) -> None:
-    assert base_knows_more(base, tree) is expected
+    protocols = {"get_attn_backend_cls_str"}
+    assert base_knows_more(base, tree, protocols) is expected
+
+
+# (the file's text at BASE, the names only the working tree knows, those of them asked
+# for by their spelling, expected)
+UNKNOWN_NAMES = [
+    pytest.param("from pkg.hw import device_cc\n", {"device_cc"}, set(), True, id="imported"),
+    pytest.param("x = hw.device_cc()\n", {"device_cc"}, set(), True, id="called"),
+    pytest.param(
+        "if hasattr(kern, 'block_scale'):\n    pass\n",
+        {"block_scale"},
+        {"block_scale"},
+        True,
+        id="a-quoted-name-asked-for",
+    ),
+    # A name bound under a device test is searched for only where it is asked for by its
+    # spelling: a plain use of it brings in no file (`import deep_gemm`).
+    pytest.param(
+        "import deep_gemm\n", {"deep_gemm"}, {"deep_gemm"}, False, id="a-quoted-name-used"
+    ),
+    pytest.param("y = 1\n", {"device_cc"}, set(), False, id="not-used"),
+    # A file the prefilter passes is searched anyway.
+    pytest.param(
+        "import torch\ncap = torch.cuda.get_device_capability()\nz = hw.device_cc()\n",
+        {"device_cc"},
+        set(),
+        False,
+        id="a-file-spelling-an-idiom",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "names", "quoted", "expected"), UNKNOWN_NAMES)
+def test_uses_unknown_name(text: str, names: set[str], quoted: set[str], expected: bool) -> None:
+    path = Path("/nowhere/pkg/user.py")
+    assert uses_unknown_name([path], names, quoted, {path: text.encode()}) is expected

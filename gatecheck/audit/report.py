@@ -173,6 +173,12 @@ class AuditReport:
     # Names found to carry the device (audit/widening.py): a file that comes to spell one
     # is searched too, so it invalidates the cached report, whether or not it was parsed.
     device_names: tuple[str, ...] = ()
+    # Names found to carry the device that the widening did not follow, defined in more
+    # files than a name of one function is (MAX_DEFINITIONS: a protocol's method).
+    protocol_names: tuple[str, ...] = ()
+    # Of device_names, those only asked for by their spelling (`hasattr(kern, "name")`):
+    # bound under a device test, searched for where a file quotes them.
+    quoted_names: tuple[str, ...] = ()
     # What each file's conditions read, and what was read for all (run_audit's
     # record_reads: impact reuses the report by them, see gatecheck/impact/reuse.py).
     reads: tuple[FileReads, ...] = ()

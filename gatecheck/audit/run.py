@@ -544,6 +544,8 @@ def _run_audit(
         parsed=tuple(sorted(project.parsed_paths())),
         searched_calls=tuple(sorted(semantics.searched_call_names())),
         device_names=tuple(sorted(widening.names | widening.present)),
+        protocol_names=tuple(sorted(widening.protocols - widening.names)),
+        quoted_names=tuple(sorted(widening.present - widening.names)),
         reads=() if project.read_log is None else project.read_log.results(),
         shared_reads=frozenset() if project.read_log is None else _gate_function_modules(ruleset),
     )

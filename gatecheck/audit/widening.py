@@ -106,6 +106,9 @@ class Widening:
         self._idioms_read = False
         self._known: set[tuple[str, int, frozenset[str]]] = set()  # each read once
         self._counts: Counter[str] = Counter()
+        # Names found to carry the device but defined too often to be followed (a
+        # protocol's): an audit of fewer files may count them under the bound (impact).
+        self.protocols: set[str] = set()
         for path in self._by_path:
             self._count(path)
 
@@ -191,6 +194,7 @@ class Widening:
         fixpoint (each definition is evaluated once: what it admits does not depend on
         which names are known), less the protocols' names (MAX_DEFINITIONS)."""
         closed = {n for n in names if self._counts[n] <= MAX_DEFINITIONS}
+        self.protocols.update(names - closed)
         if not self._idioms_read:
             # Only the files the prefilter passed spell an idiom: read once.
             self._idioms_read = True
@@ -203,9 +207,10 @@ class Widening:
                 name = definition.name
                 if definition in self._checked or name in closed or name in added:
                     continue
-                if self._counts[name] > MAX_DEFINITIONS or not (
-                    definition.of_idiom or not definition.made_of.isdisjoint(closed)
-                ):
+                if not (definition.of_idiom or not definition.made_of.isdisjoint(closed)):
+                    continue
+                if self._counts[name] > MAX_DEFINITIONS:
+                    self.protocols.add(name)
                     continue
                 self._checked.add(definition)
                 if self._varies(definition):
@@ -559,7 +564,7 @@ def _names_in(expression: nodes.NodeNG) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _quoted(names: Sequence[str]) -> re.Pattern[str]:
+def asked_by_spelling(names: Sequence[str]) -> re.Pattern[str]:
     """The names asked for by their spelling: `hasattr(kern, "block_scale")`,
     `getattr(kern, 'block_scale', None)` (a backend's name in a string, `== "deep_gemm"`,
     asks nothing of a module)."""
@@ -575,7 +580,7 @@ def _searched_for(text: str, words: Words | None, quoted: Words | None) -> bool:
     if quoted is None:
         return False
     held = quoted.held(text)
-    return bool(held) and _quoted(held).search(text) is not None
+    return bool(held) and asked_by_spelling(held).search(text) is not None
 
 
 _BLOCKS = (nodes.If, nodes.With, nodes.Try, nodes.ExceptHandler, nodes.For, nodes.While)

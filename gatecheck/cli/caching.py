@@ -398,6 +398,8 @@ def _report_payload(report: AuditReport) -> dict[str, Any]:
         "parsed": [str(p) for p in report.parsed],
         "searched_calls": list(report.searched_calls),
         "device_names": list(report.device_names),
+        "protocol_names": list(report.protocol_names),
+        "quoted_names": list(report.quoted_names),
         "reads": [to_data(r) for r in report.reads],
         "shared_reads": sorted(report.shared_reads),
     }
@@ -425,6 +427,8 @@ def _restored_report(payload: dict[str, Any], ruleset: RuleSet) -> AuditReport:
         parsed=tuple(Path(p) for p in payload["parsed"]),
         searched_calls=tuple(str(n) for n in payload.get("searched_calls", ())),
         device_names=tuple(str(n) for n in payload.get("device_names", ())),
+        protocol_names=tuple(str(n) for n in payload.get("protocol_names", ())),
+        quoted_names=tuple(str(n) for n in payload.get("quoted_names", ())),
         reads=tuple(from_data(FileReads, r) for r in payload.get("reads", ())),
         shared_reads=frozenset(str(k) for k in payload.get("shared_reads", ())),
     )

@@ -70,6 +70,12 @@ def verdicts(report: AuditReport) -> list[tuple[int, str]]:
     )
 
 
+def assert_first_reason(report: AuditReport, file_name: str, reason: str) -> None:
+    """The first gate of `file_name` (by line) gives `reason` among its reasons."""
+    first = min((g for g in report.gates if g.path.name == file_name), key=lambda g: g.found.line)
+    assert any(reason in r for r in first.reasons), first.reasons
+
+
 def mod_gates(report: AuditReport) -> tuple[AuditedGate, ...]:
     """The gates in mod.py (utils.py's predicates' own tests are rows too)."""
     return tuple(g for g in report.gates if g.path.name == "mod.py")

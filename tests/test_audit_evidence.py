@@ -7,7 +7,7 @@ import pytest
 
 from gatecheck.audit import evidence
 from gatecheck.config.loader import load_ruleset
-from tests.test_audit import MakeTree, audit, mod_gates, verdicts
+from tests.test_audit import MakeTree, assert_first_reason, audit, mod_gates, verdicts
 
 REGISTRY = load_ruleset([]).registry
 SM120 = REGISTRY.get("sm120")
@@ -611,8 +611,7 @@ def test_classified_with_evidence(
 ) -> None:
     report = audit(make_tree, source, generation)
     assert verdicts(report) == expected
-    first = min((g for g in report.gates if g.path.name == "mod.py"), key=lambda g: g.found.line)
-    assert any(reason in r for r in first.reasons), first.reasons
+    assert_first_reason(report, "mod.py", reason)
 
 
 NOOPS = [

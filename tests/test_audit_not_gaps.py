@@ -12,7 +12,15 @@ from gatecheck.audit import GateClass, evidence
 from gatecheck.audit.report import AuditedGate, AuditReport, reason_weight
 from gatecheck.audit.run import run_audit
 from gatecheck.config.loader import load_ruleset
-from tests.test_audit import IMPORTS, UTILS, MakeTree, audit, mod_gates, verdicts
+from tests.test_audit import (
+    IMPORTS,
+    UTILS,
+    MakeTree,
+    assert_first_reason,
+    audit,
+    mod_gates,
+    verdicts,
+)
 
 SM120 = load_ruleset([]).registry.get("sm120")
 
@@ -767,8 +775,7 @@ def test_the_group_of_the_callers(
     files = {"pkg/__init__.py": "", "pkg/api.py": _CALLER, "pkg/helper.py": helper}
     report = run_audit([make_tree(files)], load_ruleset([]), "sm110")
     assert _caller_verdicts(report) == expected
-    first = min((g for g in report.gates if g.path.name == "helper.py"), key=lambda g: g.found.line)
-    assert any(reason in r for r in first.reasons), first.reasons
+    assert_first_reason(report, "helper.py", reason)
 
 
 CALLERS_GROUP_NOOPS = [

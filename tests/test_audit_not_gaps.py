@@ -6,10 +6,12 @@ reason the row shows, and noops that stay likely gaps."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from gatecheck.audit import GateClass, evidence
-from gatecheck.audit.report import AuditedGate, AuditReport, reason_weight
+from gatecheck.audit.report import AuditedGate, AuditReport, evidence_weight, reason_weight
 from gatecheck.audit.run import run_audit
 from gatecheck.config.loader import load_ruleset
 from tests.test_audit import (
@@ -466,6 +468,23 @@ def test_gates_in_tests_come_after_the_product(make_tree: MakeTree) -> None:
 )
 def test_reason_weights(reason: str, weight: int) -> None:
     assert reason_weight(reason) == weight
+
+
+def test_a_todo_weighs_once(make_tree: MakeTree) -> None:
+    """Two notes saying a gap is meant to be widened (a comment above, the refusal's own
+    "for now") are one piece of evidence: the FA4 refusal in sglang 0.5.9 counted both
+    and ranked above the seed gates."""
+    report = audit(
+        make_tree,
+        "if torch.cuda.get_device_capability()[0] != 9:\n"
+        "    raise ValueError('fp8 attention currently requires SM90')\n",
+    )
+    (gate,) = mod_gates(report)
+    todo = "a gap with a TODO: the comment at line 2: 'not yet supported'"
+    again = "a gap with a TODO: the message at line 4: 'only on sm90 for now'"
+    enumerates = "enumerates 2 majors (sm90, sm100) but not sm120"
+    assert evidence_weight(dataclasses.replace(gate, reasons=(todo, enumerates))) == 5
+    assert evidence_weight(dataclasses.replace(gate, reasons=(todo, again, enumerates))) == 5
 
 
 @pytest.mark.parametrize(

@@ -248,6 +248,7 @@ REASON_WEIGHTS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
         (r"^but: ", 0),
     )
 )
+_TODO = "a gap with a TODO"
 # One sentence is one piece of evidence, however many rules read it.
 _QUOTED = re.compile(r"the (comment|message|docstring) at line \d+")
 
@@ -265,10 +266,16 @@ def evidence_weight(gate: AuditedGate) -> int:
     if gate.gate_class is not GateClass.LIKELY_GAP:
         return len(gate.reasons)
     by_source: dict[str, int] = {}
+    todo = False
     for reason in gate.reasons:
         quoted = _QUOTED.search(reason)
         source = quoted.group(0) if quoted else reason
-        by_source[source] = max(by_source.get(source, reason_weight(reason)), reason_weight(reason))
+        weight = reason_weight(reason)
+        if reason.startswith(_TODO):
+            # A gap known and meant to be widened is one piece of evidence, however many
+            # notes say so (a comment above and the refusal's own "for now").
+            weight, todo = (0 if todo else weight), True
+        by_source[source] = max(by_source.get(source, weight), weight)
     return sum(by_source.values())
 
 

@@ -92,6 +92,8 @@ class Classifier:
         self.conditions = conditions
         self._dead: dict[int, tuple[str, str]] | None = None
         self._dead_reads: dict[str, int] = {}
+        # The gates of the files calling each gate's function, by its condition node.
+        self._callers_of: dict[int, list[ArchCondition]] = {}
 
     def _rule_feature(self, found: ArchCondition) -> str | None:
         """The rule feature the gate belongs to, if any."""
@@ -571,6 +573,12 @@ class Classifier:
         in a helper class given `arch`, flash-attn-4's backward postprocess): the callers
         decide with that value, and group generations there. Not for a name called from
         more than a few files (a generic `run`)."""
+        key = id(found.condition)
+        if key not in self._callers_of:
+            self._callers_of[key] = self._find_callers_gates(found)
+        return self._callers_of[key]
+
+    def _find_callers_gates(self, found: ArchCondition) -> list[ArchCondition]:
         function = found.statement.scope()
         if not isinstance(function, nodes.FunctionDef) or not _reads_parameters(found, function):
             return []
@@ -1382,8 +1390,7 @@ def _reads_parameters(found: ArchCondition, function: nodes.FunctionDef) -> bool
     return any(
         name.name in parameters
         for term in found.arch_terms
-        for name in (term, *term.nodes_of_class(nodes.Name))
-        if isinstance(name, nodes.Name)
+        for name in term.nodes_of_class(nodes.Name)
     )
 
 

@@ -49,6 +49,7 @@ from gatecheck.loading.resolve import absolute_import_name
 from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.class_writes import ASSIGNED_ATTRIBUTE
+from gatecheck.semantics.conventions import identifies
 from gatecheck.semantics.module_names import block_statements
 from gatecheck.semantics.values import (
     Capability,
@@ -263,22 +264,14 @@ class Widening:
 
     def _is_identity(self, value: nodes.NodeNG) -> bool:
         """Whether `value` is, on every generation of a vendor, that generation's own
-        identity in one form (its capability, SM number or major), telling two apart."""
+        identity in some form (conventions.identifies), telling two apart."""
         registry = self.semantics.registry
         found = self.semantics.values(value, registry.names)
-        for group in self.vendors:
-            seen: set[Any] = set()
-            for name in group:
-                generation = registry.get(name)
-                held = found[name]
-                forms = (generation.capability, generation.sm_version, generation.capability[0])
-                if isinstance(held, bool) or held not in forms:
-                    break
-                seen.add(held)
-            else:
-                if len(seen) > 1:
-                    return True
-        return False
+        return any(
+            all(identifies(found[name], registry.get(name)) for name in group)
+            and len({generation_value(found[name]) for name in group}) > 1
+            for group in self.vendors
+        )
 
     def _each_value(self, definition: Definition, test: Callable[[nodes.NodeNG], bool]) -> bool:
         for value in definition.values:

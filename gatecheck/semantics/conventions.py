@@ -257,7 +257,7 @@ def _filled_from_device(ev: Evaluator, name: str, args: nodes.Arguments) -> Any 
     with ev.tracking() as reads:
         # `arch = read_device() if arch is None else arch`: the same fill, in place
         value = ev.binding_value(found[1]) if found is not None else ev.eval(choice, None)
-    if not reads.device or not _identifies(value, ev.generation):
+    if not reads.device or not identifies(value, ev.generation):
         return None
     ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}' (its None default is the device's)")
     # None where the caller leaves the default (the `is None` test reads it so); past
@@ -265,7 +265,7 @@ def _filled_from_device(ev: Evaluator, name: str, args: nodes.Arguments) -> Any 
     return NoneOr(value)
 
 
-def _identifies(value: Any, generation: Generation) -> bool:
+def identifies(value: Any, generation: Generation) -> bool:
     """Whether the fill gives the device's identity in some form (the capability, its
     SM number or major, a Triton target, a CuTe DSL arch; or one of a few options among
     which it is:

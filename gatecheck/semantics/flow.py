@@ -113,9 +113,9 @@ def _after_none_fill(
     return filled if passed is _UNSET else either([passed, filled])
 
 
-def none_fill_choice(node: nodes.NodeNG) -> tuple[str, nodes.NodeNG] | None:
-    """(the name, the fill) of `fill if name is None else name` (or `name if name is
-    not None else fill`); None for any other node."""
+def none_fill_choice(node: nodes.NodeNG) -> tuple[nodes.Name, nodes.NodeNG] | None:
+    """(the name tested, the fill) of `fill if name is None else name` (or `name if name
+    is not None else fill`); None for any other node."""
     if not isinstance(node, nodes.IfExp):
         return None
     test = node.test
@@ -127,7 +127,7 @@ def none_fill_choice(node: nodes.NodeNG) -> tuple[str, nodes.NodeNG] | None:
     name = test.left
     fill, kept = (node.body, node.orelse) if op == "is" else (node.orelse, node.body)
     if isinstance(name, nodes.Name) and isinstance(kept, nodes.Name) and kept.name == name.name:
-        return str(name.name), fill
+        return name, fill
     return None
 
 
@@ -136,7 +136,7 @@ def ternary_none_fill(function: nodes.FunctionDef, name: str) -> nodes.NodeNG | 
     statements (not in a nested function or class)."""
     for node in own_nodes(function.body, nodes.IfExp):
         found = none_fill_choice(node)
-        if found is not None and found[0] == name:
+        if found is not None and found[0].name == name:
             return found[1]
     return None
 
@@ -148,10 +148,9 @@ def none_filled_choice(ev: Evaluator, node: nodes.IfExp, env: Any) -> Any | None
     (_after_none_fill; flash-attn-4's interface fills its `_arch` so). None: not that
     shape."""
     found = none_fill_choice(node)
-    if found is None or (env is not None and found[0] in env):
+    if found is None or (env is not None and found[0].name in env):
         return None
-    fill = found[1]
-    name = node.test.left
+    name, fill = found
     _scope, bound = name.lookup(name.name)
     if len(bound) != 1 or not isinstance(bound[0].parent, nodes.Arguments):
         return None

@@ -5,6 +5,8 @@ their reason: a protocol's method name, a fast path's function, a function's loc
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from gatecheck.cli import cli
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import RuleSet
 from gatecheck.reporting.audit_json import render_audit_json
+from tests.conftest import write_tree
 from tests.test_audit_workers import _workers_project, evaluated_in_this_process
 
 MakeTree = Callable[[Mapping[str, str]], Path]
@@ -292,6 +295,78 @@ def test_a_large_round_is_shared_with_workers(
     assert two.parsed == one.parsed
     assert two.diagnostics == one.diagnostics
     assert users_files - evaluated_here, "every module of the round was evaluated here"
+
+
+def _many_definitions(root: Path, users: int) -> Path:
+    """utils.py's predicate used by `users` files that spell no idiom, each defining a
+    function and a constant made of it, each constant read by a file of its own, and
+    files that use none of the names (scanned all the same)."""
+    files = {"pkg/__init__.py": "", "pkg/utils.py": UTILS}
+    for index in range(users):
+        files[f"pkg/user_{index}.py"] = (
+            "from pkg.utils import is_sm_at_least_89\n\n\n"
+            f"def fast_{index}(x):\n    return is_sm_at_least_89() and x > 0\n\n\n"
+            f"LEVEL_{index} = 2 if fast_{index}(1) else 1\n"
+        )
+        files[f"pkg/reader_{index}.py"] = (
+            f"from pkg.user_{index} import LEVEL_{index}\n\n\n"
+            f"def run(x):\n    if LEVEL_{index} > 1:\n        return x * 2\n    return x\n"
+        )
+        files[f"pkg/other_{index}.py"] = f"def other_{index}(x):\n    return x + {index}\n"
+    return write_tree(root, files)
+
+
+def test_a_rounds_definitions_and_scan_are_shared_with_workers(
+    tmp_path: Path, ruleset: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Enough definitions to check (widening.WORKER_DEFINITIONS, lowered here) and
+    enough text to scan (WORKER_CHARS) are shared with a worker forked for them: some
+    of each never looked at here, the same report, and what a worker's checks diagnosed
+    said in the single-process order (a diagnostic noted at every check, here)."""
+    from gatecheck import forking
+    from gatecheck.audit import widening
+    from gatecheck.audit.widening import Widening
+    from gatecheck.loading.project import FileDiagnostic
+
+    if not forking.can_fork():
+        pytest.skip("no os.fork on this system")
+    root = _many_definitions(tmp_path / "tree", 24)
+    parent = os.getpid()
+    checked_here: list[str] = []
+    scanned_here: list[str] = []
+    varies, searched_for = Widening._varies, widening._searched_for
+
+    def noting(self: Widening, definition: widening.Definition) -> bool:
+        if os.getpid() == parent:
+            checked_here.append(definition.name)
+        where = Path(definition.values[0].root().file)
+        note = FileDiagnostic(where, int(definition.values[0].lineno), 0, definition.name)
+        self.project.diagnostics.append(note)
+        return varies(self, definition)
+
+    def scanning(text: str, words: object, quoted: object) -> bool:
+        if os.getpid() == parent:
+            scanned_here.append(text)
+        time.sleep(0.002)  # a text takes long enough for the worker to claim some
+        return searched_for(text, words, quoted)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Widening, "_varies", noting)
+    monkeypatch.setattr(widening, "_searched_for", scanning)
+    one = run_audit([root], ruleset, "sm120", jobs=1)
+    checked, scanned = len(checked_here), len(scanned_here)
+    assert sum(d.message.startswith("LEVEL_") for d in one.diagnostics) == 24
+    assert {f"reader_{i}.py" for i in range(24)} <= {g.path.name for g in one.gates}
+    monkeypatch.setattr(widening, "WORKER_DEFINITIONS", 4)
+    monkeypatch.setattr(widening, "WORKER_CHARS", 200)
+    checked_here.clear()
+    scanned_here.clear()
+    two = run_audit([root], ruleset, "sm120", jobs=2)
+    assert render_audit_json(two, root) == render_audit_json(one, root)
+    assert two.diagnostics == one.diagnostics
+    assert two.device_names == one.device_names
+    assert two.parsed == one.parsed
+    assert 0 < len(checked_here) < checked, "every definition was checked here"
+    assert 0 < len(scanned_here) < scanned, "every text was scanned here"
 
 
 # -- values: a name whose value (not only its truth) tells generations apart ---------------

@@ -8,7 +8,6 @@ import dataclasses
 from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
 
 from astroid import nodes
 
@@ -43,10 +42,10 @@ from gatecheck.audit.report import (
 from gatecheck.audit.widening import Widening
 from gatecheck.audit.workers import ModuleOutcome, SlotOutcome
 from gatecheck.config.model import RuleSet
-from gatecheck.containment import BOUND_HIT, Containment
+from gatecheck.containment import Containment
 from gatecheck.engine import open_project
 from gatecheck.kernels.checks import KernelCatalog
-from gatecheck.loading.project import FileDiagnostic, Project, bulk_allocation
+from gatecheck.loading.project import Project, bulk_allocation
 from gatecheck.loading.readlog import ReadLog, reading_for
 from gatecheck.semantics.admitted import Admission, Semantics
 from gatecheck.semantics.conventions import is_parameter_assumption
@@ -140,50 +139,10 @@ def _shared(
     order, each with what its worker found (None: the worker failed, it is evaluated
     here) and the files the workers could not build."""
     task = partial(_share_outcome, project, semantics, modules, vendor_gens, contain)
-    outcomes, unbuildable, front = _claimed(
+    outcomes, unbuildable, front = workers.claimed(
         project, semantics, len(modules), processes, task, lambda i: here(modules[i])
     )
     return [(module, outcomes.get(module_path(module)), unbuildable) for module in modules[front:]]
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-def _claimed(
-    project: Project,
-    semantics: Semantics,
-    count: int,
-    processes: int,
-    task: Callable[[workers.Claims], workers.Share[K, V]],
-    here: Callable[[int], None],
-) -> tuple[dict[K, V], frozenset[Path], int]:
-    """Items 0..count-1 taken from both ends (workers.Claims): this process's from the
-    front, each given to `here`; `processes - 1` forked workers' (`task`) from the back.
-    What the workers sent back (the files they built and the calls they searched taken
-    in here), the files they could not build, and how many the front took."""
-    claims = workers.Claims(count)
-    forked = [forking.start(partial(task, claims)) for _ in range(processes - 1)]
-    while (index := claims.front()) is not None:
-        here(index)
-    items: dict[K, V] = {}
-    unbuildable: frozenset[Path] = frozenset()
-    for worker in forked:
-        share = None if worker is None else worker.result()
-        if share is not None:
-            project.built_elsewhere(share.built)
-            semantics.note_searched_calls(share.searched_calls)
-            items.update(share.items)
-            unbuildable |= share.unbuildable
-    return items, unbuildable, claims.taken_from_front()
-
-
-def _share(
-    project: Project, semantics: Semantics, tried: frozenset[Path], items: dict[K, V]
-) -> workers.Share[K, V]:
-    """A worker's answer: `items`, and what it built or failed to build since `tried`."""
-    built, unbuildable = project.tried_since(tried)
-    return workers.Share(items, built, unbuildable, semantics.searched_call_names())
 
 
 def _module_conditions(
@@ -212,7 +171,7 @@ def _module_conditions(
                 if not slot.found or slot.condition is not None:
                     # Its diagnostics where this process would have added them, and
                     # what the worker found, on this process's nodes.
-                    _replay(project, slot.diagnostics, unbuildable)
+                    workers.replay(project, slot.diagnostics, unbuildable)
                     if slot.condition is not None:
                         found_here.append(slot.condition.condition_at(module, *slots[index]))
                     continue
@@ -233,11 +192,12 @@ def _module_conditions(
             )
             if record is not None:
                 packed = None if found is None else FoundCondition.of(found)
-                record.append(SlotOutcome(found is not None, _added(project, before), packed))
+                diagnosed = workers.added(project, before)
+                record.append(SlotOutcome(found is not None, diagnosed, packed))
             if found is not None:
                 found_here.append(found)
         if outcome is not None and not outcome.declared.found:
-            _replay(project, outcome.declared.diagnostics, unbuildable)
+            workers.replay(project, outcome.declared.diagnostics, unbuildable)
             return found_here
         before = len(project.diagnostics)
         declared = contain.run(
@@ -247,7 +207,7 @@ def _module_conditions(
             partial(declared_conditions, semantics, module, vendor_gens, slots, walked),
         )
         if record is not None:
-            record.append(SlotOutcome(bool(declared), _added(project, before)))
+            record.append(SlotOutcome(bool(declared), workers.added(project, before)))
         found_here.extend(declared or ())
     return found_here
 
@@ -277,27 +237,8 @@ def _worker_conditions(
         )
     with reading_for(project, module_path(module)):
         for slot in (*outcome.slots, outcome.declared):
-            _replay(project, slot.diagnostics, unbuildable)
+            workers.replay(project, slot.diagnostics, unbuildable)
     return [c for c in placed if c is not None]
-
-
-def _added(project: Project, before: int) -> tuple[FileDiagnostic, ...]:
-    return tuple(project.diagnostics[before:])
-
-
-def _replay(
-    project: Project, diagnostics: Iterable[FileDiagnostic], unbuildable: frozenset[Path]
-) -> None:
-    """A worker's diagnostics, where the single-process run adds them: a file that fails
-    to build, or a bound hit, is said once (by whichever process came to it first)."""
-    for diagnostic in diagnostics:
-        if diagnostic.path in unbuildable:
-            said = project.unbuildable_elsewhere(diagnostic.path)
-        else:
-            said = diagnostic.code == BOUND_HIT
-        if said and diagnostic in project.diagnostics:
-            continue
-        project.diagnostics.append(diagnostic)
 
 
 def _share_outcome(
@@ -318,7 +259,7 @@ def _share_outcome(
             record: list[SlotOutcome] = []
             _module_conditions(project, semantics, module, vendor_gens, contain, record=record)
             out[module_path(module)] = ModuleOutcome(tuple(record[:-1]), record[-1])
-    return _share(project, semantics, tried, out)
+    return workers.share(project, semantics, tried, out)
 
 
 def _recorded_decision_as_gate(
@@ -460,14 +401,14 @@ def _run_audit(
         on_open(project, semantics)
     only_paths = None if only is None else frozenset(only)
     modules = _arch_modules(project, only_paths)
-    widening = Widening(semantics, modules, contain, only_paths)
-    progress.stage("evaluating conditions", len(modules))
     # Workers read the project as it is now; a read log (impact), a laid-over project
     # or --debug (an exception must reach this process) keep the run in one.
     if record_reads or on_open is not None or debug:
         jobs = 1
     elif jobs == 0:
         jobs = workers.default_jobs()
+    widening = Widening(semantics, modules, contain, only_paths, jobs)
+    progress.stage("evaluating conditions", len(modules))
     conditions = discover(
         project, semantics, modules, vendor, progress.advance, contain, jobs, more=widening
     )
@@ -573,7 +514,7 @@ def _classified(
         results[index] = classify(conditions[index])
 
     task = partial(_classify_share, project, semantics, conditions, classify)
-    outcomes, unbuildable, front = _claimed(
+    outcomes, unbuildable, front = workers.claimed(
         project, semantics, len(conditions), processes, task, here
     )
     for index in range(front, len(conditions)):
@@ -581,7 +522,7 @@ def _classified(
         if outcome is None:  # its worker failed: classified here
             results[index] = classify(conditions[index])
         else:
-            _replay(project, outcome.diagnostics, unbuildable)
+            workers.replay(project, outcome.diagnostics, unbuildable)
             results[index] = outcome.gate
     return results
 
@@ -600,8 +541,8 @@ def _classify_share(
         while (index := claims.back()) is not None:
             before = len(project.diagnostics)
             gate = classify(conditions[index])
-            out[index] = workers.ClassOutcome(gate, _added(project, before))
-    return _share(project, semantics, tried, out)
+            out[index] = workers.ClassOutcome(gate, workers.added(project, before))
+    return workers.share(project, semantics, tried, out)
 
 
 def _gate_function_modules(ruleset: RuleSet) -> frozenset[str]:

@@ -34,7 +34,8 @@ from typing import Any
 
 from astroid import nodes
 
-from gatecheck import progress
+from gatecheck import forking, progress
+from gatecheck.audit import workers
 from gatecheck.audit.conditions import (
     ArchCondition,
     Role,
@@ -74,6 +75,11 @@ MAX_DEFINITIONS = 4
 # took half as long again: 0.59 s against 0.39 s over sglang 0.5.23's candidates).
 _DEFINES = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 _SETS = re.compile(ASSIGNED_ATTRIBUTE)
+# Definitions a worker evaluates at least (one takes 1-2 ms; a fork and what the worker
+# sends back, about as much as a hundred): vLLM 0.33.0's first round checks about 2,000.
+WORKER_DEFINITIONS = 150
+# Text a worker scans at least for the names found (the scan runs at about 25 MB/s).
+WORKER_CHARS = 4_000_000
 
 
 class Widening:
@@ -87,8 +93,10 @@ class Widening:
         modules: Iterable[nodes.Module],
         contain: Containment,
         only: Collection[Path] | None = None,
+        jobs: int = 1,
     ) -> None:
         self.semantics = semantics
+        self.jobs = jobs  # processes a large round's evaluation may be shared by
         self.project = semantics.project
         self.vendors = vendor_groups(semantics)
         self.contain = contain
@@ -107,6 +115,7 @@ class Widening:
         self._idioms_read = False
         self._known: set[tuple[str, int, frozenset[str]]] = set()  # each read once
         self._counts: Counter[str] = Counter()
+        self._parts: PartsMemo = {}  # each function's body read once for the rounds
         # Names found to carry the device but defined too often to be followed (a
         # protocol's): an audit of fewer files may count them under the bound (impact).
         self.protocols: set[str] = set()
@@ -131,14 +140,15 @@ class Widening:
         # A name whose existence the device decides is asked for by its spelling
         # (`hasattr(kern, "block_scale")`): only such files are searched for it.
         quoted = Words(present) if present else None
-        with self.project.scanning():
-            paths = [
+        paths = self._spelling(
+            [
                 path
                 for path in self.project.files
-                if path not in self.searched
-                and (self.only is None or path in self.only)
-                and _searched_for(self.project.text_of(path) or "", words, quoted)
-            ]
+                if path not in self.searched and (self.only is None or path in self.only)
+            ],
+            words,
+            quoted,
+        )
         self.searched.update(paths)
         if not paths:
             return []
@@ -150,11 +160,51 @@ class Widening:
                 self._by_path[path] = module
                 self._count(path)
                 # The names looked for before it was searched: read in it now.
-                self._define(definitions(module, self._read_for))
+                self._define(definitions(module, self._read_for, self._parts))
             progress.advance()
         self.modules.extend(added)
         progress.stage("evaluating conditions", len(added))
         return added
+
+    def _spelling(
+        self, paths: Sequence[Path], words: Words | None, quoted: Words | None
+    ) -> list[Path]:
+        """The paths whose text uses one of `words` or asks for one of `quoted`
+        (_searched_for), in order; the texts shared with workers when there is enough
+        of them (WORKER_CHARS each: the scan is a pass over every text of the project
+        not searched yet, 1.7 s of vLLM 0.33.0's first round)."""
+        test = functools.partial(_searched_for, words=words, quoted=quoted)
+        answers: dict[int, bool] = {}
+
+        def here(index: int) -> None:
+            answers[index] = test(self.project.text_of(paths[index]) or "")
+
+        with self.project.scanning():
+            processes = 1
+            if self.jobs > 1 and forking.can_fork():
+                weights = [len(self.project.text_of(path) or "") for path in paths]
+                processes = workers.plan(weights, self.jobs, WORKER_CHARS)
+            if processes > 1:
+                task = functools.partial(self._spelling_share, paths, test)
+                outcomes, _, _ = workers.claimed(
+                    self.project, self.semantics, len(paths), processes, task, here
+                )
+                answers.update(outcomes)
+            for index in range(len(paths)):
+                if index not in answers:  # one process, or a worker that failed
+                    here(index)
+        return [path for index, path in enumerate(paths) if answers[index]]
+
+    def _spelling_share(
+        self, paths: Sequence[Path], test: Callable[[str], bool], claims: workers.Claims
+    ) -> workers.Share[int, bool]:
+        """A worker's task: `test` of each text it claims from the back."""
+        tried = self.project.tried_paths()
+        out: dict[int, bool] = {}
+        with self.project.scanning(), progress.listening(None):
+            while (index := claims.back()) is not None:
+                out[index] = test(self.project.text_of(paths[index]) or "")
+        return workers.share(self.project, self.semantics, tried, out)
 
     def _bound_by_device(self, found: Sequence[ArchCondition]) -> set[str]:
         """The names a module binds only under an `if` at its top level (or in a `with`,
@@ -200,25 +250,79 @@ class Widening:
             # Only the files the prefilter passed spell an idiom: read once.
             self._idioms_read = True
             for module in self._by_path.values():
-                self._define(idiom_definitions(module))
+                self._define(idiom_definitions(module, self._parts))
         while True:
             self._read_definitions(closed - self._read_for)
-            added: set[str] = set()
+            todo: list[Definition] = []
             for definition in self.defined:
                 name = definition.name
-                if definition in self._checked or name in closed or name in added:
+                if definition in self._checked or name in closed:
                     continue
                 if not (definition.of_idiom or not definition.made_of.isdisjoint(closed)):
                     continue
                 if self._counts[name] > MAX_DEFINITIONS:
                     self.protocols.add(name)
                     continue
-                self._checked.add(definition)
-                if self._varies(definition):
-                    added.add(name)
+                todo.append(definition)
+            added = self._varying(todo)
             if not added:
                 return closed
             closed |= added
+
+    def _varying(self, todo: Sequence[Definition]) -> set[str]:
+        """The names of `todo` some definition of which varies, each name's definitions
+        evaluated in order until one does (the rest are left unchecked). With workers
+        (workers.plan: WORKER_DEFINITIONS each), they evaluate from the back of the list
+        while this process does from the front, as the audit's modules are shared
+        (run.discover); a worker's answer for a definition this process would not have
+        evaluated (its name found varying before it) is dropped, the others' diagnostics
+        replayed in order: the answer of one process."""
+        added: set[str] = set()
+
+        def here(index: int) -> None:
+            definition = todo[index]
+            if definition.name not in added:
+                self._checked.add(definition)
+                if self._varies(definition):
+                    added.add(definition.name)
+
+        processes = 1
+        if self.jobs > 1 and forking.can_fork():
+            processes = workers.plan([1] * len(todo), self.jobs, WORKER_DEFINITIONS)
+        if processes == 1:
+            for index in range(len(todo)):
+                here(index)
+            return added
+        task = functools.partial(self._varies_share, todo)
+        outcomes, unbuildable, front = workers.claimed(
+            self.project, self.semantics, len(todo), processes, task, here
+        )
+        for index in range(front, len(todo)):
+            outcome = outcomes.get(index)
+            if outcome is None:  # its worker failed: evaluated here
+                here(index)
+                continue
+            definition = todo[index]
+            if definition.name in added:
+                continue
+            self._checked.add(definition)
+            workers.replay(self.project, outcome.diagnostics, unbuildable)
+            if outcome.varies:
+                added.add(definition.name)
+        return added
+
+    def _varies_share(
+        self, todo: Sequence[Definition], claims: workers.Claims
+    ) -> workers.Share[int, workers.VariesOutcome]:
+        """A worker's task: whether each definition it claims from the back varies."""
+        tried = self.project.tried_paths()
+        out: dict[int, workers.VariesOutcome] = {}
+        with progress.listening(None):
+            while (index := claims.back()) is not None:
+                before = len(self.project.diagnostics)
+                varies = self._varies(todo[index])
+                out[index] = workers.VariesOutcome(varies, workers.added(self.project, before))
+        return workers.share(self.project, self.semantics, tried, out)
 
     def _read_definitions(self, names: set[str]) -> None:
         """The definitions of the searched modules whose text spells one of `names` (a
@@ -231,7 +335,7 @@ class Widening:
             with self.project.scanning():
                 text = self.project.text_of(path)
             if text is not None and words.holds_any(text):
-                self._define(definitions(module, names))
+                self._define(definitions(module, names, self._parts))
 
     def _define(self, found: Iterable[Definition]) -> None:
         for definition in found:
@@ -358,21 +462,23 @@ def found_names(conditions: Iterable[ArchCondition], vendors: Sequence[frozenset
     return {n for n in names if _exported(n)}
 
 
-def definitions(module: nodes.Module, names: Collection[str]) -> list[Definition]:
+def definitions(
+    module: nodes.Module, names: Collection[str], memo: PartsMemo | None = None
+) -> list[Definition]:
     """What `module` defines, made of one of `names`, that another module can read by
     name: a function by what it returns (also through a local a return reads, `ok =
     is_sm90() and x; return ok`), a module or class attribute, an attribute set on an
     object (`self.x = ...`), each with the names its value uses. Only the statements
     whose text spells one of `names` are visited (lazy.spelled_nodes)."""
     words = set(names)
-    return [d for d in _definitions(module, words) if not d.made_of.isdisjoint(words)]
+    return [d for d in _definitions(module, words, memo) if not d.made_of.isdisjoint(words)]
 
 
-def idiom_definitions(module: nodes.Module) -> list[Definition]:
+def idiom_definitions(module: nodes.Module, memo: PartsMemo | None = None) -> list[Definition]:
     """What `module` defines (as `definitions` reads them) made of a name that spells an
     arch idiom: `major, minor = get_device_capability(); return major * 10 + minor`. Only
     the statements whose text holds a piece of the idiom are visited."""
-    found = _definitions(module, set(IDIOM_PIECES))
+    found = _definitions(module, set(IDIOM_PIECES), memo)
     return [
         Definition(d.name, d.values, d.made_of, of_idiom=True, keyword=d.keyword)
         for d in found
@@ -385,24 +491,84 @@ def _spells_idiom(name: str) -> bool:
     return mentions_arch(name)
 
 
-def _definitions(module: nodes.Module, words: set[str]) -> list[Definition]:
+@dataclass(frozen=True)
+class FunctionParts:
+    """What a function's own body holds for the definitions it makes, read in one walk:
+    its assignments (the names each binds, the names its value reads), for the locals a
+    value is carried through before it is returned; its calls' keyword arguments naming
+    a field and the names each value reads; its returned values and their names."""
+
+    assigned: tuple[tuple[frozenset[str], frozenset[str]], ...]
+    keywords: tuple[tuple[nodes.Keyword, frozenset[str]], ...]
+    returns: tuple[tuple[nodes.NodeNG, frozenset[str]], ...]
+
+
+# Per function, for every reading of its module (Widening keeps one for its rounds).
+PartsMemo = dict[nodes.FunctionDef, FunctionParts]
+
+
+def function_parts(function: nodes.FunctionDef, memo: PartsMemo) -> FunctionParts:
+    """`function`'s parts (FunctionParts), read once per memo: one walk of its own
+    nodes, each kind in the order a walk for that kind alone finds it (a walk per kind
+    for each reading took 5.5 s of vLLM 0.33.0's widening, under a profiler)."""
+    if (parts := memo.get(function)) is not None:
+        return parts
+    assigns: list[nodes.Assign] = []
+    annotated: list[nodes.AnnAssign] = []
+    keywords: list[nodes.Keyword] = []
+    returns: list[nodes.Return] = []
+    for node in own_nodes(function.get_children(), _PART_NODES):
+        if isinstance(node, nodes.Assign):
+            assigns.append(node)
+        elif isinstance(node, nodes.AnnAssign):
+            annotated.append(node)
+        elif isinstance(node, nodes.Keyword):
+            keywords.append(node)
+        else:
+            returns.append(node)
+    parts = FunctionParts(
+        assigned=tuple(
+            (
+                frozenset(str(t.name) for t in a.nodes_of_class(nodes.AssignName)),
+                _names_in(a.value),
+            )
+            for a in (*assigns, *annotated)
+            if a.value is not None
+        ),
+        keywords=tuple((k, _names_in(k.value)) for k in keywords if _record_field(k)),
+        returns=tuple((r.value, _names_in(r.value)) for r in returns if r.value is not None),
+    )
+    memo[function] = parts
+    return parts
+
+
+_PART_NODES: tuple[type[nodes.NodeNG], ...] = (
+    nodes.Assign,
+    nodes.AnnAssign,
+    nodes.Keyword,
+    nodes.Return,
+)
+_STATEMENTS = (nodes.Return, nodes.Assign, nodes.AnnAssign)
+
+
+def _definitions(
+    module: nodes.Module, words: set[str], memo: PartsMemo | None = None
+) -> list[Definition]:
+    memo = {} if memo is None else memo
     found: list[Definition] = []
-    statements = (nodes.Return, nodes.Assign, nodes.AnnAssign)
-    # A function's returned values and their names, read once for all its assignments
-    # (a walk of its body for each took 7.6 s of vLLM 0.33.0's idiom definitions).
-    returns: dict[nodes.FunctionDef, list[tuple[nodes.NodeNG, frozenset[str]]]] = {}
-    # Its assignments (the names each binds, the names its value reads), for the locals
-    # a value is carried through before it is returned.
-    assigned: dict[nodes.FunctionDef, list[tuple[frozenset[str], frozenset[str]]]] = {}
     # Its calls' keyword arguments and the names each value reads: a record made with the
     # device in a field (`Inputs(device_arch=hi * 10 + lo)`, flash-attn-4's heuristics
-    # inputs) is read by that field's name (`inputs.device_arch`) wherever it goes.
-    keywords: dict[nodes.FunctionDef, list[tuple[nodes.Keyword, frozenset[str]]]] = {}
-    for keyword in spelled_nodes(module, (nodes.Keyword,), words):
-        if _record_field(keyword):
-            made_of = _names_in(keyword.value)
-            found.append(Definition(str(keyword.arg), (keyword.value,), made_of, keyword=True))
-    for node in spelled_nodes(module, statements, words):
+    # inputs) is read by that field's name (`inputs.device_arch`) wherever it goes. One
+    # walk finds them and the statements (each kind in its own walk's order).
+    statements: list[nodes.Return | nodes.Assign | nodes.AnnAssign] = []
+    for node in spelled_nodes(module, (nodes.Keyword, *_STATEMENTS), words):
+        if isinstance(node, nodes.Keyword):
+            if _record_field(node):
+                made_of = _names_in(node.value)
+                found.append(Definition(str(node.arg), (node.value,), made_of, keyword=True))
+        else:
+            statements.append(node)
+    for node in statements:
         if node.value is None:
             continue
         scope = node.scope()
@@ -416,39 +582,16 @@ def _definitions(module: nodes.Module, words: set[str]) -> list[Definition]:
             found.append(Definition(name, (node.value,), made_of))
         if function is None or not _exported(str(function.name)):
             continue
-        if function not in assigned:
-            assigned[function] = [
-                (
-                    frozenset(str(t.name) for t in a.nodes_of_class(nodes.AssignName)),
-                    _names_in(a.value),
-                )
-                for a in (
-                    *own_nodes(function.get_children(), nodes.Assign),
-                    *own_nodes(function.get_children(), nodes.AnnAssign),
-                )
-                if a.value is not None
-            ]
+        parts = function_parts(function, memo)
         local = _carried(
-            {str(n.name) for n in node.nodes_of_class(nodes.AssignName)}, assigned[function]
+            {str(n.name) for n in node.nodes_of_class(nodes.AssignName)}, parts.assigned
         )
-        if function not in keywords:
-            keywords[function] = [
-                (k, _names_in(k.value))
-                for k in own_nodes(function.get_children(), nodes.Keyword)
-                if _record_field(k)
-            ]
-        for keyword, uses in keywords[function]:
+        for keyword, uses in parts.keywords:
             if not local.isdisjoint(uses):
                 found.append(
                     Definition(str(keyword.arg), (keyword.value,), uses | made_of, keyword=True)
                 )
-        if function not in returns:
-            returns[function] = [
-                (r.value, _names_in(r.value))
-                for r in own_nodes(function.get_children(), nodes.Return)
-                if r.value is not None
-            ]
-        for value, uses in returns[function]:
+        for value, uses in parts.returns:
             if not local.isdisjoint(uses):
                 found.append(Definition(str(function.name), (value,), uses | made_of))
     return found

@@ -29,14 +29,18 @@ import mmap
 import multiprocessing
 import os
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from gatecheck import forking
 from gatecheck.audit.conditions import FoundCondition
 from gatecheck.audit.report import AuditedGate
-from gatecheck.loading.project import FileDiagnostic
+from gatecheck.containment import BOUND_HIT
+from gatecheck.loading.project import FileDiagnostic, Project
+from gatecheck.semantics.admitted import Semantics
 
 # A share smaller than this much source text is not worth a process (a fork, the memo
 # and the callers index built again): small projects run in one.
@@ -69,6 +73,15 @@ class ClassOutcome:
     """One gate as a worker classified it (None: no row), with what it diagnosed."""
 
     gate: AuditedGate | None
+    diagnostics: tuple[FileDiagnostic, ...] = ()
+
+
+@dataclass(frozen=True)
+class VariesOutcome:
+    """Whether a definition the widening follows varies (audit/widening.py), with what
+    its evaluation diagnosed."""
+
+    varies: bool
     diagnostics: tuple[FileDiagnostic, ...] = ()
 
 
@@ -153,3 +166,59 @@ class Claims:
         with self._lock:
             front, _ = self._LAYOUT.unpack_from(self._shared, 0)
             return int(front)
+
+
+def claimed(
+    project: Project,
+    semantics: Semantics,
+    count: int,
+    processes: int,
+    task: Callable[[Claims], Share[K, V]],
+    here: Callable[[int], None],
+) -> tuple[dict[K, V], frozenset[Path], int]:
+    """Items 0..count-1 taken from both ends (Claims): this process's from the front,
+    each given to `here`; `processes - 1` forked workers' (`task`) from the back. What
+    the workers sent back (the files they built and the calls they searched taken in
+    here), the files they could not build, and how many the front took."""
+    claims = Claims(count)
+    forked = [forking.start(partial(task, claims)) for _ in range(processes - 1)]
+    while (index := claims.front()) is not None:
+        here(index)
+    items: dict[K, V] = {}
+    unbuildable: frozenset[Path] = frozenset()
+    for worker in forked:
+        answer = None if worker is None else worker.result()
+        if answer is not None:
+            project.built_elsewhere(answer.built)
+            semantics.note_searched_calls(answer.searched_calls)
+            items.update(answer.items)
+            unbuildable |= answer.unbuildable
+    return items, unbuildable, claims.taken_from_front()
+
+
+def share(
+    project: Project, semantics: Semantics, tried: frozenset[Path], items: dict[K, V]
+) -> Share[K, V]:
+    """A worker's answer: `items`, and what it built or failed to build since `tried`."""
+    built, unbuildable = project.tried_since(tried)
+    return Share(items, built, unbuildable, semantics.searched_call_names())
+
+
+def added(project: Project, before: int) -> tuple[FileDiagnostic, ...]:
+    """The diagnostics added since there were `before` (what a worker sends back)."""
+    return tuple(project.diagnostics[before:])
+
+
+def replay(
+    project: Project, diagnostics: Iterable[FileDiagnostic], unbuildable: frozenset[Path]
+) -> None:
+    """A worker's diagnostics, where the single-process run adds them: a file that fails
+    to build, or a bound hit, is said once (by whichever process came to it first)."""
+    for diagnostic in diagnostics:
+        if diagnostic.path in unbuildable:
+            said = project.unbuildable_elsewhere(diagnostic.path)
+        else:
+            said = diagnostic.code == BOUND_HIT
+        if said and diagnostic in project.diagnostics:
+            continue
+        project.diagnostics.append(diagnostic)

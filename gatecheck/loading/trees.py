@@ -23,7 +23,7 @@ N = TypeVar("N", bound=nodes.NodeNG)
 _SCOPES = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
 
 
-def own_nodes(roots: Iterable[nodes.NodeNG], kind: type[N]) -> Iterator[N]:
+def own_nodes(roots: Iterable[nodes.NodeNG], kind: type[N] | tuple[type[N], ...]) -> Iterator[N]:
     """The nodes of `kind` among `roots` and below them that run in the roots' scope:
     not inside a nested function, lambda or class (whose node itself is yielded when it
     is of `kind`). A function's own returns are `own_nodes(func.body, nodes.Return)`."""

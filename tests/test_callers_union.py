@@ -82,6 +82,18 @@ CASES = [
         FROM_9,
         id="callers-passing-two-classes",
     ),
+    # Optional keywords spread from a dict display that does not name the parameter:
+    # that call leaves its default (spread_keywords.py).
+    pytest.param(
+        "def check(name, min_major=8, **extra):\n"
+        "    return major() < min_major  # gate\n"
+        "\n"
+        "def run(tag):\n"
+        "    check('fa3', min_major=9)\n"
+        "    check('fa2', **({'tag': tag} if tag is not None else {}))\n",
+        BELOW_9,
+        id="a-caller-spreading-optional-keywords-leaves-the-default",
+    ),
 ]
 
 # Each must stay unknown: not a gate, every generation admitted.
@@ -123,6 +135,24 @@ NOOPS = [
         "    check(9)\n"
         "    obj.check(10)\n",
         id="a-call-on-an-unresolved-receiver-may-pass-another",
+    ),
+    pytest.param(
+        "def check(min_major=8, **extra):\n"
+        "    return major() < min_major  # gate\n"
+        "\n"
+        "def run(options):\n"
+        "    check(min_major=9)\n"
+        "    check(**options)\n",
+        id="a-caller-spreading-a-mapping-not-read-may-pass-it",
+    ),
+    pytest.param(
+        "def check(min_major=8):\n"
+        "    return major() < min_major  # gate\n"
+        "\n"
+        "def run(m):\n"
+        "    check(min_major=9)\n"
+        "    check(**({'min_major': m} if m else {}))\n",
+        id="a-caller-spreading-a-dict-that-names-the-parameter",
     ),
 ]
 

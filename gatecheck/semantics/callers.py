@@ -61,6 +61,7 @@ from gatecheck.semantics.call_names import (
 from gatecheck.semantics.lazy_joins import unknown_anyway
 from gatecheck.semantics.logic import either, join_optional
 from gatecheck.semantics.reads import remembered
+from gatecheck.semantics.spread_keywords import spread_names
 from gatecheck.semantics.values import (
     UNKNOWN,
     ClassRef,
@@ -544,7 +545,8 @@ def _passes_itself_on(site: _Site, func: nodes.FunctionDef, node: nodes.NodeNG) 
 def _argument(ev: Evaluator, site: _Site, parameter: Parameter) -> Any:
     """The value `site` passes for the parameter (its default when it passes none)."""
     call, name, index = site.call, parameter.name, parameter.index
-    if any(k.arg is None for k in call.keywords or ()):
+    spread = spread_names(call)
+    if spread is None or name in spread:
         return _NOT_FOUND
     for keyword in call.keywords or ():
         if keyword.arg == name:
@@ -637,13 +639,12 @@ def argument_node(
     """The expression `call` passes for `parameter` of `func` (its default where it passes
     none); None where that cannot be told by the call's text: an unpacking, a required
     parameter it leaves out, a parameter it passes itself on to (a recursion)."""
-    if any(isinstance(a, nodes.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords or ()
-    ):
-        return None
-    if _passes_itself_on(_Site(call, offset), func, parameter):
-        return None
     found = _parameter(func, parameter)
+    spread = spread_names(call)
+    if any(isinstance(a, nodes.Starred) for a in call.args) or spread is None:
+        return None
+    if found.name in spread or _passes_itself_on(_Site(call, offset), func, parameter):
+        return None
     for keyword in call.keywords or ():
         if keyword.arg == found.name:
             return keyword.value

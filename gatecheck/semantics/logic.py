@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gatecheck.semantics.values import (
+    TRUTHY,
     UNKNOWN,
     ClassRef,
     EachDevice,
@@ -33,7 +34,10 @@ def kleene_not(value: Any) -> Tri:
 def bool_op(op: str, values: Iterable[Any]) -> Any:
     """`a and b` / `a or b` with Python's value semantics (`a and b` is a or b), made
     three-valued: once an operand is unknown, only a deciding operand is known. `values`
-    is lazy: operands after the deciding one are never evaluated, as in Python."""
+    is lazy: operands after the deciding one are never evaluated, as in Python.
+    Decided after an unknown operand, `or` is true and its value that operand's or the
+    deciding one's: the deciding value where it is True, else some true value (Truthy:
+    `arch or get_arch()` is not the number True, so `// 10 == 12` on it is unknown)."""
     result: Any = None
     undecided = False
     for value in values:
@@ -42,7 +46,9 @@ def bool_op(op: str, values: Iterable[Any]) -> Any:
             if t is False:
                 return False if undecided else value
         elif t is True:
-            return True if undecided else value
+            if not undecided:
+                return value
+            return True if value is True else TRUTHY
         if t is UNKNOWN:
             undecided = True
         result = value
@@ -70,6 +76,8 @@ def join(a: Any, b: Any) -> Any:
         return a
     if a is UNKNOWN or b is UNKNOWN:
         return UNKNOWN
+    if (a is TRUTHY or b is TRUTHY) and truth(a) is True and truth(b) is True:
+        return TRUTHY  # some true value either way
     try:
         if type(a) is type(b) and a == b:
             return a

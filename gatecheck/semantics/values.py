@@ -194,6 +194,21 @@ class SomeText(Opaque):
         return True
 
 
+@dataclass(frozen=True)
+class Truthy(Opaque):
+    """Some true value, which one not known: `arch or get_arch()` where `arch` may be
+    anything (a parameter no caller fills) and `get_arch()` is true, which is `arch`
+    where `arch` is true and the device's arch elsewhere (logic.bool_op). Its truth is
+    known (`if arch or get_arch():`), nothing else: a comparison, arithmetic or an item
+    of it is unknown (contains_unknown), as `arch // 10 == 12` is; not None."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+TRUTHY = Truthy()
+
+
 def has_opaque(value: Any) -> bool:
     """An Opaque value, or one inside a tuple, list or set."""
     if isinstance(value, Opaque):
@@ -467,8 +482,8 @@ def is_known(value: Any) -> bool:
 
 def contains_unknown(value: Any) -> bool:
     """UNKNOWN itself, or inside a tuple, list or set (a partly known arch list); a
-    partly known value (OneOf, EachDevice, SomeText) too."""
-    if value is UNKNOWN or isinstance(value, (OneOf, EachDevice, SomeText)):
+    partly known value (OneOf, EachDevice, SomeText, Truthy) too."""
+    if value is UNKNOWN or isinstance(value, (OneOf, EachDevice, SomeText, Truthy)):
         return True
     if isinstance(value, (tuple, list, frozenset, set)):
         return any(contains_unknown(v) for v in value)

@@ -15,8 +15,11 @@ real corpora).
 
 A round of the widening (audit/widening.py) large enough for two processes is shared the
 same way, by workers forked for it (they start with every tree and memo entry the main
-process holds: no warm-up), and so is the classification of the gates (ClassOutcome: a
-report row is plain data).
+process holds: no warm-up), and so are the widening's own checks of a round (whether each
+definition varies: VariesOutcome) and its scan of the texts for the names found, and the
+classification of the gates (ClassOutcome: a report row is plain data). `claimed` runs
+any of these: the main process's items a prefix, each worker's answer with what it
+diagnosed (`added`), put back where the single-process run says it (`replay`).
 
 A worker that fails (killed, out of memory, an exception) costs only time: the modules it
 took are evaluated in the main process. No fork (not POSIX), no worker. The workers are

@@ -19,6 +19,7 @@ from gatecheck.semantics.values import (
     Opaque,
     PartialRef,
     Tri,
+    Truthy,
     is_constant,
     is_constant_method,
     is_option,
@@ -76,7 +77,7 @@ def join(a: Any, b: Any) -> Any:
         return a
     if a is UNKNOWN or b is UNKNOWN:
         return UNKNOWN
-    if (a is TRUTHY or b is TRUTHY) and truth(a) is True and truth(b) is True:
+    if (isinstance(a, Truthy) or isinstance(b, Truthy)) and truth(a) is truth(b) is True:
         return TRUTHY  # some true value either way
     try:
         if type(a) is type(b) and a == b:

@@ -94,6 +94,22 @@ CASES = [
         BELOW_9,
         id="a-caller-spreading-optional-keywords-leaves-the-default",
     ),
+    # An unresolved call spelled like the method, with a keyword it does not take beside a
+    # spread of known names: no call of it (callers._fits), whatever the spread gives.
+    pytest.param(
+        "class Loader:\n"
+        "    def check(self, min_major=10):\n"
+        "        return major() < min_major  # gate\n"
+        "\n"
+        "    def run(self):\n"
+        "        self.check(min_major=8)\n"
+        "        self.check(min_major=9)\n"
+        "\n"
+        "def other(obj, extra):\n"
+        "    obj.check(depth=2, **({'extra': extra} if extra else {}))\n",
+        BELOW_9,
+        id="an-unresolved-call-with-a-keyword-the-method-lacks-beside-a-spread",
+    ),
 ]
 
 # Each must stay unknown: not a gate, every generation admitted.

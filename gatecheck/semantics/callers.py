@@ -455,17 +455,18 @@ def _fits(call: nodes.Call, func: nodes.FunctionDef, offset: int) -> bool:
     """Whether `call` can bind `func`'s parameters (past the `offset` it does not spell)
     without a TypeError; True where it unpacks (`*args`, `**kw`): it may."""
     args = func.args
-    if any(isinstance(a, nodes.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords or ()
-    ):
+    spread = spread_names(call)
+    if any(isinstance(a, nodes.Starred) for a in call.args) or spread is None:
         return True
     positional = [*args.posonlyargs, *args.args][offset:]
     if len(call.args) > len(positional) and not args.vararg:
         return False
     named = {a.name for a in [*args.args, *args.kwonlyargs]}
-    given = {k.arg for k in call.keywords or ()}
+    given = {k.arg for k in call.keywords or () if k.arg is not None}
     if not args.kwarg and not given <= named:
         return False
+    # A name a `**` display may spread may be given (spread_keywords.py).
+    given |= spread
     required = positional[: len(positional) - len(args.defaults)]
     missing = [a.name for a in required[len(call.args) :] if a.name not in given]
     kw_required = [

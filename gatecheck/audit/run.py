@@ -535,14 +535,13 @@ def _classify_share(
     claims: workers.Claims,
 ) -> workers.Share[int, workers.ClassOutcome]:
     """A worker's task: classify each condition it claims from the back."""
-    tried = project.tried_paths()
-    out: dict[int, workers.ClassOutcome] = {}
-    with progress.listening(None):
-        while (index := claims.back()) is not None:
-            before = len(project.diagnostics)
-            gate = classify(conditions[index])
-            out[index] = workers.ClassOutcome(gate, workers.added(project, before))
-    return workers.share(project, semantics, tried, out)
+
+    def answer(index: int) -> workers.ClassOutcome:
+        before = len(project.diagnostics)
+        gate = classify(conditions[index])
+        return workers.ClassOutcome(gate, workers.added(project, before))
+
+    return workers.answered(project, semantics, claims, answer)
 
 
 def _gate_function_modules(ruleset: RuleSet) -> frozenset[str]:

@@ -199,12 +199,13 @@ class Widening:
         self, paths: Sequence[Path], test: Callable[[str], bool], claims: workers.Claims
     ) -> workers.Share[int, bool]:
         """A worker's task: `test` of each text it claims from the back."""
-        tried = self.project.tried_paths()
-        out: dict[int, bool] = {}
-        with self.project.scanning(), progress.listening(None):
-            while (index := claims.back()) is not None:
-                out[index] = test(self.project.text_of(paths[index]) or "")
-        return workers.share(self.project, self.semantics, tried, out)
+        with self.project.scanning():
+            return workers.answered(
+                self.project,
+                self.semantics,
+                claims,
+                lambda index: test(self.project.text_of(paths[index]) or ""),
+            )
 
     def _bound_by_device(self, found: Sequence[ArchCondition]) -> set[str]:
         """The names a module binds only under an `if` at its top level (or in a `with`,
@@ -315,14 +316,13 @@ class Widening:
         self, todo: Sequence[Definition], claims: workers.Claims
     ) -> workers.Share[int, workers.VariesOutcome]:
         """A worker's task: whether each definition it claims from the back varies."""
-        tried = self.project.tried_paths()
-        out: dict[int, workers.VariesOutcome] = {}
-        with progress.listening(None):
-            while (index := claims.back()) is not None:
-                before = len(self.project.diagnostics)
-                varies = self._varies(todo[index])
-                out[index] = workers.VariesOutcome(varies, workers.added(self.project, before))
-        return workers.share(self.project, self.semantics, tried, out)
+
+        def answer(index: int) -> workers.VariesOutcome:
+            before = len(self.project.diagnostics)
+            varies = self._varies(todo[index])
+            return workers.VariesOutcome(varies, workers.added(self.project, before))
+
+        return workers.answered(self.project, self.semantics, claims, answer)
 
     def _read_definitions(self, names: set[str]) -> None:
         """The definitions of the searched modules whose text spells one of `names` (a

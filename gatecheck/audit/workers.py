@@ -38,7 +38,7 @@ from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from gatecheck import forking
+from gatecheck import forking, progress
 from gatecheck.audit.conditions import FoundCondition
 from gatecheck.audit.report import AuditedGate
 from gatecheck.containment import BOUND_HIT
@@ -197,6 +197,19 @@ def claimed(
             items.update(answer.items)
             unbuildable |= answer.unbuildable
     return items, unbuildable, claims.taken_from_front()
+
+
+def answered(
+    project: Project, semantics: Semantics, claims: Claims, answer: Callable[[int], V]
+) -> Share[int, V]:
+    """A worker's task over items by index: `answer(i)` of each it claims from the back
+    (`claimed`'s `task`, with `claims` left to bind), sent back with what it built."""
+    tried = project.tried_paths()
+    out: dict[int, V] = {}
+    with progress.listening(None):
+        while (index := claims.back()) is not None:
+            out[index] = answer(index)
+    return share(project, semantics, tried, out)
 
 
 def share(

@@ -453,7 +453,8 @@ def _method_kind(func: nodes.FunctionDef) -> str:
 
 def _fits(call: nodes.Call, func: nodes.FunctionDef, offset: int) -> bool:
     """Whether `call` can bind `func`'s parameters (past the `offset` it does not spell)
-    without a TypeError; True where it unpacks (`*args`, `**kw`): it may."""
+    without a TypeError; True where it unpacks `*args` or a `**` whose names are not
+    known (`**kw`): it may. A `**` of dict displays may give the names they spell."""
     args = func.args
     spread = spread_names(call)
     if any(isinstance(a, nodes.Starred) for a in call.args) or spread is None:

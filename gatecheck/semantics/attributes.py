@@ -108,6 +108,8 @@ def _instance(
 ) -> Any:
     if name in receiver.attrs:
         return receiver.attrs[name]
+    if name == "_replace" and (copy := classes.record_copy(ev, receiver)) is not None:
+        return copy
     return classes.class_attribute(ev, receiver.cls, name, receiver, reader=reader)
 
 

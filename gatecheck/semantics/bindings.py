@@ -146,6 +146,19 @@ def _rebound_in_body(ev: Evaluator, node: nodes.AssignName, loop: nodes.For) -> 
     return bool(found)
 
 
+def keywords_parameter_value(ev: Evaluator, args: nodes.Arguments) -> Any:
+    """A `**fields` parameter read where no call bound it: the keywords its callers pass
+    that no other parameter takes (callers.py), as a dict; else unknown. (astroid binds
+    the name to the parameters' node, and its own node's parent is the function.)"""
+    return memoized(ev, ("keywords-parameter", id(args)), _keywords_parameter, args)
+
+
+def _keywords_parameter(ev: Evaluator, args: nodes.Arguments) -> Any:
+    if args.kwarg_node is None:
+        return UNKNOWN
+    return conventions.parameter_by_convention(ev, args.kwarg_node, args)
+
+
 def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:
     func = args.parent
     positional = list(args.posonlyargs) + list(args.args)

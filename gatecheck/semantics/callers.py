@@ -59,7 +59,7 @@ from gatecheck.semantics.call_names import (
     called_name_set,
 )
 from gatecheck.semantics.lazy_joins import unknown_anyway
-from gatecheck.semantics.logic import either, join_optional
+from gatecheck.semantics.logic import REFERENCES, either, join_optional
 from gatecheck.semantics.reads import remembered
 from gatecheck.semantics.spread_keywords import spread_names
 from gatecheck.semantics.values import (
@@ -159,6 +159,8 @@ def parameter_from_callers(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argume
     sites = [site for site in sites if not _passes_itself_on(site, func, node)]
     if not sites:
         return _NOT_FOUND
+    if args.kwarg and args.kwarg == getattr(node, "name", ""):
+        return _extra_keywords_met(ev, sites, func)
     met = _met(ev, sites, _parameter(func, node))
     if isinstance(met, DeviceFromSomeCallers) and func.name == "__init__":
         # An object built with arch values the project does not pass (an override
@@ -323,8 +325,14 @@ def _each_device(value: Any) -> bool:
 
 
 def _options(value: Any) -> bool:
-    """One of a few constants (values.OneOf, `True or False` as a caller's flag)."""
-    return isinstance(value, OneOf) and constant_options(value) is not None
+    """One of a few constants (values.OneOf, `True or False` as a caller's flag), or of a
+    few references (`inputs` bound to a record, and under an `if` to a copy of it with a
+    field changed: attributes read through it are each option's, met)."""
+    if not isinstance(value, OneOf):
+        return False
+    if constant_options(value) is not None:
+        return True
+    return all(isinstance(o, REFERENCES) for o in value.options)
 
 
 def _call_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
@@ -545,14 +553,24 @@ def _passes_itself_on(site: _Site, func: nodes.FunctionDef, node: nodes.NodeNG) 
 
 
 def _argument(ev: Evaluator, site: _Site, parameter: Parameter) -> Any:
-    """The value `site` passes for the parameter (its default when it passes none)."""
+    """The value `site` passes for the parameter (its default when it passes none). A
+    keyword the call spells gives it, whatever its `**` arguments hold (one naming it
+    too makes the call raise); else a `**` argument whose keys can be read (a dict
+    display, the calling function's own `**fields` as its callers fill it) gives it
+    where it holds the name, and none does where none holds it."""
     call, name, index = site.call, parameter.name, parameter.index
-    spread = spread_names(call)
-    if spread is None or name in spread:
-        return _NOT_FOUND
     for keyword in call.keywords or ():
         if keyword.arg == name:
             return _passed(ev, keyword.value)
+    spread = spread_names(call)
+    if spread is None:
+        spread_values = _spread_keywords(ev, call)
+        if spread_values is None:
+            return _NOT_FOUND
+        if name in spread_values:
+            return spread_values[name]
+    elif name in spread:
+        return _NOT_FOUND
     if any(isinstance(a, nodes.Starred) for a in call.args):
         passed = _spread(ev, call.args)
         if passed is None:
@@ -566,6 +584,43 @@ def _argument(ev: Evaluator, site: _Site, parameter: Parameter) -> Any:
     if parameter.default is UNREAD_DEFAULT:
         return UNKNOWN
     return ev.value(parameter.default)
+
+
+def _spread_keywords(ev: Evaluator, call: nodes.Call) -> dict[str, Any] | None:
+    """The keywords a call's `**` arguments give, by name, where each is a dict whose keys
+    are known strings; None where one is not."""
+    given: dict[str, Any] = {}
+    for keyword in call.keywords or ():
+        if keyword.arg is not None:
+            continue
+        value = ev.value(keyword.value)
+        if type(value) is not dict or not all(type(k) is str for k in value):
+            return None
+        given.update(value)
+    return given
+
+
+def _extra_keywords_met(ev: Evaluator, sites: list[_Site], func: nodes.FunctionDef) -> Any:
+    """A `**fields` parameter read where no call bound it: the dict of the keywords no
+    other parameter takes, where every call's can be read and they all pass the same
+    names (each name's values met as a parameter's are); else `_NOT_FOUND`."""
+    taken = {a.name for a in (*func.args.args, *func.args.kwonlyargs)}
+    each: list[dict[str, Any]] = []
+    for site in sites:
+        given: dict[str, Any] = {}
+        for keyword in site.call.keywords or ():
+            if keyword.arg is not None:
+                if keyword.arg not in taken:
+                    given[keyword.arg] = _passed(ev, keyword.value)
+                continue
+            spread = ev.value(keyword.value)
+            if type(spread) is not dict or not all(type(k) is str for k in spread):
+                return _NOT_FOUND
+            given.update((k, v) for k, v in spread.items() if k not in taken)
+        if each and given.keys() != each[0].keys():
+            return _NOT_FOUND
+        each.append(given)
+    return {name: _meet([given[name] for given in each]) for name in each[0]}
 
 
 def _passed(ev: Evaluator, argument: nodes.NodeNG) -> Any:
@@ -642,14 +697,16 @@ def argument_node(
     none); None where that cannot be told by the call's text: an unpacking, a required
     parameter it leaves out, a parameter it passes itself on to (a recursion)."""
     found = _parameter(func, parameter)
-    spread = spread_names(call)
-    if any(isinstance(a, nodes.Starred) for a in call.args) or spread is None:
-        return None
-    if found.name in spread or _passes_itself_on(_Site(call, offset), func, parameter):
+    if _passes_itself_on(_Site(call, offset), func, parameter):
         return None
     for keyword in call.keywords or ():
         if keyword.arg == found.name:
-            return keyword.value
+            return keyword.value  # whatever a `**` argument holds (see _argument)
+    spread = spread_names(call)
+    if any(isinstance(a, nodes.Starred) for a in call.args) or spread is None:
+        return None
+    if found.name in spread:
+        return None
     at = None if found.index is None else found.index - offset
     if at is not None and 0 <= at < len(call.args):
         return call.args[at]

@@ -40,6 +40,7 @@ from gatecheck.semantics.values import (
     NoneOr,
     OneOf,
     PartialRef,
+    RecordCopy,
     SuperRef,
     constant_options,
     contains_unknown,
@@ -265,6 +266,8 @@ def call(
         made = syntax.parent if syntax is not None else None
         bare = isinstance(made, nodes.Call) and not made.args and not made.keywords
         return classes.instantiate(func.node, args, kwargs, defaults_hold=bare)
+    if isinstance(func, RecordCopy):
+        return classes.replaced(func, args, kwargs)
     if isinstance(func, Identity):
         return args[0] if args else UNKNOWN
     if isinstance(func, ExternalRef):
@@ -426,7 +429,7 @@ def _call_function(
     ev.depth += 1
     try:
         with ev.tracking() as reads:
-            env = bind_arguments(ev, func, args, kwargs)
+            env = bind_arguments(ev, func, args, kwargs, complete=True)
             if isinstance(node, nodes.Lambda):
                 result = ev.eval(node.body, env)
             else:
@@ -508,9 +511,19 @@ def _runs_body(ev: Evaluator, node: nodes.NodeNG) -> bool:
 
 
 def bind_arguments(
-    ev: Evaluator, func: FunctionRef, args: list[Any], kwargs: dict[str, Any]
+    ev: Evaluator,
+    func: FunctionRef,
+    args: list[Any],
+    kwargs: dict[str, Any],
+    complete: bool = False,
 ) -> Env:
+    """The body's names for its parameters. `complete`: `args` and `kwargs` are every
+    argument the call passes (a call whose unpackings were all read), so `*args` is the
+    tuple of the positional ones left over and `**kwargs` the dict of the keywords no
+    parameter takes (`def make(*, arch, **fields): return Inputs(**fields, arch=arch)`
+    passes its callers' other keywords on); else both are unknown."""
     arguments = func.node.args
+    kwargs = dict(kwargs)
     env: Env = {}
     positional = list(arguments.posonlyargs or []) + list(arguments.args or [])
     supplied = list(args)
@@ -536,9 +549,10 @@ def bind_arguments(
         else:
             env[param.name] = UNKNOWN
     if arguments.vararg:
-        env[arguments.vararg] = UNKNOWN
+        rest = supplied[len(positional) :]
+        env[arguments.vararg] = tuple(rest) if complete else UNKNOWN
     if arguments.kwarg:
-        env[arguments.kwarg] = UNKNOWN
+        env[arguments.kwarg] = dict(kwargs) if complete else UNKNOWN
     return env
 
 

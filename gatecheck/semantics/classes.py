@@ -23,6 +23,7 @@ from gatecheck.semantics.values import (
     ExternalRef,
     FunctionRef,
     InstanceRef,
+    RecordCopy,
 )
 
 if TYPE_CHECKING:
@@ -343,6 +344,26 @@ def is_namedtuple(ev: Evaluator, cls: nodes.ClassDef) -> bool:
             if name.endswith("NamedTuple") or name.endswith("namedtuple"):
                 return True
     return False
+
+
+def record_copy(ev: Evaluator, receiver: InstanceRef) -> RecordCopy | None:
+    """`record._replace` where `record` is a NamedTuple instance whose classes do not
+    define `_replace` themselves; else None."""
+    if not is_namedtuple(ev, receiver.cls):
+        return None
+    if any("_replace" in klass.locals for klass in mro(ev, receiver.cls)):
+        return None
+    return RecordCopy(receiver)
+
+
+def replaced(copy: RecordCopy, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+    """What `record._replace(**changes)` returns: a new instance with the fields it names
+    changed, the others as they were; unknown for a positional argument or a name that
+    is no field (Python raises)."""
+    instance = copy.instance
+    if args or not set(kwargs) <= set(annotated_fields(instance.cls)):
+        return UNKNOWN
+    return InstanceRef(instance.cls, {**instance.attrs, **kwargs}, instance.defaults_hold)
 
 
 def as_tuple(ev: Evaluator, value: Any) -> Any:

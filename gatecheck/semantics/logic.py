@@ -18,6 +18,7 @@ from gatecheck.semantics.values import (
     OneOf,
     Opaque,
     PartialRef,
+    RecordCopy,
     Tri,
     Truthy,
     is_constant,
@@ -97,8 +98,8 @@ def join(a: Any, b: Any) -> Any:
 # What a OneOf may hold: the project's classes, instances, modules and functions, whose
 # attributes and calls can be read. (Two external names, `torch.bfloat16 if x else
 # torch.float16`, are values nothing can read: they meet as unknown, unless `outside`.)
-_REFERENCES = (ClassRef, InstanceRef, ModuleRef, FunctionRef, PartialRef)
-_WITH_OUTSIDE = (*_REFERENCES, ExternalRef)
+REFERENCES = (ClassRef, InstanceRef, ModuleRef, FunctionRef, PartialRef, RecordCopy)
+_WITH_OUTSIDE = (*REFERENCES, ExternalRef)
 # More options than this (a long chain of conditional expressions): unknown.
 MAX_OPTIONS = 8
 
@@ -114,7 +115,7 @@ def either(values: Iterable[Any], outside: bool = False) -> Any:
         for option in value.options if isinstance(value, OneOf) else (value,):
             if not any(_same(option, seen) for seen in options):
                 options.append(option)
-    references = _WITH_OUTSIDE if outside else _REFERENCES
+    references = _WITH_OUTSIDE if outside else REFERENCES
     if len(options) > 1 and (
         all(isinstance(o, references) for o in options)
         or all(is_option(o) for o in options)
@@ -193,8 +194,8 @@ def join_optional(a: Any, b: Any) -> Any:
 def _reference_options(value: Any) -> bool:
     """A reference (a project class, instance, module or function), or one of several."""
     if isinstance(value, OneOf):
-        return all(isinstance(o, _REFERENCES) for o in value.options)
-    return isinstance(value, _REFERENCES)
+        return all(isinstance(o, REFERENCES) for o in value.options)
+    return isinstance(value, REFERENCES)
 
 
 def item_of_options(container: OneOf, index: Any) -> Any:

@@ -14,7 +14,7 @@ from gatecheck.loading.project import Project
 from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
 from gatecheck.loading.trees import bound_in_scopes, lookup
 from gatecheck.semantics import bounds, flow, global_writes, replay
-from gatecheck.semantics.bindings import binding_value
+from gatecheck.semantics.bindings import binding_value, keywords_parameter_value
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either
@@ -149,6 +149,12 @@ def _bound_value(ev: Evaluator, node: nodes.Name, assigns: Sequence[nodes.NodeNG
         # One binding (most names): no flow to follow, nothing to meet. Not an import:
         # binding_of's own test, without its frame (once per name per generation).
         bound = assigns[0]
+        if isinstance(bound, nodes.Arguments):
+            # `*args` / `**fields`: the lookup gives the parameters' node; the name's own
+            # is read as a parameter is (a `**fields` its callers fill: callers.py).
+            if node.name != bound.kwarg:
+                return UNKNOWN
+            return keywords_parameter_value(ev, bound)
         if not isinstance(bound, _IMPORTS):
             return binding_value(ev, bound)
         return binding_of(ev, bound, node.name)

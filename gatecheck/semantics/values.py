@@ -151,6 +151,13 @@ class InstanceRef:
     defaults_hold: bool = False
 
 
+@dataclass(frozen=True, eq=False)
+class RecordCopy:
+    """`record._replace` of a NamedTuple instance, not yet called (classes.replaced)."""
+
+    instance: InstanceRef
+
+
 @dataclass(frozen=True)
 class EnumMember:
     """A member of an `enum.Enum` class: equal only to itself (and to its aliases)."""

@@ -845,7 +845,7 @@ class Classifier:
         """`if is_device_capability(90): ... elif family(100): ...`: each test admits one
         major, the chain enumerates two or more, and this generation is in none."""
         statement = found.statement
-        if found.kind not in (SlotKind.IF, SlotKind.RETURN, SlotKind.ASSERT):
+        if found.kind not in (SlotKind.IF, SlotKind.CASE, SlotKind.RETURN, SlotKind.ASSERT):
             return None
         tests, _ = not_gaps.if_chain(statement, self._tells_apart)
         if len(tests) < 2:
@@ -859,10 +859,11 @@ class Classifier:
         if len(majors) < 2:
             return None
         shown = ", ".join(self.registry.ordered(frozenset(admitted)))
-        return (
-            f"the if/elif chain at line {tests[0].parent.lineno} handles {shown} "
-            f"but not {self.generation.name}"
-        )
+        if isinstance(statement, nodes.MatchCase):
+            chain = f"the match at line {statement.parent.lineno}"
+        else:
+            chain = f"the if/elif chain at line {tests[0].parent.lineno}"
+        return f"{chain} handles {shown} but not {self.generation.name}"
 
     def _tells_apart(self, test: nodes.NodeNG) -> bool:
         """The test's truth differs between generations of the audited vendor."""

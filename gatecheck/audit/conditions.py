@@ -31,6 +31,7 @@ from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.loading.lazy import node_class
 from gatecheck.loading.trees import lookup, own_nodes
 from gatecheck.semantics.admitted import Admission, Semantics
+from gatecheck.semantics.patterns import case_of
 from gatecheck.semantics.values import FunctionRef, NoneOr, is_constant
 
 _SLOT_OWNERS = (
@@ -44,6 +45,7 @@ _SLOT_OWNERS = (
     nodes.Comprehension,
     nodes.Call,
     nodes.Subscript,
+    nodes.MatchCase,
 )
 # Test markers whose first argument is a condition: skip when true / run only when true.
 _SKIP_WHEN_TRUE = frozenset({"skipif", "skipIf", "xfail"})
@@ -54,6 +56,9 @@ class SlotKind(enum.Enum):
     IF = "if"
     WHILE = "while"
     IFEXP = "ifexp"
+    # A `match` statement's `case`: its pattern is the condition (semantics/patterns.py:
+    # taken where the subject matches and the guard holds).
+    CASE = "case"
     ASSERT = "assert"
     RETURN = "return"
     ASSIGN = "assign"
@@ -113,6 +118,18 @@ class ArchCondition:
     @property
     def line(self) -> int:
         return int(self.condition.lineno or 1)
+
+
+def condition_text(condition: nodes.NodeNG) -> str:
+    """A condition's source, whitespace collapsed; a `case` pattern as the case spells it
+    (`case 12 if head_dim > 64`), its text alone being a bare value."""
+    case = case_of(condition)
+    if case is None:
+        text = condition.as_string()
+    else:
+        guard = "" if case.guard is None else f" if {case.guard.as_string()}"
+        text = f"case {condition.as_string()}{guard}"
+    return " ".join(text.split())
 
 
 # Where a node sits in its tree: each step the index among its parent's children (in
@@ -277,6 +294,8 @@ def _slots(
             yield node.test, node, tests[type(node)]
         elif isinstance(node, nodes.Assert):
             yield node.test, node, SlotKind.ASSERT
+        elif isinstance(node, nodes.MatchCase):
+            yield node.pattern, node, SlotKind.CASE
         elif isinstance(node, nodes.Comprehension):
             for test in node.ifs:
                 yield test, node, SlotKind.COMPREHENSION
@@ -742,7 +761,7 @@ def classify_condition(
             bound_hit(
                 semantics.project.diagnostics,
                 where,
-                condition.as_string(),
+                condition_text(condition),
                 admission.bounds,
                 consequence,
             )
@@ -974,6 +993,8 @@ def feature_side(
         or resets_computed(statement)
     ):
         return Polarity.DISABLES, false_side
+    if kind is SlotKind.CASE and branch_disables(statement.body):
+        return Polarity.DISABLES, false_side  # `case 12 if paged: raise ...`
     if kind is SlotKind.IF and not statement.orelse and refuses_options(statement.body):
         # `if arch // 10 not in [10, 11]: assert not deterministic`: the option is
         # refused where the test is true, as `if <test> and deterministic: raise` says.

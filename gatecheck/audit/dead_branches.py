@@ -26,7 +26,13 @@ from contextlib import AbstractContextManager, nullcontext
 
 from astroid import nodes
 
-from gatecheck.audit.conditions import ArchCondition, Role, SlotKind, function_scope
+from gatecheck.audit.conditions import (
+    ArchCondition,
+    Role,
+    SlotKind,
+    condition_text,
+    function_scope,
+)
 from gatecheck.gates.branches import branch_disables, branch_exits, call_name
 from gatecheck.gates.model import Polarity
 from gatecheck.semantics import callers
@@ -171,7 +177,7 @@ def _dead_side(
             return None
     elif c.polarity is Polarity.DISABLES and ours:
         return None  # an off-state flag set: a refusal, not a path
-    text = " ".join(c.condition.as_string().split())
+    text = condition_text(c.condition)
     if len(text) > 60:
         text = text[:57] + "..."
     shown = ", ".join(semantics.registry.ordered(let_through))

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from gatecheck.audit.conditions import ArchCondition, SlotKind, negated, operands, varies
+from gatecheck.audit.conditions import (
+    ArchCondition,
+    SlotKind,
+    condition_text,
+    negated,
+    operands,
+    varies,
+)
 from gatecheck.config.model import Generation, Registry
 from gatecheck.gates.branches import call_name, is_numeric
 from gatecheck.gates.model import Polarity
@@ -84,16 +91,17 @@ def has_its_own_branch(ctx: GateContext) -> str | None:
     """`if sm_major in [10, 11]: ... elif sm_major == 12: ...`, or an `else:` that calls
     `_kernel_meta_sm12x(...)`: the dispatch has a branch written for this generation."""
     statement = ctx.found.statement
-    if ctx.found.kind is not SlotKind.IF or not isinstance(statement, nodes.If):
+    if ctx.found.kind is SlotKind.CASE and isinstance(statement, nodes.MatchCase):
+        own, chain = statement.pattern, "match"
+    elif ctx.found.kind is SlotKind.IF and isinstance(statement, nodes.If):
+        own, chain = statement.test, "if/elif chain"
+    else:
         return None
     gen = ctx.generation.name
     tests, last_else = if_chain(statement, ctx.tells_apart)
     for test in tests:
-        if test is not statement.test and ctx.own_line(test):
-            return (
-                f"{gen} has its own branch in this if/elif chain: line {test.lineno} "
-                f"'{short(test)}'"
-            )
+        if test is not own and ctx.own_line(test):
+            return f"{gen} has its own branch in this {chain}: line {test.lineno} '{short(test)}'"
     if last_else and not any(gen in ctx.admits(t) for t in tests):
         for call in _calls(last_else):
             # The callee as spelled, its module's name with it: `sm100_utils.make_mma(...)`.
@@ -241,7 +249,7 @@ def _terms(found: ArchCondition) -> Iterator[nodes.NodeNG]:
 
 def short(node: nodes.NodeNG, limit: int = 70) -> str:
     """The node's source on one line, cut to `limit` characters."""
-    text = " ".join(node.as_string().split())
+    text = condition_text(node)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -254,6 +262,8 @@ def if_chain(
     `return family(100)` or `assert family(100)`: ifs whose every arm leaves, with no
     else, and the generation tests after them in the same block are one dispatch. A
     `return`/`assert` statement is then the chain's last arm."""
+    if isinstance(statement, nodes.MatchCase):
+        return match_chain(statement)
     if not isinstance(statement, nodes.If):
         if tells_apart is None or not isinstance(statement, (nodes.Return, nodes.Assert)):
             return [], []
@@ -285,6 +295,27 @@ def if_chain(
             tests.append(last)
         break
     return tests, []
+
+
+def match_chain(case: nodes.MatchCase) -> tuple[list[nodes.NodeNG], list[nodes.NodeNG]]:
+    """The patterns of the `match` `case` belongs to, up to a case that is always taken
+    (`case _:`, a capture, without a guard), whose body is the chain's else."""
+    match = case.parent
+    assert isinstance(match, nodes.Match)
+    tests: list[nodes.NodeNG] = []
+    for each in match.cases:
+        if each.guard is None and _irrefutable(each.pattern):
+            return tests, list(each.body)
+        tests.append(each.pattern)
+    return tests, []
+
+
+def _irrefutable(pattern: nodes.NodeNG) -> bool:
+    if isinstance(pattern, nodes.MatchAs):
+        return pattern.pattern is None or _irrefutable(pattern.pattern)
+    if isinstance(pattern, nodes.MatchOr):
+        return any(_irrefutable(p) for p in pattern.patterns)
+    return False
 
 
 def _elif_tests(head: nodes.If) -> tuple[list[nodes.NodeNG], list[nodes.NodeNG], bool]:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gatecheck.audit.conditions import ArchCondition, Role, SlotKind
+from gatecheck.audit.conditions import ArchCondition, Role, SlotKind, condition_text
 from gatecheck.config.model import Registry
 from gatecheck.findings import Position
 from gatecheck.gates.model import Polarity
@@ -80,7 +80,7 @@ class GateSite:
 
     @classmethod
     def of(cls, found: ArchCondition) -> GateSite:
-        text = " ".join(found.condition.as_string().split())
+        text = condition_text(found.condition)
         return cls(
             found.path,
             found.module,

@@ -21,6 +21,7 @@ from gatecheck.audit.conditions import (
     Role,
     SlotKind,
     classify_condition,
+    condition_text,
     module_nodes,
     module_path,
     outermost_slots,
@@ -602,7 +603,7 @@ def _call_site(condition: ArchCondition) -> CallSite:
         condition.line,
         int(condition.condition.col_offset or 0),
         condition.qualname,
-        " ".join(condition.condition.as_string().split()),
+        condition_text(condition.condition),
         condition.admission.can_be_true,
         int(condition.condition.end_lineno or condition.line),
     )

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from gatecheck.semantics import bounds, classes
+from gatecheck.semantics import bounds, classes, patterns
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.diverging import raises_in
 from gatecheck.semantics.env import Env, bind_target, none_compared, operand_scopes
@@ -246,6 +246,11 @@ def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
 
 
 _ORDERING = frozenset(("<", "<=", ">", ">="))
+
+
+def compare(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
+    """`left <op> right` on values (a `case` pattern's test: patterns.py)."""
+    return _none_or(ev, op, left, right)
 
 
 def _none_or(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
@@ -793,6 +798,7 @@ HANDLERS: dict[type, Handler] = {
     nodes.ListComp: _comprehension,
     nodes.SetComp: _comprehension,
     nodes.JoinedStr: _fstring,
+    **dict.fromkeys(patterns.PATTERNS, patterns.case_pattern),
 }
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.trees import own_nodes
-from gatecheck.semantics import callers, replay, resolve
+from gatecheck.semantics import callers, patterns, replay, resolve
 from gatecheck.semantics.diverging import ends_path
 from gatecheck.semantics.env import (
     Env,
@@ -369,10 +369,19 @@ def _import(
 
 
 def _match(ev: Evaluator, stmt: nodes.Match, env: Env, returns: list[Any]) -> bool:
+    """Each case that may be taken (patterns.py), up to one that surely is: its body's
+    returns; the statement goes on unless a case surely taken does not. The names the
+    statement binds are unknown after it."""
+    entry = dict(env)
     forget_assigned(stmt, env)
     for case in stmt.cases:
-        r, _ = exec_block(ev, case.body, dict(env))
+        taken = patterns.case_truth(ev, case, entry)
+        if taken is False:
+            continue
+        r, falls_through = exec_block(ev, case.body, dict(env))
         returns += r
+        if taken is True:
+            return bool(falls_through)
     return True
 
 

@@ -42,6 +42,16 @@ CASES = [
         id="a-function-given-two-floors",
     ),
     pytest.param(
+        "def check(name, min_major=None):\n"
+        "    return major() >= min_major + 1  # gate\n"
+        "\n"
+        "def run():\n"
+        "    check('fa2', min_major=8)\n"
+        "    check('fa3', min_major=9)\n",
+        FROM_9,
+        id="arithmetic-on-one-of-two-floors-is-one-of-the-results",
+    ),
+    pytest.param(
         "class Loader:\n"
         "    def check(self, name, min_major=None):\n"
         "        return major() < min_major  # gate\n"
@@ -114,6 +124,15 @@ CASES = [
 
 # Each must stay unknown: not a gate, every generation admitted.
 NOOPS = [
+    pytest.param(
+        "def check(tag):\n"
+        "    return major() >= int(tag + '0')  # gate\n"
+        "\n"
+        "def run():\n"
+        "    check('9')\n"
+        "    check('10')\n",
+        id="arithmetic-on-options-that-are-not-numbers",
+    ),
     pytest.param(
         "def check(min_major):\n"
         "    return major() < min_major  # gate\n"

@@ -3,8 +3,10 @@ concrete values, everything else as UNKNOWN; Python's own semantics otherwise.""
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
@@ -193,6 +195,8 @@ def _bin_op(ev: Evaluator, node: nodes.BinOp, env: Env | None) -> Any:
     # except as what `%` formats (`"sm%s" % cap`).
     left = dereferenced(ev, node.left, env)
     joined = node.op == "+" and _strings(left)
+    if isinstance(left, OneOf) and node.op in _BINARY and constant_options(left) is not None:
+        return _options_op(ev, node.op, left, dereferenced(ev, node.right, env))
     if (contains_unknown(left) and not joined) or node.op not in _BINARY:
         return UNKNOWN  # whatever the right side is
     right = ev.eval(node.right, env) if node.op == "%" else dereferenced(ev, node.right, env)
@@ -203,12 +207,37 @@ def _bin_op(ev: Evaluator, node: nodes.BinOp, env: Env | None) -> Any:
             ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
             return UNKNOWN
         return left + right
+    if isinstance(right, OneOf) and is_constant(left) and constant_options(right) is not None:
+        return _options_op(ev, node.op, left, right)
     if contains_unknown(right) or (node.op == "%" and (has_opaque(left) or has_opaque(right))):
         return UNKNOWN  # `%` would spell gatecheck's object for a value it does not read
     if bounds.too_large(node.op, left, right):
         ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
         return UNKNOWN
     return safe(lambda: _BINARY[node.op](left, right))
+
+
+def _options_op(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
+    """Arithmetic where a side is one of a few numbers (values.OneOf): one of the
+    results of every pair of options (`arch.major * 10 + arch.minor` of a DSL target
+    that is sm_101a or sm_110a on Thor is one of 100, 101, 110, 111, whose `% 10 >= 3`
+    is false). Unknown where a side is not all constants, or a pair does not compute."""
+    lefts, rights = constant_options(left), constant_options(right)
+    if lefts is None or rights is None:
+        return UNKNOWN
+    if not all(type(v) in (int, float, bool) for v in (*lefts, *rights)):
+        return UNKNOWN  # numbers only: text, None and the partly known are not computed
+    apply = _BINARY[op]
+    results = []
+    for a, b in itertools.product(lefts, rights):
+        if bounds.too_large(op, a, b):
+            ev.reads.bounds.add(bounds.CONSTANT_TOO_LARGE)
+            return UNKNOWN
+        result = safe(partial(apply, a, b))
+        if result is UNKNOWN:
+            return UNKNOWN
+        results.append(result)
+    return either(results)
 
 
 def _strings(value: Any) -> bool:

@@ -204,6 +204,32 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
         ),
         pytest.param(
             """\
+            import os
+
+
+            def archs():
+                return os.getenv("ARCHS", "80;120").split(";")
+
+
+            def flags(build):
+                cc_flag = []
+                if "80" in archs():
+                    cc_flag.append("-gencode")
+                    cc_flag.append("arch=compute_80,code=sm_80")
+                if "120" in archs():
+                    cc_flag.extend(["-gencode", "arch=compute_120a,code=sm_120a"])
+                cc_flag.append("--generate-code=arch=compute_100,code=sm_100")
+                return build("k", extra_compile_args={"nvcc": ["-O3"] + cc_flag})
+            """,
+            [
+                ("build", "'--generate-code=arch=compute_100,code=sm_100'", ["sm100", "sm103"]),
+                ("build", "'arch=compute_120a,code=sm_120a'", ["sm120"]),
+                ("build", "'arch=compute_80,code=sm_80'", ["sm80", "sm86", "sm87", "sm89"]),
+            ],
+            id="gencode-options-appended-one-at-a-time",  # flash-attn's setup.py
+        ),
+        pytest.param(
+            """\
             def gen(build):
                 return build("k", extra_compile_args={"cxx": ["-O3"], "nvcc": ["-arch=sm_89"]})
             """,
@@ -523,6 +549,15 @@ def test_gates_without_an_if_are_rows(
                 return build("k", extra_cuda_cflags=["-O3", "-lineinfo"])
             """,
             id="flags-without-an-arch-option",
+        ),
+        pytest.param(
+            """\
+            def flags(out, names):
+                out.append("-O3")
+                out.append("arch=compute_native")
+                names.append("sm_90")
+            """,
+            id="appended-words-that-are-no-arch-option",
         ),
         pytest.param(
             """\

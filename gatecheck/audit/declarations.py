@@ -1,8 +1,9 @@
 """Kernel declarations as audit rows: a decorator listing the capabilities a kernel is
 declared supported on (`@supported_compute_capability([100, 103])`), a build arch list
 (`get_nvcc_flags_list(supported_major_versions=[9, 10])`, nvcc's `-gencode` options in a
-build's flags) and a declared least capability
-(`def get_min_capability(cls): return 89`) gate without an `if`. They are
+build's flags, or added to a flag list one at a time under the tests that pick them) and
+a declared least capability (`def get_min_capability(cls): return 89`) gate without an
+`if`. They are
 read by kernels/support.py's readers (the ones the kernel-aware checks use), so a kernel
 library's maintainer sees "not built for sm120" next to the gates."""
 
@@ -30,6 +31,7 @@ from gatecheck.config.model import Registry
 from gatecheck.gates.model import Polarity, qualname_of
 from gatecheck.kernels.support import (
     Declaration,
+    appended_flag_declarations,
     build_declarations,
     command_declarations,
     decorator_declarations,
@@ -108,6 +110,9 @@ def _declarations(
     owners = [module, *(d for d in walked.definitions if isinstance(d, nodes.ClassDef))]
     for owner in owners:
         for declared in flag_list_declarations(owner, evaluator, registry):
+            yield declared, SlotKind.BUILD
+    for call in walked.calls:
+        for declared in appended_flag_declarations(call, evaluator, registry):
             yield declared, SlotKind.BUILD
 
 

@@ -246,6 +246,37 @@ def flag_list_declarations(
             yield Declaration(value, gens, f"{targets[0].as_string()} = {value.as_string()}")
 
 
+# A list's methods that add the strings they are given (`cc_flag.append("-gencode")`).
+_ADDING = frozenset({"append", "extend", "insert"})
+
+
+def appended_flag_declarations(
+    call: nodes.Call, evaluator: Evaluator, registry: Registry
+) -> Iterator[Declaration]:
+    """An nvcc arch option added to a flag list one call at a time, each under the test
+    that picks it (flash-attn's setup.py: `if "90" in cuda_archs(): cc_flag.append(
+    "-gencode"); cc_flag.append("arch=compute_90,code=sm_90")`): each is a build
+    declaration of its own, for the generations its code runs on. The option is a
+    string the call is given (`append`, `insert`, a list `extend`s), a whole option or
+    the `arch=compute_XY,code=...` word that follows `-gencode`. Where the list ends up
+    is not read: these are the rows of a build whose flags cannot be read whole."""
+    func = call.func
+    if not isinstance(func, nodes.Attribute) or func.attrname not in _ADDING or not call.args:
+        return
+    given = call.args[-1]
+    words = given.elts if isinstance(given, (nodes.List, nodes.Tuple)) else [given]
+    for word in words:
+        value = evaluator.value(word)
+        if not isinstance(value, str):
+            continue
+        text = f"-gencode {value}" if value.startswith("arch=compute_") else value
+        if not _ARCH_OPTION_HEAD.match(text):
+            continue
+        gens = _built_for(text, registry)
+        if gens is not None:
+            yield Declaration(word, gens, f"{call.as_string()}")
+
+
 def _flag_entries(node: nodes.NodeNG, evaluator: Evaluator) -> list[str] | None:
     """The options a flag expression may hold, read part by part along its `+` joins
     (`xqa_flags + sm90a_nvcc_flags + flag_fp16`, a part set one way or another in

@@ -230,6 +230,31 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
         ),
         pytest.param(
             """\
+            import os
+            import subprocess
+
+
+            def build(src, out, compiler):
+                nvcc_flags = [
+                    "-O3",
+                    "-gencode=arch=compute_90a,code=sm_90a",
+                    "--ptxas-options=-v" + (",--verbose" if os.getenv("VERBOSE") else ""),
+                ]
+                command = [compiler, src, "-o", out, *nvcc_flags]
+                subprocess.check_call(command)
+            """,
+            [
+                (
+                    "build",
+                    "['-O3', '-gencode=arch=compute_90a,code=sm_90a', '--ptxas-options=-v' + "
+                    "(',--verbose' if os.getenv('VERBOSE') else '')]",
+                    ["sm90"],
+                )
+            ],
+            id="a-function-s-flag-list",  # deep_gemm 1.0's JIT compiler
+        ),
+        pytest.param(
+            """\
             def gen(build):
                 return build("k", extra_compile_args={"cxx": ["-O3"], "nvcc": ["-arch=sm_89"]})
             """,
@@ -561,6 +586,14 @@ def test_gates_without_an_if_are_rows(
         ),
         pytest.param(
             """\
+            def build(run, extra):
+                nvcc_flags = ["-O3", extra, "-gencode=arch=compute_90a,code=sm_90a"]
+                run(nvcc_flags)
+            """,
+            id="a-function-s-flag-list-with-an-entry-not-read",  # `extra` may be an arch
+        ),
+        pytest.param(
+            """\
             def gen(build):
                 return build("k", extra_cflags=["-gencode=arch=compute_90a,code=sm_90a"])
             """,
@@ -573,11 +606,11 @@ def test_gates_without_an_if_are_rows(
             PLAIN = ["-O3", "-lineinfo"]
 
 
-            def gen():
-                flags = ["-gencode=arch=compute_90a,code=sm_90a"]
+            def gen(arch):
+                flags = [f"-arch=sm_{arch}", "-gencode=arch=compute_90a,code=sm_90a"]
                 return flags
             """,
-            id="flag-lists-not-read-whole-or-for-any-part",  # and a function's own list
+            id="flag-lists-not-read-whole-or-for-any-part",
         ),
         pytest.param(
             """\

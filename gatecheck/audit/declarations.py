@@ -107,7 +107,7 @@ def _declarations(
             yield declared, SlotKind.BUILD
     if built:
         return
-    owners = [module, *(d for d in walked.definitions if isinstance(d, nodes.ClassDef))]
+    owners = [module, *walked.definitions]
     for owner in owners:
         for declared in flag_list_declarations(owner, evaluator, registry):
             yield declared, SlotKind.BUILD

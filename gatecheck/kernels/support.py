@@ -223,22 +223,30 @@ def command_declarations(
 
 
 def flag_list_declarations(
-    owner: nodes.Module | nodes.ClassDef, evaluator: Evaluator, registry: Registry
+    owner: nodes.Module | nodes.ClassDef | nodes.FunctionDef,
+    evaluator: Evaluator,
+    registry: Registry,
 ) -> Iterator[Declaration]:
-    """A module's or class's list of nvcc flags written out whole under a name
-    (`_SM90A_ARCH_FLAGS = ("-gencode=arch=compute_90a,code=sm_90a",)`): the generations
-    the code it builds is for, however the list reaches the build (through a wrapper
-    class, a function returning it, `load(**kwargs)`). Only a literal list or tuple of
-    strings, one of them an arch option at least, as flag_declarations reads them."""
+    """A module's, class's or function's list of nvcc flags written out under a name
+    (`_SM90A_ARCH_FLAGS = ("-gencode=arch=compute_90a,code=sm_90a",)`; deep_gemm's JIT
+    `nvcc_flags = [..., "-gencode=arch=compute_90a,code=sm_90a", ...]` in the function
+    that runs nvcc): the generations the code it builds is for, however the list reaches
+    the build (through a wrapper class, a function returning it, `load(**kwargs)`, a
+    command held in a name). Only a list or tuple display each of whose entries is read,
+    as flag_declarations reads them (a string, one of a few, or one that begins with
+    another option), one of them an arch option at least."""
     for statement in owner.body:
         if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)):
             continue
         value = statement.value
         if not isinstance(value, (nodes.List, nodes.Tuple)) or not value.elts:
             continue
-        if not all(isinstance(e, nodes.Const) and isinstance(e.value, str) for e in value.elts):
+        if any(isinstance(e, nodes.Starred) for e in value.elts):
             continue
-        gens = _built_for(" ".join(str(e.value) for e in value.elts), registry)
+        entries = _entries([evaluator.value(e) for e in value.elts])
+        if not entries:
+            continue
+        gens = _built_for(" ".join(entries), registry)
         if gens is not None:
             targets = (
                 statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
@@ -299,9 +307,19 @@ def _entries(value: Any) -> list[str] | None:
         return found
     if not isinstance(value, (list, tuple)):
         return None
-    if not all(isinstance(entry, str) or _other_option(entry) for entry in value):
-        return None
-    return [entry for entry in value if isinstance(entry, str)]
+    found = []
+    for entry in value:
+        if isinstance(entry, OneOf):
+            # One of a few strings (`"--ptxas-options=-v" + (",x" if debug else "")`): the
+            # list holds one of them, each read as an entry.
+            if not all(isinstance(o, str) for o in entry.options):
+                return None
+            found.extend(entry.options)
+        elif isinstance(entry, str):
+            found.append(entry)
+        elif not _other_option(entry):
+            return None
+    return found
 
 
 # A capability range given as bounds (the kernels hub's `CUDAProperties(min_capability=121,

@@ -208,7 +208,7 @@ def _bin_op(ev: Evaluator, node: nodes.BinOp, env: Env | None) -> Any:
             return UNKNOWN
         return left + right
     if isinstance(right, OneOf) and is_constant(left) and constant_options(right) is not None:
-        return _options_op(ev, node.op, left, right)
+        return _options_op(ev, node.op, left, right)  # `"sm" + ("90a" if h else "100a")`
     if contains_unknown(right) or (node.op == "%" and (has_opaque(left) or has_opaque(right))):
         return UNKNOWN  # `%` would spell gatecheck's object for a value it does not read
     if bounds.too_large(node.op, left, right):
@@ -218,15 +218,17 @@ def _bin_op(ev: Evaluator, node: nodes.BinOp, env: Env | None) -> Any:
 
 
 def _options_op(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
-    """Arithmetic where a side is one of a few numbers (values.OneOf): one of the
-    results of every pair of options (`arch.major * 10 + arch.minor` of a DSL target
-    that is sm_101a or sm_110a on Thor is one of 100, 101, 110, 111, whose `% 10 >= 3`
-    is false). Unknown where a side is not all constants, or a pair does not compute."""
+    """Arithmetic where a side is one of a few numbers (values.OneOf), or texts joined
+    with `+`: one of the results of every pair of options (`arch.major * 10 +
+    arch.minor` of a DSL target that is sm_101a or sm_110a on Thor is one of 100, 101,
+    110, 111, whose `% 10 >= 3` is false). Unknown where a side is not all constants,
+    or a pair does not compute."""
     lefts, rights = constant_options(left), constant_options(right)
     if lefts is None or rights is None:
         return UNKNOWN
-    if not all(type(v) in (int, float, bool) for v in (*lefts, *rights)):
-        return UNKNOWN  # numbers only: text, None and the partly known are not computed
+    texts = op == "+" and all(type(v) is str for v in (*lefts, *rights))
+    if not texts and not all(type(v) in (int, float, bool) for v in (*lefts, *rights)):
+        return UNKNOWN  # numbers, or texts joined: None and the partly known are not computed
     apply = _BINARY[op]
     results = []
     for a, b in itertools.product(lefts, rights):

@@ -52,6 +52,33 @@ CASES = [
         id="arithmetic-on-one-of-two-floors-is-one-of-the-results",
     ),
     pytest.param(
+        "def pick(majors):\n"
+        "    return 10 in majors  # gate\n"
+        "\n"
+        "def run():\n"
+        "    majors = [major()]\n"
+        "    return [c for c in [pick(majors)] if c]\n",
+        {"sm100", "sm103"},
+        id="a-call-inside-a-comprehension-reads-the-list-where-it-runs",
+    ),
+    pytest.param(
+        "def majors():\n"
+        "    try:\n"
+        "        return {major()}\n"
+        "    except Exception:\n"
+        "        return None\n"
+        "\n"
+        "def pick(found):\n"
+        "    if not found:\n"
+        "        return False\n"
+        "    return next(iter(found)) == 10  # gate\n"
+        "\n"
+        "def run():\n"
+        "    return pick(majors())\n",
+        {"sm100", "sm103"},
+        id="iter-of-a-value-that-may-be-none-raises-on-none",
+    ),
+    pytest.param(
         "class Loader:\n"
         "    def check(self, name, min_major=None):\n"
         "        return major() < min_major  # gate\n"

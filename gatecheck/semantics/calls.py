@@ -21,7 +21,7 @@ from gatecheck.semantics import (
     text_patterns,
 )
 from gatecheck.semantics.bounds import safe
-from gatecheck.semantics.expressions import equal_to_known, filled_item
+from gatecheck.semantics.expressions import dereferenced, equal_to_known, filled_item
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either, join_optional
@@ -117,10 +117,22 @@ def call_node(ev: Evaluator, node: nodes.Call, env: Env | None, optional: bool =
         # `it = iter(xs); next(it); next(it)`: an iterator held in a name may have been
         # advanced (values are never changed in place): only `next(iter(xs))` is read.
         return UNKNOWN
+    if isinstance(func, Builtin) and func.name in _RAISE_ON_NONE and not keywords:
+        # `iter(majors)` of a helper's result that is None where the query failed: the
+        # call raises there, so the argument is its value (expressions.dereferenced).
+        args = [dereferenced(ev, arg, env) for arg in node.args]
+        return call(ev, func, args, {}, syntax=node.func, optional=optional)
     local = isinstance(func, FunctionRef) and env is not None
     args = [_argument(ev, arg, env, local) for arg in node.args]
     kwargs = {str(k.arg): _argument(ev, k.value, env, local) for k in keywords}
     return call(ev, func, args, kwargs, syntax=node.func, optional=optional)
+
+
+# Builtins that raise when an argument is None (it has no length, no items).
+_RAISE_ON_NONE = frozenset(
+    {"iter", "next", "len", "sorted", "min", "max", "sum", "any", "all", "tuple", "list"}
+    | {"set", "frozenset", "enumerate", "reversed", "zip"}
+)
 
 
 def _deferred(ev: Evaluator, future: nodes.NodeNG, env: Env | None, optional: bool) -> Any:

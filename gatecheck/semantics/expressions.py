@@ -705,19 +705,38 @@ def _comprehension(
     if len(node.generators) != 1:
         return UNKNOWN
     loop = node.generators[0]
-    if loop.is_async or not isinstance(loop.target, (nodes.AssignName, nodes.Tuple)):
+    if loop.is_async:
         return UNKNOWN
-    items = ev.eval(loop.iter, env)
-    if not isinstance(loop.target, nodes.AssignName):
+    kind: type = tuple
+    if isinstance(node, (nodes.ListComp, nodes.SetComp)):
+        kind = list if isinstance(node, nodes.ListComp) else set
+    return comprehended(ev, kind, loop.target, loop.iter, node.elt, loop.ifs, env)
+
+
+def comprehended(
+    ev: Evaluator,
+    kind: type,
+    target: nodes.NodeNG,
+    iterated: nodes.NodeNG,
+    elt: nodes.NodeNG,
+    ifs: Sequence[nodes.NodeNG],
+    env: Env | None,
+) -> Any:
+    """What `kind(elt for target in iterated if ...)` gives (a list, set or tuple; a
+    `for` loop appending to a list is one too: appended.py)."""
+    if not isinstance(target, (nodes.AssignName, nodes.Tuple)):
+        return UNKNOWN
+    items = ev.eval(iterated, env)
+    if not isinstance(target, nodes.AssignName):
         # `major * 10 + minor for major, minor in caps`: over the devices, or over a
         # known list of known tuples (`[cap(0), cap(1)]`), each unpacked.
         if isinstance(items, EachDevice):
-            return _over_devices(ev, node, loop, items, env)
+            return _over_devices(ev, target, elt, ifs, items, env)
         if not isinstance(items, (tuple, list)) or contains_unknown(items):
             return UNKNOWN
     if not isinstance(items, (tuple, list, str)) or contains_unknown(items):
-        found = _over_devices(ev, node, loop, items, env)
-        if isinstance(node, nodes.SetComp) and isinstance(found, EachDevice):
+        found = _over_devices(ev, target, elt, ifs, items, env)
+        if kind is set and isinstance(found, EachDevice):
             return one_value_set(found)  # a machine's devices give one value
         return found
     if len(items) > _MAX_COMPREHENSION:
@@ -725,26 +744,27 @@ def _comprehension(
     values: list[Any] = []
     for item in items:
         inner = dict(env or {})
-        bind_target(loop.target, item, inner)
+        bind_target(target, item, inner)
         keep = True
-        for test in loop.ifs:
+        for test in ifs:
             verdict = truth(ev.eval(test, inner))
             if verdict is UNKNOWN:
                 return UNKNOWN
             keep = keep and verdict
         if keep:
-            values.append(ev.eval(node.elt, inner))
-    if isinstance(node, nodes.ListComp):
+            values.append(ev.eval(elt, inner))
+    if kind is list:
         return values
-    if isinstance(node, nodes.SetComp):
+    if kind is set:
         return SetItems(values) if contains_unknown(values) else safe(lambda: set(values))
     return tuple(values)
 
 
 def _over_devices(
     ev: Evaluator,
-    node: nodes.GeneratorExp | nodes.ListComp | nodes.SetComp,
-    loop: nodes.Comprehension,
+    target: nodes.NodeNG,
+    elt: nodes.NodeNG,
+    ifs: Sequence[nodes.NodeNG],
     items: Any,
     env: Env | None,
 ) -> Any:
@@ -753,19 +773,19 @@ def _over_devices(
     device, known though the name is not (every device of the machine gives it); or
     any unfiltered comprehension over such a sequence (`x >= 100 for x in caps`).
     Either is values.EachDevice of its item; anything else is unknown."""
-    if loop.ifs:
+    if ifs:
         return UNKNOWN
     inner = dict(env or {})
     if isinstance(items, EachDevice):
-        bind_target(loop.target, items.item, inner)
-    elif isinstance(loop.target, nodes.AssignName) and any(
-        n.name == loop.target.name for n in node.elt.nodes_of_class(nodes.Name)
+        bind_target(target, items.item, inner)
+    elif isinstance(target, nodes.AssignName) and any(
+        n.name == target.name for n in elt.nodes_of_class(nodes.Name)
     ):
-        inner[loop.target.name] = UNKNOWN
+        inner[target.name] = UNKNOWN
     else:
         return UNKNOWN
     with ev.tracking() as reads:
-        item = ev.eval(node.elt, inner)
+        item = ev.eval(elt, inner)
     if contains_unknown(item) or not (reads.device or isinstance(items, EachDevice)):
         return UNKNOWN
     return EachDevice(item)

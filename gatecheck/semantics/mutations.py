@@ -363,28 +363,62 @@ def changed_before(ev: Evaluator, read: nodes.Name, function: nodes.NodeNG) -> b
     before this read: one earlier in the text, one in a loop around the read (a later
     iteration's read follows it), or one in a nested function (it runs when called);
     any, for a read in a nested function."""
-    key = ("local-changes", id(function), read.name)
-    changes: list[nodes.Name] | None = ev.facts.get(key)
-    if changes is None:
-        changes = ev.facts[key] = [
-            n
-            for n in function.nodes_of_class(nodes.Name)
-            if n.name == read.name and _changes(n, escapes=False)
-        ]
+    changes = local_changes(ev, function, str(read.name))
     if not changes:
         return False
-    if read.scope() is not function:
+    if _run_in(read) is not function:
         return True  # a closure's read runs when it is called: after any of them
     loops = {id(n) for n in _around(read, function) if isinstance(n, _LOOPS)}
     here = (read.lineno or 0, read.col_offset or 0)
     for change in changes:
         if change is read:
             continue
-        if change.scope() is not function or (change.lineno or 0, change.col_offset or 0) < here:
+        if _run_in(change) is not function or (change.lineno or 0, change.col_offset or 0) < here:
             return True
         if loops and any(id(n) in loops for n in _around(change, function)):
             return True
     return False
+
+
+# Comprehensions that run where they are written (a generator runs when consumed).
+_EAGER = (nodes.ListComp, nodes.SetComp, nodes.DictComp)
+
+
+def _run_in(node: nodes.NodeNG) -> nodes.NodeNG:
+    """The scope whose run runs `node` when it reaches it: its own, or for a node in a
+    list, set or dict comprehension (or in a generator's first iterable, evaluated where
+    the generator is made) the scope around it (`[c for c in pick(majors)]` reads
+    `majors` where the statement is)."""
+    scope = node.scope()
+    while isinstance(scope, _EAGER) or (
+        isinstance(scope, nodes.GeneratorExp) and _below(node, scope.generators[0].iter)
+    ):
+        if scope.parent is None:
+            break
+        scope = scope.parent.scope()
+    return scope
+
+
+def _below(node: nodes.NodeNG, top: nodes.NodeNG) -> bool:
+    while node is not None:
+        if node is top:
+            return True
+        node = node.parent
+    return False
+
+
+def local_changes(ev: Evaluator, function: nodes.NodeNG, name: str) -> list[nodes.Name]:
+    """The uses of local `name` in `function` that may change what it holds (kept in
+    the facts)."""
+    key = ("local-changes", id(function), name)
+    changes: list[nodes.Name] | None = ev.facts.get(key)
+    if changes is None:
+        changes = ev.facts[key] = [
+            n
+            for n in function.nodes_of_class(nodes.Name)
+            if n.name == name and _changes(n, escapes=False)
+        ]
+    return changes
 
 
 def _around(node: nodes.NodeNG, stop: nodes.NodeNG) -> list[nodes.NodeNG]:

@@ -13,12 +13,12 @@ from astroid import nodes
 from gatecheck.loading.project import Project
 from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
 from gatecheck.loading.trees import bound_in_scopes, lookup
-from gatecheck.semantics import bounds, flow, global_writes, replay
+from gatecheck.semantics import appended, bounds, flow, global_writes, replay
 from gatecheck.semantics.bindings import binding_value, keywords_parameter_value
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either
-from gatecheck.semantics.mutations import changed_before, holds_container
+from gatecheck.semantics.mutations import changed_before, holds_container, local_changes
 from gatecheck.semantics.reads import NOTHING, enter, leave
 from gatecheck.semantics.restores import without_restores
 from gatecheck.semantics.values import UNKNOWN, ExternalRef, FunctionRef, ModuleRef
@@ -140,7 +140,14 @@ def resolve_name(ev: Evaluator, node: nodes.Name) -> Any:
         and holds_container(value)
         and changed_before(ev, node, scope)
     ):
-        return UNKNOWN  # a local list or dict filled before this read (mutations.py)
+        # A local list or dict filled before this read (mutations.py): unknown, unless
+        # a loop appending to it is all that filled it (appended.py).
+        if len(assigns) == 1:
+            changes = local_changes(ev, scope, str(node.name))
+            filled = appended.filled_by_loop(ev, node, assigns[0], changes)
+            if filled is not None:
+                return filled
+        return UNKNOWN
     return value
 
 

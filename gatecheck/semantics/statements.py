@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.trees import own_nodes
-from gatecheck.semantics import callers, patterns, replay, resolve
+from gatecheck.semantics import appended, callers, patterns, replay, resolve
 from gatecheck.semantics.diverging import ends_path
 from gatecheck.semantics.env import (
     Env,
@@ -61,10 +61,27 @@ def run_body(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> Any:
     return join_returns(returns)
 
 
+def _appending(ev: Evaluator, stmt: nodes.For, env: Env) -> Any | None:
+    """Run `for t in items: name.append(expr)` as the list it leaves (appended.py): the
+    list bound in `env`, the loop's target forgotten; None (nothing done) where it is
+    not read so."""
+    found = appended.loop_append(stmt)
+    if found is None or found[0] not in env:
+        return None
+    filled = appended.after_loop(ev, stmt, env[found[0]], env)
+    if filled is None:
+        return None
+    env[found[0]] = filled
+    forget_assigned(stmt.target, env)  # the last item, or as before where there is none
+    return filled
+
+
 def exec_block(ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env) -> tuple[list[Any], bool]:
     returns: list[Any] = []
     noted = ev.raising
     for stmt in body:
+        if isinstance(stmt, nodes.For) and _appending(ev, stmt, env) is not None:
+            continue  # a list filled one item per iteration (appended.py)
         if isinstance(stmt, (nodes.For, nodes.While)):
             _forget_changed(ev, stmt, env)  # an iteration reads what the one before changed
         mark, count = len(noted), len(returns)

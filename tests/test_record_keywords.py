@@ -109,6 +109,31 @@ CASES = [
     ),
 ]
 
+TABLE = (
+    "MATRIX = {\n"
+    "    1: {'name': 'one', 'min_major': None},\n"
+    "    2: {'name': 'two', 'min_major': 8},\n"
+    "    3: {'name': 'three', 'min_major': 9},\n"
+    "}\n"
+    "\n"
+    "def check(name, min_major=None):\n"
+    "    return min_major is not None and major() < min_major  # gate\n"
+    "\n"
+)
+CASES += [
+    pytest.param(
+        TABLE + "def run(version):\n    return check(**MATRIX[version])\n",
+        {"sm70", "sm75", "sm80", "sm86", "sm87", "sm89"},
+        id="a-spread-of-a-table-entry-looked-up-by-a-key-not-known",
+    ),
+    pytest.param(
+        TABLE.replace(", 'min_major': None", "")
+        + "def run(version):\n    return check(**MATRIX[version])\n",
+        {"sm70", "sm75", "sm80", "sm86", "sm87", "sm89"},
+        id="an-entry-lacking-a-name-leaves-the-default",  # transformers' FA matrix
+    ),
+]
+
 # The record's field stays unknown: every generation.
 NOOPS = [
     pytest.param(
@@ -148,6 +173,11 @@ NOOPS = [
         "def run(options):\n"
         "    _inputs(**options)\n",
         id="keywords-from-a-spread-that-cannot-be-read",
+    ),
+    pytest.param(
+        TABLE.replace("3: {'name': 'three', 'min_major': 9}", "3: None")
+        + "def run(version):\n    return check(**MATRIX[version])\n",
+        id="a-table-entry-that-is-no-dict",
     ),
 ]
 

@@ -558,7 +558,7 @@ def _argument(ev: Evaluator, site: _Site, parameter: Parameter) -> Any:
     too makes the call raise); else a `**` argument whose keys can be read (a dict
     display, the calling function's own `**fields` as its callers fill it) gives it
     where it holds the name, and none does where none holds it."""
-    call, name, index = site.call, parameter.name, parameter.index
+    call, name = site.call, parameter.name
     for keyword in call.keywords or ():
         if keyword.arg == name:
             return _passed(ev, keyword.value)
@@ -568,9 +568,21 @@ def _argument(ev: Evaluator, site: _Site, parameter: Parameter) -> Any:
         if spread_values is None:
             return _NOT_FOUND
         if name in spread_values:
-            return spread_values[name]
+            found = spread_values[name]
+            if not isinstance(found, _SomeEntries):
+                return found
+            # The entries that lack the name leave the parameter as the call does.
+            other = _unspread(ev, site, parameter)
+            return found.value if other is _NOT_FOUND else _meet([found.value, other])
     elif name in spread:
         return _NOT_FOUND
+    return _unspread(ev, site, parameter)
+
+
+def _unspread(ev: Evaluator, site: _Site, parameter: Parameter) -> Any:
+    """The value `site` passes for the parameter where no `**` argument gives it: by
+    place, else its default."""
+    call, index = site.call, parameter.index
     if any(isinstance(a, nodes.Starred) for a in call.args):
         passed = _spread(ev, call.args)
         if passed is None:
@@ -588,15 +600,48 @@ def _argument(ev: Evaluator, site: _Site, parameter: Parameter) -> Any:
 
 def _spread_keywords(ev: Evaluator, call: nodes.Call) -> dict[str, Any] | None:
     """The keywords a call's `**` arguments give, by name, where each is a dict whose keys
-    are known strings; None where one is not."""
+    are known strings, or an entry of a table of such dicts looked up by a key not known
+    (`f(**MATRIX[version])`: each name one of the entries' values, _SomeEntries where
+    some entries lack it); None where one is not."""
     given: dict[str, Any] = {}
     for keyword in call.keywords or ():
         if keyword.arg is not None:
             continue
         value = ev.value(keyword.value)
-        if type(value) is not dict or not all(type(k) is str for k in value):
+        if type(value) is not dict:
+            value = _entry_of_table(ev, keyword.value)
+        if value is None or not all(type(k) is str for k in value):
             return None
         given.update(value)
+    return given
+
+
+@dataclass(frozen=True)
+class _SomeEntries:
+    """A name some entries of a table of keyword dicts give (`value`, one of theirs), the
+    others not: where they do not, the parameter is what the call leaves it."""
+
+    value: Any
+
+
+def _entry_of_table(ev: Evaluator, node: nodes.NodeNG) -> dict[str, Any] | None:
+    """`TABLE[key]` with `key` not known, `TABLE` a dict whose values are dicts: each name
+    one of the values the entries give it (logic.either), marked where some entries do not
+    give it (_SomeEntries); None otherwise."""
+    if not isinstance(node, nodes.Subscript):
+        return None
+    table = ev.value(node.value)
+    if type(table) is not dict or not table:
+        return None
+    entries = list(table.values())
+    if not all(type(e) is dict for e in entries):
+        return None
+    names = dict.fromkeys(name for entry in entries for name in entry)
+    given: dict[str, Any] = {}
+    for name in names:
+        value = either([e[name] for e in entries if name in e])
+        every = all(name in e for e in entries)
+        given[name] = value if every else _SomeEntries(value)
     return given
 
 

@@ -45,6 +45,35 @@ CASES = [
         id="read-after-the-loop-in-the-same-function",
     ),
     pytest.param(
+        "def caps():\n"
+        "    out = []\n"
+        "    for i in range(torch.cuda.device_count()):\n"
+        "        try:\n"
+        "            cap = tuple(torch.cuda.get_device_capability(i))\n"
+        "        except Exception:\n"
+        "            continue\n"
+        "        out.append(cap)\n"
+        "    return out\n"
+        "\n"
+        "def wide():\n    return min(c[0] for c in caps()) >= 9  # gate\n",
+        FROM_9,
+        id="a-device-that-cannot-be-read-is-skipped",  # unsloth's cuda_visible_capabilities
+    ),
+    pytest.param(
+        "def caps():\n"
+        "    out = []\n"
+        "    for i in range(torch.cuda.device_count()):\n"
+        "        try:\n"
+        "            out.append(tuple(torch.cuda.get_device_capability(i)))\n"
+        "        except Exception:\n"
+        "            continue\n"
+        "    return out\n"
+        "\n"
+        "def wide():\n    return all(mj >= 9 for mj, _ in caps())  # gate\n",
+        FROM_9,
+        id="the-append-guarded-in-place",
+    ),
+    pytest.param(
         "def floors():\n"
         "    out = []\n"
         "    for m in (8, 9):\n"
@@ -92,6 +121,17 @@ NOOPS = [
         "        found.append(torch.cuda.get_device_capability(i)[0])\n"
         "    return min(found) >= 9  # gate\n",
         id="devices-after-an-item",  # the per-device value holds for every item only
+    ),
+    pytest.param(
+        "def wide():\n"
+        "    found = []\n"
+        "    for i in range(torch.cuda.device_count()):\n"
+        "        try:\n"
+        "            found.append(torch.cuda.get_device_capability(i)[0])\n"
+        "        except Exception:\n"
+        "            found.append(0)\n"
+        "    return min(found) >= 9  # gate\n",
+        id="a-handler-that-adds-its-own-item",
     ),
 ]
 

@@ -6,14 +6,16 @@ items in order. unsloth's helpers gather the machine's capabilities so before te
 `min(c[0] for c in caps) >= 9`; written as a comprehension, the same helper was read.
 
 Only that shape: a `for` (not async, no `else`) whose body is the one call `name.append(
-expr)`, `expr` not reading the list, the list known before the loop (for the machine's
-devices, empty); read where the statement walk runs the loop (statements.exec_block), or
-where a condition after it reads the list (resolve.resolve_name) when its binding is the
-empty display right before, in the same block, and that loop is the only change of it."""
+expr)` (perhaps in a `try` whose handlers skip the iteration, or past `try: local = value`
+with such handlers: unsloth reads each card guarded so), `expr` not reading the list, the
+list known before the loop (for the machine's devices, empty); read where the statement
+walk runs the loop (statements.exec_block), or where a condition after it reads the list
+(resolve.resolve_name) when its binding is the empty display right before, in the same
+block, and that loop is the only change of it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from astroid import nodes
 
@@ -24,14 +26,65 @@ if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
 
 
-def loop_append(stmt: nodes.NodeNG) -> tuple[str, nodes.NodeNG] | None:
-    """(the list's name, the appended expression) of `for t in items: name.append(expr)`;
-    None for any other statement."""
+class Appending(NamedTuple):
+    """What a loop of loop_append's shape does each iteration: `name.append(item)`, past
+    `local = value` where an iteration first binds one (each item read with it)."""
+
+    name: str
+    item: nodes.NodeNG
+    local: str | None = None
+    value: nodes.NodeNG | None = None
+
+
+def loop_append(stmt: nodes.NodeNG) -> Appending | None:
+    """What loop `stmt` appends each iteration, where its body is `name.append(item)`, or
+    that call in a `try` whose handlers skip the iteration (`except Exception: continue`,
+    a device that cannot be read), or `try: local = value` with such handlers before the
+    call; None for any other statement. A skipped iteration adds nothing: the items are
+    those of the iterations that ran, each as the others (a machine's devices, at least
+    one of which is read, as the comprehension over them assumes)."""
     if not isinstance(stmt, nodes.For) or isinstance(stmt, nodes.AsyncFor) or stmt.orelse:
         return None
-    if len(stmt.body) != 1 or not isinstance(stmt.body[0], nodes.Expr):
+    body = list(stmt.body)
+    local: str | None = None
+    value: nodes.NodeNG | None = None
+    if len(body) == 2 and _skipping_try(body[0]):
+        bound = body[0].body
+        if len(bound) != 1 or not isinstance(bound[0], nodes.Assign):
+            return None
+        (target,) = bound[0].targets if len(bound[0].targets) == 1 else (None,)
+        if not isinstance(target, nodes.AssignName):
+            return None
+        local, value, body = str(target.name), bound[0].value, body[1:]
+    elif len(body) == 1 and _skipping_try(body[0]):
+        body = list(body[0].body)
+    found = _append_call(body)
+    if found is None:
         return None
-    call = stmt.body[0].value
+    name, item = found
+    if any(n.name == name for n in stmt.target.nodes_of_class(nodes.AssignName)) or local == name:
+        return None
+    if value is not None and any(n.name == name for n in value.nodes_of_class(nodes.Name)):
+        return None
+    return Appending(name, item, local, value)
+
+
+def _skipping_try(stmt: nodes.NodeNG) -> bool:
+    """`try: ...` whose every handler only skips the iteration (`continue`)."""
+    return (
+        isinstance(stmt, nodes.Try)
+        and bool(stmt.handlers)
+        and not stmt.orelse
+        and not stmt.finalbody
+        and all(len(h.body) == 1 and isinstance(h.body[0], nodes.Continue) for h in stmt.handlers)
+    )
+
+
+def _append_call(body: list[nodes.NodeNG]) -> tuple[str, nodes.NodeNG] | None:
+    """(the list's name, the item) of a body that is the one call `name.append(item)`."""
+    if len(body) != 1 or not isinstance(body[0], nodes.Expr):
+        return None
+    call = body[0].value
     if not isinstance(call, nodes.Call) or call.keywords or len(call.args) != 1:
         return None
     func = call.func
@@ -43,8 +96,6 @@ def loop_append(stmt: nodes.NodeNG) -> tuple[str, nodes.NodeNG] | None:
     if isinstance(item, nodes.Starred):
         return None
     if any(n.name == name for n in item.nodes_of_class(nodes.Name)):
-        return None
-    if any(n.name == name for n in stmt.target.nodes_of_class(nodes.AssignName)):
         return None
     return name, item
 
@@ -58,7 +109,8 @@ def after_loop(ev: Evaluator, stmt: nodes.For, before: Any, env: Env | None) -> 
     found = loop_append(stmt)
     if found is None or type(before) is not list:
         return None
-    made = comprehended(ev, list, stmt.target, stmt.iter, found[1], (), env)
+    target, items = stmt.target, stmt.iter
+    made = comprehended(ev, list, target, items, found.item, (), env, found.local, found.value)
     if type(made) is list:
         return [*before, *made]
     if isinstance(made, EachDevice) and not before:
@@ -83,9 +135,13 @@ def filled_by_loop(
         return None
     if len(changes) != 1:
         return None
-    loop = changes[0].parent.parent.parent.parent  # Name < Attribute < Call < Expr < For
+    loop = changes[0].parent
+    while loop is not None and not isinstance(loop, nodes.For):
+        loop = loop.parent  # Name < Attribute < Call < Expr (< Try) < For
+    if loop is None or loop.parent is not statement.parent:
+        return None
     found = loop_append(loop)
-    if found is None or found[0] != binding.name or loop.parent is not statement.parent:
+    if found is None or found.name != binding.name:
         return None
     block = getattr(statement.parent, "body", None)
     if not isinstance(block, list) or statement not in block or loop not in block:

@@ -721,9 +721,12 @@ def comprehended(
     elt: nodes.NodeNG,
     ifs: Sequence[nodes.NodeNG],
     env: Env | None,
+    local: str | None = None,
+    value: nodes.NodeNG | None = None,
 ) -> Any:
     """What `kind(elt for target in iterated if ...)` gives (a list, set or tuple; a
-    `for` loop appending to a list is one too: appended.py)."""
+    `for` loop appending to a list is one too: appended.py, whose iterations may first
+    bind `local = value`, read with the target bound, before `elt`)."""
     if not isinstance(target, (nodes.AssignName, nodes.Tuple)):
         return UNKNOWN
     items = ev.eval(iterated, env)
@@ -731,11 +734,11 @@ def comprehended(
         # `major * 10 + minor for major, minor in caps`: over the devices, or over a
         # known list of known tuples (`[cap(0), cap(1)]`), each unpacked.
         if isinstance(items, EachDevice):
-            return _over_devices(ev, target, elt, ifs, items, env)
+            return _over_devices(ev, target, elt, ifs, items, env, local, value)
         if not isinstance(items, (tuple, list)) or contains_unknown(items):
             return UNKNOWN
     if not isinstance(items, (tuple, list, str)) or contains_unknown(items):
-        found = _over_devices(ev, target, elt, ifs, items, env)
+        found = _over_devices(ev, target, elt, ifs, items, env, local, value)
         if kind is set and isinstance(found, EachDevice):
             return one_value_set(found)  # a machine's devices give one value
         return found
@@ -745,6 +748,8 @@ def comprehended(
     for item in items:
         inner = dict(env or {})
         bind_target(target, item, inner)
+        if local is not None and value is not None:
+            inner[local] = ev.eval(value, inner)
         keep = True
         for test in ifs:
             verdict = truth(ev.eval(test, inner))
@@ -767,24 +772,30 @@ def _over_devices(
     ifs: Sequence[nodes.NodeNG],
     items: Any,
     env: Env | None,
+    local: str | None = None,
+    value: nodes.NodeNG | None = None,
 ) -> Any:
     """An item per device: `get_device_capability(i) for i in range(device_count())`,
     over a sequence not known, whose item uses the loop's name and is read from the
     device, known though the name is not (every device of the machine gives it); or
     any unfiltered comprehension over such a sequence (`x >= 100 for x in caps`).
-    Either is values.EachDevice of its item; anything else is unknown."""
+    Either is values.EachDevice of its item; anything else is unknown. `local =
+    value`: bound first in each iteration (a loop appending: appended.py)."""
     if ifs:
         return UNKNOWN
     inner = dict(env or {})
+    read = [elt] if value is None else [elt, value]
     if isinstance(items, EachDevice):
         bind_target(target, items.item, inner)
     elif isinstance(target, nodes.AssignName) and any(
-        n.name == target.name for n in elt.nodes_of_class(nodes.Name)
+        n.name == target.name for part in read for n in part.nodes_of_class(nodes.Name)
     ):
         inner[target.name] = UNKNOWN
     else:
         return UNKNOWN
     with ev.tracking() as reads:
+        if local is not None and value is not None:
+            inner[local] = ev.eval(value, inner)
         item = ev.eval(elt, inner)
     if contains_unknown(item) or not (reads.device or isinstance(items, EachDevice)):
         return UNKNOWN

@@ -66,12 +66,14 @@ def _appending(ev: Evaluator, stmt: nodes.For, env: Env) -> Any | None:
     list bound in `env`, the loop's target forgotten; None (nothing done) where it is
     not read so."""
     found = appended.loop_append(stmt)
-    if found is None or found[0] not in env:
+    if found is None or found.name not in env:
         return None
-    filled = appended.after_loop(ev, stmt, env[found[0]], env)
+    filled = appended.after_loop(ev, stmt, env[found.name], env)
     if filled is None:
         return None
-    env[found[0]] = filled
+    env[found.name] = filled
+    if found.local is not None:
+        env[found.local] = UNKNOWN  # the last read item's, or as before
     forget_assigned(stmt.target, env)  # the last item, or as before where there is none
     return filled
 

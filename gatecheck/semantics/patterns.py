@@ -93,20 +93,20 @@ def pattern_truth(ev: Evaluator, pattern: nodes.NodeNG, subject: Any, env: Env |
 
 
 def _all(truths: Iterable[Tri]) -> Tri:
-    found: Tri = True
-    for t in truths:
-        if t is False:
-            return False
-        if t is not True:
-            found = UNKNOWN
-    return found
+    return _kleene(truths, decisive=False)
 
 
 def _any(truths: Iterable[Tri]) -> Tri:
-    found: Tri = False
+    return _kleene(truths, decisive=True)
+
+
+def _kleene(truths: Iterable[Tri], decisive: bool) -> Tri:
+    """`and` (decisive False) or `or` (decisive True) of three-valued truths, read in
+    order up to the first that decides."""
+    found: Tri = not decisive
     for t in truths:
-        if t is True:
-            return True
-        if t is not False:
+        if t is decisive:
+            return decisive
+        if t is not (not decisive):
             found = UNKNOWN
     return found

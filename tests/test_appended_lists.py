@@ -133,6 +133,20 @@ NOOPS = [
         "    return min(found) >= 9  # gate\n",
         id="a-handler-that-adds-its-own-item",
     ),
+    pytest.param(
+        "def floors():\n"
+        "    out = []\n"
+        "    for m in (8, 9):\n"
+        "        try:\n"
+        "            out.append(int(str(m)))\n"
+        "        except Exception:\n"
+        "            continue\n"
+        "    return out\n"
+        "\n"
+        "def run():\n"
+        "    return major() * 10 in [f * 10 for f in floors()]  # gate\n",
+        id="known-items-an-iteration-may-skip",  # which ones are in is not known
+    ),
 ]
 
 

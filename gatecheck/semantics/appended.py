@@ -34,6 +34,7 @@ class Appending(NamedTuple):
     item: nodes.NodeNG
     local: str | None = None
     value: nodes.NodeNG | None = None
+    guarded: bool = False  # in a `try` whose handlers skip the iteration
 
 
 def loop_append(stmt: nodes.NodeNG) -> Appending | None:
@@ -48,6 +49,7 @@ def loop_append(stmt: nodes.NodeNG) -> Appending | None:
     body = list(stmt.body)
     local: str | None = None
     value: nodes.NodeNG | None = None
+    guarded = bool(body) and _skipping_try(body[0])
     if len(body) == 2 and _skipping_try(body[0]):
         bound = body[0].body
         if len(bound) != 1 or not isinstance(bound[0], nodes.Assign):
@@ -66,7 +68,7 @@ def loop_append(stmt: nodes.NodeNG) -> Appending | None:
         return None
     if value is not None and any(n.name == name for n in value.nodes_of_class(nodes.Name)):
         return None
-    return Appending(name, item, local, value)
+    return Appending(name, item, local, value, guarded)
 
 
 def _skipping_try(stmt: nodes.NodeNG) -> bool:
@@ -112,7 +114,8 @@ def after_loop(ev: Evaluator, stmt: nodes.For, before: Any, env: Env | None) -> 
     target, items = stmt.target, stmt.iter
     made = comprehended(ev, list, target, items, found.item, (), env, found.local, found.value)
     if type(made) is list:
-        return [*before, *made]
+        # Over known items every iteration appends, unless one may be skipped.
+        return None if found.guarded else [*before, *made]
     if isinstance(made, EachDevice) and not before:
         return made
     return None

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import decorator_names, destructure_path
-from gatecheck.semantics import conventions, dispatch, replay
+from gatecheck.semantics import callers, conventions, dispatch, replay
 from gatecheck.semantics.env import index_path, loop_item, loop_items
 from gatecheck.semantics.expressions import may_be_none
 from gatecheck.semantics.mutations import filled_at_import, holds_container, may_change
@@ -154,9 +154,11 @@ def keywords_parameter_value(ev: Evaluator, args: nodes.Arguments) -> Any:
 
 
 def _keywords_parameter(ev: Evaluator, args: nodes.Arguments) -> Any:
+    # The callers alone: no naming convention makes a dict of keywords a device value.
     if args.kwarg_node is None:
         return UNKNOWN
-    return conventions.parameter_by_convention(ev, args.kwarg_node, args)
+    found = callers.parameter_from_callers(ev, args.kwarg_node, args)
+    return UNKNOWN if found is callers.NOT_FOUND else found
 
 
 def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any:

@@ -652,16 +652,13 @@ def _extra_keywords_met(ev: Evaluator, sites: list[_Site], func: nodes.FunctionD
     taken = {a.name for a in (*func.args.args, *func.args.kwonlyargs)}
     each: list[dict[str, Any]] = []
     for site in sites:
-        given: dict[str, Any] = {}
+        spread = _spread_keywords(ev, site.call)
+        if spread is None or any(isinstance(v, _SomeEntries) for v in spread.values()):
+            return _NOT_FOUND  # a name perhaps given, perhaps not: not a dict of known keys
+        given = {k: v for k, v in spread.items() if k not in taken}
         for keyword in site.call.keywords or ():
-            if keyword.arg is not None:
-                if keyword.arg not in taken:
-                    given[keyword.arg] = _passed(ev, keyword.value)
-                continue
-            spread = ev.value(keyword.value)
-            if type(spread) is not dict or not all(type(k) is str for k in spread):
-                return _NOT_FOUND
-            given.update((k, v) for k, v in spread.items() if k not in taken)
+            if keyword.arg is not None and keyword.arg not in taken:
+                given[keyword.arg] = _passed(ev, keyword.value)
         if each and given.keys() != each[0].keys():
             return _NOT_FOUND
         each.append(given)

@@ -1226,7 +1226,10 @@ def _reach_and_excluding(
 
 def _gen_side(found: ArchCondition, gen: str) -> str:
     """Where the generation goes: past an enabling gate the other way, into a disabling
-    gate's own branch (`if cap == (12, 0): use_fused = False` turns it off there)."""
+    gate's own branch (`if cap == (12, 0): use_fused = False` turns it off there); a
+    declaration has no branch: the generation is outside what it declares."""
+    if found.kind.is_declaration:
+        return f"{gen} is outside what it declares"
     if found.polarity is Polarity.DISABLES:
         return f"{gen} takes the branch that turns it off"
     return f"{gen} takes the other branch"

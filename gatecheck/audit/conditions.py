@@ -76,10 +76,14 @@ class SlotKind(enum.Enum):
     DECORATOR = "decorator"  # `@supported_compute_capability([100, 103])`
     BUILD = "build"  # `supported_major_versions=[9, 10]`, arch-list keywords
     MINIMUM = "minimum"  # `def get_min_capability(cls): return 80`
+    # A class's own value of a bound its classmethod's gate reads through `cls`
+    # (`CUDA_MINIMUM_COMPUTE_CAPABILITY = (8, 0)`): that gate's answer for the class
+    # (gatecheck/audit/class_bounds.py).
+    ATTRIBUTE = "attribute"
 
     @property
     def is_declaration(self) -> bool:
-        return self in (SlotKind.DECORATOR, SlotKind.BUILD, SlotKind.MINIMUM)
+        return self in (SlotKind.DECORATOR, SlotKind.BUILD, SlotKind.MINIMUM, SlotKind.ATTRIBUTE)
 
     @property
     def when(self) -> str:

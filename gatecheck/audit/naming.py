@@ -29,6 +29,8 @@ def feature_name(found: ArchCondition) -> tuple[str, FeatureSource]:
     """What the gate guards, and how that was found: the name it assigns (`self.use_x =
     cond`, or `self.enable_x = True` in its branch), a flag its condition reads, else
     its function, else its module."""
+    if found.kind is SlotKind.ATTRIBUTE:
+        return found.qualname, FeatureSource.CLASS
     assigned = assigned_names(found.statement) or assigned_names(statement_of(found.statement))
     if assigned and found.kind in (SlotKind.ASSIGN, SlotKind.IFEXP, SlotKind.BOUND):
         return assigned[0], FeatureSource.ASSIGNED

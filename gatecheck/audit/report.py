@@ -103,6 +103,7 @@ class FeatureSource(enum.StrEnum):
     ASSIGNED = "assigned"  # the name the gate assigns (or its branch switches on)
     READ = "read"  # a flag its condition reads
     FUNCTION = "function"  # its function
+    CLASS = "class"  # the class whose own bound it is (audit/class_bounds.py)
     MODULE = "module"  # its module
 
 

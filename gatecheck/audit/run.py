@@ -14,6 +14,7 @@ from astroid import nodes
 from gatecheck import forking, progress
 from gatecheck.audit import workers
 from gatecheck.audit.binding_sites import binding_sites
+from gatecheck.audit.class_bounds import class_bound_conditions
 from gatecheck.audit.classify import Classifier
 from gatecheck.audit.conditions import (
     ArchCondition,
@@ -414,6 +415,10 @@ def _run_audit(
         project, semantics, modules, vendor, progress.advance, contain, jobs, more=widening
     )
     modules = widening.modules
+    # Each class's own bound that a gate read once per class reads (class_bounds.py).
+    conditions += class_bound_conditions(
+        project, semantics, conditions, registry.vendor_names(vendor), only_paths
+    )
     # Tests constant over the registry are listed apart: no other row's evidence.
     constants = [c for c in conditions if c.role is Role.CONSTANT]
     conditions = [c for c in conditions if c.role is not Role.CONSTANT]

@@ -48,9 +48,10 @@ def where(gate: AuditedGate, base: Path | None, lines: SourceLines | None = None
 
 
 def short_feature(gate: AuditedGate) -> str:
-    """A function feature without its module prefix (the gate column shows the file)."""
+    """A function's (class's) feature without its module prefix (the gate column shows
+    the file)."""
     prefix = gate.found.module + "."
-    if gate.feature_source == "function" and gate.feature.startswith(prefix):
+    if gate.feature_source in ("function", "class") and gate.feature.startswith(prefix):
         return printable(gate.feature[len(prefix) :])
     return printable(gate.feature)
 
@@ -82,6 +83,9 @@ def declaration_note(gate: AuditedGate, generation: str) -> str:
     admitted = generation in gate.admits
     if gate.found.kind.value == "minimum":
         return f"{generation} {'meets' if admitted else 'is below'} the declared least capability"
+    if gate.found.kind.value == "attribute":
+        where = "is within" if admitted else "is outside"
+        return f"{generation} {where} the bound this class declares"
     verb = "built for" if gate.found.kind.value == "build" else "declared supported on"
     return f"{'' if admitted else 'not '}{verb} {generation}"
 

@@ -147,13 +147,24 @@ CASES = [
         BELOW_9,
         id="an-unresolved-call-with-a-keyword-the-method-lacks-beside-a-spread",
     ),
+    # A conversion of one of a few strings is each one's (builtin_calls._per_option).
+    pytest.param(
+        "def check(tag):\n"
+        "    return major() >= int(tag) - 1  # gate\n"
+        "\n"
+        "def run():\n"
+        "    check('9')\n"
+        "    check('10')\n",
+        {"sm80", "sm86", "sm87", "sm89", *FROM_9},
+        id="a-conversion-of-one-of-a-few-strings",
+    ),
 ]
 
 # Each must stay unknown: not a gate, every generation admitted.
 NOOPS = [
     pytest.param(
         "def check(tag):\n"
-        "    return major() >= int(tag + '0')  # gate\n"
+        "    return major() >= tag - 1  # gate\n"
         "\n"
         "def run():\n"
         "    check('9')\n"

@@ -28,6 +28,7 @@ from gatecheck.semantics.values import (
     SomeText,
     contains_unknown,
     has_opaque,
+    is_option,
     one_value_set,
     truth,
 )
@@ -173,6 +174,8 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
         args = [args[0].items]  # what tuple(), sorted(), min() ... read of it
     if len(args) == 1 and isinstance(args[0], EachDevice) and not kwargs:
         return _of_each_device(name, args[0])
+    if len(args) == 1 and isinstance(args[0], OneOf) and not kwargs and name in _PER_OPTION:
+        return _per_option(ev, name, args[0])
     if name == "len" and len(args) == 1 and not kwargs and isinstance(args[0], tuple):
         # A tuple's length is its shape's, whatever its items (`(err, major)` of a CUDA
         # call whose error code is unknown: `len(result) == 2`); not a set's (SetItems).
@@ -191,6 +194,28 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
 # Builtins that read an iterable through once, whole.
 _CONSUMERS = frozenset(("tuple", "list", "set", "frozenset", "sorted", "min", "max", "any", "all"))
 _CONVERSIONS = frozenset(("int", "float", "str", "bool", "abs", "round"))
+
+
+# Builtins of one argument read for each of a few values it may be.
+_PER_OPTION = _CONSUMERS | _CONVERSIONS | {"len", "sum"}
+
+
+def _per_option(ev: Evaluator, name: str, value: OneOf) -> Any:
+    """`min(majors)` where `majors` is one of a few sequences (`()` where a query raised,
+    or each device's major): each one's, one of the results. An empty sequence has no
+    min or max: the call raises there, and a raise is no value (the others', as
+    logic.item_of_options reads an item). Unknown where an option's is."""
+    if not all(is_option(o) for o in value.options):
+        return UNKNOWN
+    found = []
+    for option in value.options:
+        if name in ("min", "max") and type(option) in (tuple, list) and not option:
+            continue
+        result = call_builtin(ev, name, [option], {})
+        if result is UNKNOWN or not is_option(result):
+            return UNKNOWN
+        found.append(result)
+    return either(found) if found else UNKNOWN
 
 
 def _mapped(func: Any, items: Any) -> Any:
@@ -219,6 +244,8 @@ def _of_each_device(name: str, devices: EachDevice) -> Any:
         return devices.item
     if name in ("any", "all"):
         return truth(devices.item)
+    if name == "bool":
+        return True  # a machine has a device at least
     if name in ("set", "frozenset"):
         one = one_value_set(devices)
         return frozenset(one) if name == "frozenset" and isinstance(one, set) else one

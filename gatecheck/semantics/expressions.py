@@ -730,6 +730,51 @@ def comprehended(
     if not isinstance(target, (nodes.AssignName, nodes.Tuple)):
         return UNKNOWN
     items = ev.eval(iterated, env)
+    if isinstance(items, OneOf):
+        found = _over_options(ev, kind, target, items, elt, ifs, env, local, value)
+        if found is not None:
+            return found
+    return _over_items(ev, kind, target, items, elt, ifs, env, local, value)
+
+
+def _over_options(
+    ev: Evaluator,
+    kind: type,
+    target: nodes.NodeNG,
+    items: OneOf,
+    elt: nodes.NodeNG,
+    ifs: Sequence[nodes.NodeNG],
+    env: Env | None,
+    local: str | None,
+    value: nodes.NodeNG | None,
+) -> Any | None:
+    """Over one of a few sequences (a helper giving the devices' capabilities, or `[]`
+    where its query raised: unsloth's `cuda_visible_capabilities()`): the comprehension
+    over each, one of the results (`c[0] for c in caps` is `()` or each device's major);
+    None where an option is not a sequence read so, or its result is not known (read
+    as before: over a sequence not known)."""
+    if not all(is_option(o) for o in items.options):
+        return None
+    found = []
+    for option in items.options:
+        result = _over_items(ev, kind, target, option, elt, ifs, env, local, value)
+        if result is UNKNOWN or not is_option(result):
+            return None
+        found.append(result)
+    return either(found)
+
+
+def _over_items(
+    ev: Evaluator,
+    kind: type,
+    target: nodes.NodeNG,
+    items: Any,
+    elt: nodes.NodeNG,
+    ifs: Sequence[nodes.NodeNG],
+    env: Env | None,
+    local: str | None,
+    value: nodes.NodeNG | None,
+) -> Any:
     if not isinstance(target, nodes.AssignName):
         # `major * 10 + minor for major, minor in caps`: over the devices, or over a
         # known list of known tuples (`[cap(0), cap(1)]`), each unpacked.

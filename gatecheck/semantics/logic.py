@@ -39,22 +39,51 @@ def bool_op(op: str, values: Iterable[Any]) -> Any:
     is lazy: operands after the deciding one are never evaluated, as in Python.
     Decided after an unknown operand, `or` is true and its value that operand's or the
     deciding one's: the deciding value where it is True, else some true value (Truthy:
-    `arch or get_arch()` is not the number True, so `// 10 == 12` on it is unknown)."""
+    `arch or get_arch()` is not the number True, so `// 10 == 12` on it is unknown).
+    An operand that is one of a few values, each of known truth (`caps or [cap()]`, caps
+    `[]` where a query raised or the devices' list), decides on the paths of the options
+    that decide and passes the others on: the result is one of those options or what
+    the operands after it give."""
     result: Any = None
     undecided = False
+    decided: list[Any] = []
     for value in values:
         t = truth(value)
+        if t is UNKNOWN and not undecided:
+            split = _split_by_truth(value, op == "or")
+            if split is not None:
+                deciding, passing = split
+                decided.extend(deciding)
+                value, t = either(passing), op == "and"
         if op == "and":
             if t is False:
-                return False if undecided else value
+                return _met(decided, False if undecided else value)
         elif t is True:
             if not undecided:
-                return value
-            return True if value is True else TRUTHY
+                return _met(decided, value)
+            return _met(decided, True if value is True else TRUTHY)
         if t is UNKNOWN:
             undecided = True
         result = value
-    return UNKNOWN if undecided else result
+    return _met(decided, UNKNOWN if undecided else result)
+
+
+def _split_by_truth(value: Any, deciding: bool) -> tuple[list[Any], list[Any]] | None:
+    """The options of one of a few values (not references) whose truth is `deciding`,
+    and the others; None unless both are there and every option's truth is known."""
+    if not isinstance(value, OneOf) or not all(is_option(o) for o in value.options):
+        return None
+    truths = [truth(o) for o in value.options]
+    if UNKNOWN in truths:
+        return None
+    taken = [o for o, t in zip(value.options, truths, strict=True) if t is deciding]
+    others = [o for o, t in zip(value.options, truths, strict=True) if t is not deciding]
+    return (taken, others) if taken and others else None
+
+
+def _met(decided: list[Any], value: Any) -> Any:
+    """The result where some options decided earlier: one of them or `value`."""
+    return either([*decided, value]) if decided else value
 
 
 def any_all(name: str, items: Sequence[Any]) -> Tri:

@@ -24,13 +24,14 @@ from gatecheck.semantics.env import (
 )
 from gatecheck.semantics.expressions import by_node_class
 from gatecheck.semantics.lazy_joins import unknown_anyway
-from gatecheck.semantics.logic import join_returns
+from gatecheck.semantics.logic import either, join_returns
 from gatecheck.semantics.mutations import changed_names, grown, holds_container
 from gatecheck.semantics.raising import catches, certain_raise, completes
 from gatecheck.semantics.values import (
     RAISES,
     UNKNOWN,
     ClassRef,
+    EachDevice,
     FunctionRef,
     NoneOr,
     OneOf,
@@ -110,7 +111,10 @@ def _forget_changed(
     `d.append(x)`, `fill(d)`) holds what the walk cannot tell from then on; `kept`, one
     the statement only added known items to (mutations.grown), holds them too."""
     # An `if`'s branches were walked statement by statement (what a branch that ran
-    # changed is forgotten or kept there): only its test is left.
+    # changed is forgotten or kept there): only its test is left. So were a `try`'s
+    # blocks, each handler starting from what the body may have left (_partly_changed).
+    if isinstance(stmt, nodes.Try):
+        return
     changing = changed_names(ev, stmt.test if isinstance(stmt, nodes.If) else stmt)
     for name in changing:
         if holds_container(env.get(name)):
@@ -216,9 +220,13 @@ def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
                 exits.append(try_env)
         if handlers and completes(ev, stmt.body, env):
             handlers = []
+    # What the body may have changed in place before it raised (a handler's view).
+    walked = try_env if raised is None else None
+    partly = _partly_changed(ev, stmt.body if walked is not None else stmt.body[:1], env, walked)
     for handler in handlers:
         handler_env = dict(env)
         forget_assigned_in(stmt.body, handler_env)
+        handler_env.update(partly)
         if handler.name is not None:
             bind_target(handler.name, UNKNOWN, handler_env)
         r, f = exec_block(ev, handler.body, handler_env)
@@ -230,6 +238,30 @@ def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
     r, f = exec_block(ev, stmt.finalbody, env)
     returns += r
     return bool(exits) and f
+
+
+def _partly_changed(
+    ev: Evaluator, body: Sequence[nodes.NodeNG], before: Env, after: Env | None
+) -> Env:
+    """The local containers `body` may change in place, as a handler sees them: the body
+    may have raised part way. A list empty before that the body fills with an item per
+    device (appended.py; `after`: the env the body leaves, when it was walked) holds
+    none or some of the devices' items, each the device's: `[]` or the per-device
+    values. Any other: unknown."""
+    changed: set[str] = set()
+    for statement in body:
+        changed |= changed_names(ev, statement)
+    found: Env = {}
+    for name in sorted(changed):
+        held = before.get(name)
+        if not holds_container(held):
+            continue
+        left = None if after is None else after.get(name)
+        if type(held) is list and not held and isinstance(left, EachDevice):
+            found[name] = either([held, left])
+        else:
+            found[name] = UNKNOWN
+    return found
 
 
 def _catching(

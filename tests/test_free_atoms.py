@@ -19,6 +19,8 @@ def is_sm100():
 def is_sm120():
     return float(torch.version.cuda) >= 12.8 and torch.cuda.get_device_capability()[0] == 12
 use_fast = flag and not (is_sm100() or is_sm120())
+aligned = flag and other and os.environ.get("A") == "1" and os.environ.get("B") == "1" and (
+    os.environ.get("C") == "1")
 """
 
 # (expr, whether it depends on the generation once its unknown operands are free)
@@ -30,6 +32,9 @@ CASES = [
     ("flag", False),
     ("not flag", False),
     ("flag and (other or not other)", False),
+    # Followed, `aligned` is five unknowns and the whole seven, past MAX_FREE_ATOMS: the
+    # name is then one unknown of its own.
+    ("aligned or is_sm120() or other", True),
 ]
 
 

@@ -73,18 +73,22 @@ Follow = Callable[[nodes.Name], "nodes.NodeNG | None"]
 
 
 def _split(
-    node: nodes.NodeNG, atoms: list[nodes.NodeNG], depth: int = 0, follow: Follow | None = None
+    node: nodes.NodeNG,
+    atoms: list[nodes.NodeNG],
+    depth: int = 0,
+    follow: Follow | None = None,
+    names: int = MAX_NAME_DEPTH,
 ) -> _Formula:
     if isinstance(node, nodes.BoolOp):
-        return _Op(node.op, tuple(_split(v, atoms, depth, follow) for v in node.values))
+        return _Op(node.op, tuple(_split(v, atoms, depth, follow, names) for v in node.values))
     if isinstance(node, nodes.UnaryOp) and node.op == "not":
-        return _Not(_split(node.operand, atoms, depth, follow))
-    if isinstance(node, nodes.Name) and depth < MAX_NAME_DEPTH:
+        return _Not(_split(node.operand, atoms, depth, follow, names))
+    if isinstance(node, nodes.Name) and depth < names:
         bound = single_binding(node)
         if bound is None and follow is not None:
             bound = follow(node)
         if bound is not None and _is_structure(bound):
-            return _split(bound, atoms, depth + 1, follow)
+            return _split(bound, atoms, depth + 1, follow, names)
     if len(atoms) >= MAX_ATOMS:
         raise _TooLarge
     atoms.append(node)
@@ -102,13 +106,14 @@ def _value(formula: _Formula, atoms: Mapping[int, bool]) -> bool:
 
 
 def structure(
-    node: nodes.NodeNG, follow: Follow | None = None
+    node: nodes.NodeNG, follow: Follow | None = None, names: int = MAX_NAME_DEPTH
 ) -> tuple[_Formula, list[nodes.NodeNG]] | None:
     """The boolean structure of `node` and its atoms, or None (a single atom, or too
-    many). `follow`: a name bound once elsewhere, split as its binding's expression."""
+    many). `follow`: a name bound once elsewhere, split as its binding's expression;
+    `names`: how many such names are followed one inside the other."""
     atoms: list[nodes.NodeNG] = []
     try:
-        formula = _split(node, atoms, follow=follow)
+        formula = _split(node, atoms, follow=follow, names=names)
     except _TooLarge:
         return None
     if isinstance(formula, int):
@@ -123,15 +128,30 @@ def free_true_sets(
 ) -> tuple[frozenset[str], ...]:
     """For each assignment of the undecided atoms under which generations answer
     differently, the generations where `node` is then true (empty: it does not depend
-    on the generation, or the structure is too large to say)."""
-    split = structure(node, follow)
-    if split is None:
-        return ()
-    formula, atoms = split
-    per_atom = [truths_of(atom) for atom in atoms]
-    free = [i for i, truths in enumerate(per_atom) if UNKNOWN in truths.values()]
-    if not free or len(free) > MAX_FREE_ATOMS:
-        return ()
+    on the generation, or the structure is too large to say). Where following the names
+    bound to boolean expressions gives too many undecided atoms, each such name is one
+    atom instead, nearest first (`fast = a and b and c and d and e` then `fast and
+    (major > 9 or bits != 4)`: `fast` one unknown, not five)."""
+    for names in range(MAX_NAME_DEPTH, -1, -1):
+        atoms: list[nodes.NodeNG] = []
+        try:
+            formula = _split(node, atoms, follow=follow, names=names)
+        except _TooLarge:
+            continue
+        if isinstance(formula, int):
+            return ()  # a single atom: Kleene's answer is the whole answer
+        per_atom = [truths_of(atom) for atom in atoms]
+        free = [i for i, truths in enumerate(per_atom) if UNKNOWN in truths.values()]
+        if not free:
+            return ()
+        if len(free) <= MAX_FREE_ATOMS:
+            return _true_sets(formula, per_atom, free)
+    return ()
+
+
+def _true_sets(
+    formula: _Formula, per_atom: list[Mapping[str, Tri]], free: list[int]
+) -> tuple[frozenset[str], ...]:
     generations = list(per_atom[0])
     # Generations whose atoms all answer alike answer alike under every choice: the
     # formula is evaluated once per distinct row of atom truths, not once per generation

@@ -235,8 +235,8 @@ def test_a_bound_row_is_a_declaration_said_as_such(make_tree: MakeTree, ruleset:
     ops = {"flash": "class FlashOp(OpBase):\n    MIN = (8, 0)\n    MAX = (9, 0)\n"}
     report = audit(make_tree, ruleset, REFUSING, ops)
     section = render_audit_markdown(report).split("### Kernel declarations", 1)[1]
-    assert "sm120 is outside the bound this class declares" in section
-    assert "sm120 is within the bound this class declares" in section
+    assert "sm120 is outside the bound declared here" in section
+    assert "sm120 is within the bound declared here" in section
     rows = json.loads(render_audit_json(report))["gates"]
     maximum = next(r for r in rows if r["kind"] == "attribute" and r["condition"] == "(9, 0)")
     assert maximum["declaration"] is True

@@ -30,7 +30,15 @@ def feature_name(found: ArchCondition) -> tuple[str, FeatureSource]:
     cond`, or `self.enable_x = True` in its branch), a flag its condition reads, else
     its function, else its module."""
     if found.kind is SlotKind.ATTRIBUTE:
-        return found.qualname, FeatureSource.CLASS
+        # A bound declared in a class's body (class_bounds.py), or given to a construction
+        # (construction_bounds.py): the class, the definition a decorator's registers, or
+        # the module.
+        scope = found.statement.scope()
+        if isinstance(scope, nodes.ClassDef):
+            return found.qualname, FeatureSource.CLASS
+        if isinstance(scope, nodes.FunctionDef):
+            return found.qualname, FeatureSource.FUNCTION
+        return found.module, FeatureSource.MODULE
     assigned = assigned_names(found.statement) or assigned_names(statement_of(found.statement))
     if assigned and found.kind in (SlotKind.ASSIGN, SlotKind.IFEXP, SlotKind.BOUND):
         return assigned[0], FeatureSource.ASSIGNED

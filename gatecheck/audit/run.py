@@ -29,6 +29,7 @@ from gatecheck.audit.conditions import (
     string_test_receiver,
     told_apart,
 )
+from gatecheck.audit.construction_bounds import construction_bound_conditions
 from gatecheck.audit.declarations import declared_conditions
 from gatecheck.audit.definitions import listed_definitions, with_arch_terms
 from gatecheck.audit.hops import HopSources, provided_keys
@@ -415,10 +416,13 @@ def _run_audit(
         project, semantics, modules, vendor, progress.advance, contain, jobs, more=widening
     )
     modules = widening.modules
-    # Each class's own bound that a gate read once per class reads (class_bounds.py).
-    conditions += class_bound_conditions(
-        project, semantics, conditions, registry.vendor_names(vendor), only_paths
-    )
+    # Each class's own bound that a gate read once per class reads (class_bounds.py), and
+    # each construction's value of a field a gate reads (construction_bounds.py).
+    vendor_names = registry.vendor_names(vendor)
+    conditions += [
+        *class_bound_conditions(project, semantics, conditions, vendor_names, only_paths),
+        *construction_bound_conditions(project, semantics, conditions, vendor_names, only_paths),
+    ]
     # Tests constant over the registry are listed apart: no other row's evidence.
     constants = [c for c in conditions if c.role is Role.CONSTANT]
     conditions = [c for c in conditions if c.role is not Role.CONSTANT]

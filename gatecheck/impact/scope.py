@@ -30,7 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gatecheck.loading.project import ModuleNamer
-from gatecheck.semantics.call_names import MAX_CALLER_FILES, MAX_METHOD_CALLER_FILES
+from gatecheck.semantics.call_names import (
+    MAX_CALLER_FILES,
+    MAX_CONSTRUCTION_FILES,
+    MAX_METHOD_CALLER_FILES,
+)
 
 Reader = Callable[[Path], str | None]
 
@@ -498,8 +502,8 @@ def reached_files(
             reached.add(path)  # its gates are compared, whatever it passes on
     # A changed call reaches the definitions it may call (their parameters' values),
     # unless so many other files call the name that the callers search gives up on it.
-    # (A method's search reads more files than a function's: the larger bound.)
-    most = max(MAX_CALLER_FILES, MAX_METHOD_CALLER_FILES)
+    # (A method's or a class's search reads more files than a function's: the largest.)
+    most = max(MAX_CALLER_FILES, MAX_METHOD_CALLER_FILES, MAX_CONSTRUCTION_FILES)
     for name in sorted({n for called in (calls or {}).values() for n in called}):
         calling = _calling(name)
         others = 0

@@ -85,7 +85,7 @@ def declaration_note(gate: AuditedGate, generation: str) -> str:
         return f"{generation} {'meets' if admitted else 'is below'} the declared least capability"
     if gate.found.kind.value == "attribute":
         where = "is within" if admitted else "is outside"
-        return f"{generation} {where} the bound this class declares"
+        return f"{generation} {where} the bound declared here"
     verb = "built for" if gate.found.kind.value == "build" else "declared supported on"
     return f"{'' if admitted else 'not '}{verb} {generation}"
 

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import decorator_names, destructure_path
-from gatecheck.semantics import callers, conventions, dispatch, replay
+from gatecheck.semantics import callers, constructions, conventions, dispatch, replay
 from gatecheck.semantics.env import index_path, loop_item, loop_items
 from gatecheck.semantics.expressions import may_be_none
 from gatecheck.semantics.mutations import filled_at_import, holds_container, may_change
 from gatecheck.semantics.reads import NOTHING, enter, leave
 from gatecheck.semantics.subclasses import RECEIVER
-from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef, InstanceRef
+from gatecheck.semantics.values import UNKNOWN, ClassRef, FunctionRef
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -179,7 +179,8 @@ def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -
             if chosen is not None and chosen[0] is func:
                 return ClassRef(chosen[1])
             return ClassRef(func.parent)
-        return InstanceRef(func.parent)
+        # The construction it is read for, when the question names one (constructions.py).
+        return constructions.instance_for(ev.flag_values, func)
     return conventions.parameter_by_convention(ev, node, args)
 
 

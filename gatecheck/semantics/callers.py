@@ -4,7 +4,8 @@ with each call `_pick(get_device_capability()[0])` reads the device's major; a p
 no caller passes (`_compute_capability=None`) is its default.
 
 A bounded search, never a guess: the function's own module and the files that spell its
-name before `(` (at most MAX_CALLER_FILES of them); every call spelled with that name
+name before `(` (at most MAX_CALLER_FILES of them; a class's constructions, at most
+MAX_CONSTRUCTION_FILES); every call spelled with that name
 must resolve to the function (an unresolved `x.name(...)` may be a caller), pass the
 parameter plainly (no `*args`/`**kwargs`), and give a known value. Otherwise the search
 answers nothing and the naming convention (conventions.py) is asked, marked assumed;
@@ -54,6 +55,7 @@ from gatecheck.loading.resolve import decorator_names
 from gatecheck.semantics import classes
 from gatecheck.semantics.call_names import (
     MAX_CALLER_FILES,
+    MAX_CONSTRUCTION_FILES,
     MAX_METHOD_CALLER_FILES,
     call_arguments,
     called_name_set,
@@ -82,6 +84,7 @@ if TYPE_CHECKING:
 # everywhere is a helper whose callers cannot all be read), and call sites read.
 MAX_FILES = MAX_CALLER_FILES
 MAX_CALLS = 24
+MAX_CONSTRUCTIONS = 128
 _NOT_FOUND = object()
 # The name dataclasses.replace is called by, and a name spelled between its parentheses.
 _REPLACE = "replace"
@@ -178,11 +181,43 @@ def field_from_constructions(ev: Evaluator, cls: nodes.ClassDef, parameter: Para
     if not ev.follow_callers or _may_be_replaced(ev, parameter.name):
         return _NOT_FOUND
     key = ("constructions", id(cls))
-    sites = remembered(ev, key, lambda: _calls_of(ev, str(cls.name), cls, 0, cls.root()), None)
+    sites = remembered(ev, key, lambda: _constructions(ev, cls, 0), None)
     if not sites:
         return _NOT_FOUND
     met = _met(ev, sites, parameter)
     return _NOT_FOUND if isinstance(met, DeviceFromSomeCallers) else met
+
+
+def field_arguments(
+    ev: Evaluator, cls: nodes.ClassDef, name: str
+) -> list[tuple[nodes.NodeNG, Any]] | None:
+    """Each construction of @dataclass `cls` that spells a value for its field `name`
+    (`Capability(min_cc=(9, 0))`, or at the field's place): the expression and its
+    value; constructions leaving the default are not among them. None where the
+    constructions are not all known, or the field may be given another value later
+    (field_from_constructions' conditions)."""
+    from gatecheck.semantics.dataclass_init import init_parameters
+
+    parameters = init_parameters(ev, cls)
+    if parameters is None or name not in parameters:
+        return None
+    parameter = parameters[name]
+    if not ev.follow_callers or _may_be_replaced(ev, name):
+        return None
+    sites = remembered(ev, ("constructions", id(cls)), lambda: _constructions(ev, cls, 0), None)
+    if not sites:
+        return None
+    found: list[tuple[nodes.NodeNG, Any]] = []
+    for site in sites:
+        node = next((k.value for k in site.call.keywords or () if k.arg == name), None)
+        if node is None and parameter.index is not None:
+            at = parameter.index - site.offset
+            plain = not any(isinstance(a, nodes.Starred) for a in site.call.args)
+            if plain and 0 <= at < len(site.call.args):
+                node = site.call.args[at]
+        if node is not None:
+            found.append((node, _argument(ev, site, parameter)))
+    return found
 
 
 def _may_be_replaced(ev: Evaluator, name: str) -> bool:
@@ -347,10 +382,19 @@ def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
     if isinstance(owner, nodes.ClassDef) and func.name != "__init__":
         return _method_sites(ev, func)
     if isinstance(owner, nodes.ClassDef):
-        return _calls_of(ev, str(owner.name), owner, 1, func.root())
+        return _constructions(ev, owner, 1)
     if isinstance(owner, (nodes.Module, nodes.FunctionDef)):
         return _calls_of(ev, str(func.name), func, 0, func.root())
     return None
+
+
+def _constructions(ev: Evaluator, cls: nodes.ClassDef, offset: int) -> list[_Site] | None:
+    """The calls constructing `cls` (by its name), searched in more files than a
+    function's callers (MAX_CONSTRUCTION_FILES)."""
+    spelled = str(cls.name)
+    return _calls_of(
+        ev, spelled, cls, offset, cls.root(), MAX_CONSTRUCTION_FILES, MAX_CONSTRUCTIONS
+    )
 
 
 def _calls_of(
@@ -359,14 +403,17 @@ def _calls_of(
     target: nodes.FunctionDef | nodes.ClassDef,
     offset: int,
     home: nodes.NodeNG,
+    most_files: int = MAX_FILES,
+    most_calls: int = MAX_CALLS,
 ) -> list[_Site] | None:
     """The calls spelled `spelled(...)` that resolve to `target` (a function, or a class
-    constructed), or None when one may and does not resolve."""
+    constructed), or None when one may and does not resolve, or when more than
+    `most_files` files spell it or more than `most_calls` such calls resolve."""
     searched_names(ev.facts).add(spelled)
     if ev.project.read_log is not None:
         ev.project.read_log.note(f"{CALLS}{spelled}")  # the files spelling a call of it
     files = _files_calling(ev).get(spelled, ())
-    if len(files) > MAX_FILES:
+    if len(files) > most_files:
         return None
     sites: list[_Site] = []
     for module in _modules(ev, home, files):
@@ -386,7 +433,7 @@ def _calls_of(
                 sites.append(_Site(call, offset))
             elif value is UNKNOWN or any(isinstance(o, PartialRef) for o in options):
                 return None  # may be a caller: the callers are not all known
-            if len(sites) > MAX_CALLS:
+            if len(sites) > most_calls:
                 return None
     return sites
 

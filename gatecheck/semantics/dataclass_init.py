@@ -87,6 +87,13 @@ def _assigned_again(ev: Evaluator, cls: nodes.ClassDef, name: str) -> bool:
     return False
 
 
+def init_parameters(ev: Evaluator, cls: nodes.ClassDef) -> dict[str, callers.Parameter] | None:
+    """The fields the `__init__` @dataclass writes for `cls` takes, as parameters by
+    name; None where none is written or its parameters are not known."""
+    found = _init(ev, cls)
+    return None if found is None else {n: p for n, (p, field) in found.items() if field}
+
+
 def _init(ev: Evaluator, cls: nodes.ClassDef) -> dict[str, tuple[callers.Parameter, bool]] | None:
     """The parameters of the `__init__` @dataclass writes for `cls` by name (and whether
     each is a field), or None: none is written, or its parameters are not known."""

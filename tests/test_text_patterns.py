@@ -1,7 +1,9 @@
 """`re.match(pattern, text)` on a pattern and a text the evaluation knows is Python's own
 answer (semantics/text_patterns.py): a ROCm platform reading its capability off the gfx
 name (`re.match(r"gfx(\\d+)", arch)`, then `m.group(1)`) is known on AMD parts; patterns
-that could take long, texts past the bound, flags or patterns not known stay unknown."""
+that could take long, texts past the bound, flags or patterns not known stay unknown. A
+pattern compiled once (`re.compile`) matches as the functions do; one of a few texts
+gives one of a few matches."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from gatecheck.semantics.text_patterns import computable
 from tests.admission import EVERY, assert_can_be_true
 
 SOURCE = """
+import os
 import re
 import regex
 import torch
@@ -21,6 +24,18 @@ ARCH = torch.cuda.get_device_properties(0).gcnArchName
 
 def amd_capability():
     m = re.match(r"gfx(\\d+)", ARCH)
+    if not m:
+        return None
+    digits = m.group(1)
+    return int(digits[0]), int(digits[1])
+
+
+_GFX = re.compile(r"gfx(\\d+)")
+SUFFIXED = ARCH + (":sramecc+" if os.environ.get("SRAMECC") else "")
+
+
+def compiled_capability():
+    m = _GFX.match(ARCH)
     if not m:
         return None
     digits = m.group(1)
@@ -54,6 +69,14 @@ NVIDIA |= {"sm100", "sm103", "sm110", "sm120", "sm121"}
             NVIDIA | {"gfx950"},
             id="regex-package",
         ),
+        # Compiled once at the module's top, matched in the function.
+        pytest.param("compiled_capability() == (9, 4)", {"gfx942"}, id="a-compiled-pattern"),
+        # One of two texts (with or without a feature suffix): each one's match.
+        pytest.param(
+            're.match(r"gfx(\\d+)", SUFFIXED).group(1) == "942"',
+            NVIDIA | {"gfx942"},
+            id="one-of-two-texts",
+        ),
         pytest.param('sm_of("sm_100a") == 100', EVERY, id="a-constant-text-is-no-gate"),
         pytest.param('sm_of("sm_90") == 100', set(), id="a-constant-text-is-known"),
     ],
@@ -71,6 +94,8 @@ NOOPS = [
     pytest.param('re.match(pattern=r"gfx9", string=ARCH) is None', id="keywords"),
     pytest.param('re.match(r"gfx(", ARCH) is None', id="a-pattern-python-refuses"),
     pytest.param("re.match(PATTERN, ARCH) is None", id="a-pattern-not-known"),
+    pytest.param('re.compile(r"(g+)+x").match(ARCH) is None', id="compiled-a-repeated-group"),
+    pytest.param('re.compile(r"gfx9").match(ARCH, 2) is None', id="compiled-with-a-position"),
 ]
 
 

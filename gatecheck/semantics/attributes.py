@@ -181,6 +181,8 @@ def attribute(ev: Evaluator, receiver: Any, name: str, reader: nodes.NodeNG | No
         return UNKNOWN  # a device value: only its idioms say what it has
     if name == "join" and isinstance(receiver, str):
         return _joiner(receiver)
+    if isinstance(receiver, text_patterns.Compiled):
+        return receiver.method(name)
     for kind, methods in _SAFE_METHODS.items():
         if isinstance(receiver, kind) and name in methods:
             return getattr(receiver, name)

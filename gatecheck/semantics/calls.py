@@ -587,6 +587,7 @@ def _reads_arguments(ev: Evaluator, func: ExternalRef) -> bool:
         or ev.idioms.reads_arguments(func.dotted)
         or func.dotted in environment.READS
         or func.dotted in text_patterns.FUNCTIONS
+        or func.dotted in text_patterns.COMPILERS
     )
 
 

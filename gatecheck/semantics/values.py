@@ -4,6 +4,7 @@ UNKNOWN everywhere else, plus references to code objects the evaluator can follo
 from __future__ import annotations
 
 import enum
+import re
 import types
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -376,8 +377,10 @@ def plainly_true(cls: nodes.ClassDef) -> bool:
     )
 
 
-# A CuTe DSL Arch member is one too: immutable, equal and ordered as members are.
-_CONSTANT_TYPES = (str, int, float, bool, type(None), CuteArch)
+# A CuTe DSL Arch member is one too: immutable, equal and ordered as members are. So is
+# a match of a known pattern on a known text (text_patterns.py): immutable, its methods
+# pure, so one of a few texts gives one of a few matches, each read on its own.
+_CONSTANT_TYPES = (str, int, float, bool, type(None), CuteArch, re.Match)
 
 
 def is_constant(value: Any) -> bool:

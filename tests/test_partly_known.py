@@ -208,6 +208,9 @@ FSTRINGS = [
     pytest.param(VALIDATOR, 'error(0) in ("", None)', SM90, id="in-short-strings"),
     pytest.param(VALIDATOR, 'f"sm{name}" == "s"', frozenset(), id="shorter-than-its-text"),
     pytest.param(VALIDATOR, 'f"sm{name}" == None', frozenset(), id="not-none-eq"),
+    pytest.param(VALIDATOR, 'f"sm{name}" is None', frozenset(), id="not-none-is"),
+    pytest.param(VALIDATOR, 'f"sm{name}" is not None', EVERY, id="not-none-is-not"),
+    pytest.param(VALIDATOR, 'f"sm{name}" is "sm9"', EVERY, id="noop-is-a-text"),
     pytest.param(VALIDATOR, 'isinstance(f"sm{name}", str)', EVERY, id="is-a-str"),
     # noops: what the text's fields decide stays unknown
     pytest.param(VALIDATOR, 'check(0) == ""', SM90, id="noop-other-message-on-a-path"),

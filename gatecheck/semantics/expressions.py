@@ -30,6 +30,7 @@ from gatecheck.semantics.values import (
     Opaque,
     SetItems,
     SomeText,
+    Truthy,
     constant_options,
     contains_unknown,
     has_opaque,
@@ -390,6 +391,12 @@ def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
         if found is UNKNOWN:
             return UNKNOWN
         return found if op == "in" else not found
+    if op in ("is", "is not") and (left is None) != (right is None):
+        other = right if left is None else left
+        if isinstance(other, (SomeText, EachDevice, Truthy)):
+            # Some text, the devices' values, some true value: known not to be None,
+            # whatever their unknown parts (`arch is None` of f"sm_{code}").
+            return op == "is not"
     left_partly, right_partly = contains_unknown(left), contains_unknown(right)
     if op in ("==", "!=") and left_partly != right_partly:
         partial, known = (left, right) if left_partly else (right, left)

@@ -93,3 +93,51 @@ def test_parameter_inside_its_function(
 def test_an_argument_wins_over_the_convention(ruleset: RuleSet) -> None:
     assert admission_of(SOURCE, "pick(90)", ruleset.registry).can_be_true == frozenset()
     assert admission_of(SOURCE, "pick(120)", ruleset.registry).can_be_false == frozenset()
+
+
+TVM_SOURCE = """
+from tvm.target import Target
+
+class MyTarget:
+    arch = "sm_90"
+
+def supports(target: Target):
+    return target.arch in ("sm_90", "sm_90a")
+
+def by_attrs(target: Target):
+    return target.attrs["arch"] == "sm_120"
+
+def own_class(target: MyTarget):
+    return target.arch in ("sm_90", "sm_90a")
+
+def not_annotated(target):
+    return target.arch in ("sm_90", "sm_90a")
+"""
+AMD = {"gfx90a", "gfx942", "gfx950"}  # no CUDA target there: unknown
+
+
+@pytest.mark.parametrize(
+    ("function", "admitted"),
+    [
+        # TVM's Target: the compile target TileLang passes along, taken to be the
+        # device's as `Target.current()` is ("sm_90" or "sm_90a" on Hopper).
+        ("supports", {"sm90", *AMD}),
+        ("by_attrs", {"sm120", *AMD}),
+        ("own_class", None),  # a class of the project's, not TVM's target
+        ("not_annotated", None),  # named `target`, nothing says what it holds
+    ],
+)
+def test_a_parameter_annotated_with_tvm_target(
+    ruleset: RuleSet, function: str, admitted: set[str] | None
+) -> None:
+    project = in_memory_project({"gate": TVM_SOURCE})
+    module = project.module("gate")
+    assert module is not None
+    semantics = Semantics(project, ruleset.registry)
+    admission = semantics.admission(_expression_in(module, function))
+    if admitted is None:
+        assert admission.can_be_true == ruleset.registry.all_names()
+        assert not admission.assumed
+    else:
+        assert admission.can_be_true == admitted
+        assert "parameter 'target: Target' (the device's compile target)" in admission.assumed

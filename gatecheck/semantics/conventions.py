@@ -15,12 +15,15 @@ from astroid import nodes
 
 from gatecheck.config.model import Generation, Registry, VocabularyEntry
 from gatecheck.semantics import callers, flow, replay
+from gatecheck.semantics.idioms import tvm_device
+from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.idioms.device_presence import another_backend
 from gatecheck.semantics.values import (
     UNKNOWN,
     AssumedCapability,
     Capability,
     CuteArch,
+    ExternalRef,
     NoneOr,
     OneOf,
     TritonTarget,
@@ -165,6 +168,31 @@ def _annotation_name(node: nodes.NodeNG, args: nodes.Arguments) -> str | None:
     return None
 
 
+def _annotated_target(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any | None:
+    """A parameter annotated with TVM's `Target` class (the compile target TVM-based
+    compilers pass from pass to pass, built from the device: TileLang's `determine_target`):
+    the device's target, as `Target.current()` is taken to be, marked assumed. None for
+    any other annotation."""
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    annotations = [*args.posonlyargs_annotations, *args.annotations, *args.kwonlyargs_annotations]
+    found = next((a for arg, a in zip(every, annotations, strict=False) if arg is node), None)
+    if not isinstance(found, (nodes.Name, nodes.Attribute)):
+        return None
+    cls = ev.value(found)
+    if not isinstance(cls, ExternalRef) or cls.dotted not in tvm_device.TARGET_CLASSES:
+        return None
+    # Read as the idiom reads `Target.current()`, and traced so (replay.py).
+    value = ev.idioms.call(tvm_device.CURRENT_TARGET, ev.generation, ())
+    if ev.trace is not None:
+        ev.trace.append((replay.INTRINSIC_CALL, tvm_device.CURRENT_TARGET, (), value))
+    if value is UNKNOWN or value is NOT_MINE:
+        return UNKNOWN
+    name = getattr(node, "name", "")
+    ev.reads.device = True
+    ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}: Target' (the device's compile target)")
+    return value
+
+
 _OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
 
 
@@ -217,6 +245,9 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
         return UNKNOWN  # the caller may leave the default (`device_capability=None`)
     annotation = _annotation_name(node, args)
     if annotation is not None:
+        target = _annotated_target(ev, node, args)
+        if target is not None:
+            return target
         if not annotation.endswith("Capability"):
             return UNKNOWN  # `device_capability: int`: some other encoding
         ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}: {annotation}' (a capability class)")

@@ -3,7 +3,10 @@
 the CUDA device, whose `compute_version` is "major.minor" ("9.0", "12.0") and whose
 `exist` is true; `tvm.target.Target("cuda")` (a kind with no `-arch`, as a string or a
 `{"kind": "cuda"}` dict) is a CUDA target whose `arch` TVM fills in from that device:
-"sm_" and the capability as an integer ("sm_90", "sm_120"), `kind.name` "cuda".
+"sm_" and the capability as an integer ("sm_90", "sm_120"), `kind.name` "cuda"; its
+`attrs` map holds the same arch (`attrs["arch"]`, `attrs.get("arch", ...)`). A parameter
+annotated `Target` is taken to be the device's target as `Target.current()` is
+(conventions.py).
 
 `Target.current()` is the target of the caller's `with target:` scope, or None: where
 code reads it for the device (TileLang's `get_target_compute_version`: the scope's
@@ -22,6 +25,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from gatecheck.config.model import Generation
 from gatecheck.semantics.idioms._model import NOT_MINE, Example, Idiom, Intrinsic, Noop, generations
@@ -47,6 +51,20 @@ class TvmTarget:
 
     kind: TvmKind
     arch: Value
+
+
+@dataclass(frozen=True)
+class TvmAttrs:
+    """A target's `attrs` map, as TileLang reads its fields: `attrs["arch"]` and
+    `attrs.get("arch", default)` are the target's arch; any other key is not read."""
+
+    arch: Value
+
+
+# The class a parameter annotated with it holds a target of (conventions.py), read as
+# the scope's current target is.
+TARGET_CLASSES = frozenset({"tvm.target.Target", "tvm.target.target.Target"})
+CURRENT_TARGET = "tvm.target.Target.current"
 
 
 def cuda_device(generation: Generation, _args: Sequence[Value] = ()) -> TvmDevice:
@@ -112,9 +130,21 @@ def attribute(receiver: object, name: str) -> Value:
         return getattr(receiver, name)
     if isinstance(receiver, TvmTarget) and name in ("kind", "arch"):
         return getattr(receiver, name)
+    if isinstance(receiver, TvmTarget) and name == "attrs":
+        return UNKNOWN if receiver.arch is UNKNOWN else TvmAttrs(receiver.arch)
+    if isinstance(receiver, TvmAttrs) and name == "get":
+        return partial(_attrs_get, receiver)
     if isinstance(receiver, TvmKind) and name == "name":
         return receiver.name
     return UNKNOWN
+
+
+def _attrs_get(attrs: TvmAttrs, key: object, default: object = None) -> Value:
+    return attrs.arch if key == "arch" else UNKNOWN
+
+
+def attrs_item(receiver: TvmAttrs, key: object) -> Value:
+    return receiver.arch if key == "arch" else NOT_MINE
 
 
 _SOURCE = """\
@@ -147,9 +177,15 @@ IDIOM = Idiom(
         Intrinsic("tvm.device", device, reads_arguments=True),
         Intrinsic("tvm.runtime.device", device, reads_arguments=True),
         Intrinsic("tvm.target.Target", target, reads_arguments=True),
-        Intrinsic("tvm.target.Target.current", current_target, assumed=_CURRENT),
+        Intrinsic(CURRENT_TARGET, current_target, assumed=_CURRENT),
     ),
-    value_attributes=((TvmDevice, attribute), (TvmTarget, attribute), (TvmKind, attribute)),
+    value_attributes=(
+        (TvmDevice, attribute),
+        (TvmTarget, attribute),
+        (TvmKind, attribute),
+        (TvmAttrs, attribute),
+    ),
+    value_items=((TvmAttrs, attrs_item),),
     examples=(
         Example("compute-version", 'version() == "9.0"', generations("sm90", *_AMD), _SOURCE),
         Example("parsed-version", "parsed() >= (9, 0)", generations(*_FROM_SM90, *_AMD), _SOURCE),
@@ -193,6 +229,20 @@ IDIOM = Idiom(
             assumed=True,
         ),
         Example("no-cuda-device", "not tvm.cuda(0).exist", generations(*_AMD), _SOURCE),
+        Example(
+            "attrs-item",
+            'Target("cuda").attrs["arch"] == "sm_120"',
+            generations("sm120", *_AMD),
+            _SOURCE,
+        ),
+        Example(
+            "attrs-get",
+            'int(str(Target.current().attrs.get("arch", "sm_0")).split("_")[1].rstrip("af"))'
+            " >= 100",
+            generations("sm100", "sm103", "sm110", "sm120", "sm121", *_AMD),
+            _SOURCE,
+            assumed=True,
+        ),
     ),
     noops=(
         Noop(
@@ -205,6 +255,12 @@ IDIOM = Idiom(
             "other-kind",
             'Target("llvm").arch == "sm_90"',
             "a kind other than cuda is not read",
+            _SOURCE,
+        ),
+        Noop(
+            "attrs-other-key",
+            'Target("cuda").attrs.get("max_num_threads", 1024) == 1024',
+            "a target's other attributes are not read",
             _SOURCE,
         ),
         Noop(

@@ -68,6 +68,24 @@ def use_sm100_kernels():
     return _ffi_api.UseSM100()
 
 
+def _native():
+    from extlib import _lib
+
+    return _lib
+
+
+def _settings():
+    return {"lib": _ffi_api}
+
+
+def target_is_sm120(target):
+    return _native().TargetIsSM120(target)
+
+
+def target_is_sm100(target):
+    return _settings().TargetIsSM100(target)
+
+
 class _Flag:
     def __init__(self, name):
         self.name = name
@@ -90,6 +108,10 @@ def is_blackwell_system():
         ("target_is_volta(t)", ["sm70"]),
         ("is_hopper(t)", ["sm90"]),
         ("use_sm100_kernels()", ["sm100", "sm103"]),
+        # The library handed back by a helper that imports it.
+        ("target_is_sm120(t)", ["sm120", "sm121"]),
+        # Noop: the helper hands back something else (a dict), not a module.
+        ("target_is_sm100(t)", ALL),
         # Noops: the body computes something besides the call (its name is not all
         # that is known of it), or hands on more than its own parameters.
         ("is_blackwell(t)", ALL),

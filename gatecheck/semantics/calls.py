@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import is_abstract_body
+from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics import (
     bounds,
     builtin_calls,
@@ -469,8 +470,9 @@ def _call_function(
 def _forwards_to_unread(ev: Evaluator, node: nodes.NodeNG) -> bool:
     """A named function whose body (past a docstring) is one `return f(...)` handing on
     its own parameters or constants, nothing computed, where `f` is no function of the
-    project's (a compiled extension's, or a module attribute nothing binds): no body of
-    it was read. An object's method that answered unknown (an environment flag's
+    project's (a compiled extension's, or a module attribute nothing binds, also of a
+    module a helper called without arguments hands back: `_native().TargetIsSM120(t)`):
+    no body of it was read. An object's method that answered unknown (an environment flag's
     `get()`) was read, or could have been, and said so."""
     if not isinstance(node, nodes.FunctionDef) or not node.name:
         return False
@@ -486,7 +488,11 @@ def _forwards_to_unread(ev: Evaluator, node: nodes.NodeNG) -> bool:
     base = call.func
     while isinstance(base, nodes.Attribute):
         base = base.expr
-    if not isinstance(base, nodes.Name) or base.name in params:
+    if isinstance(base, nodes.Call) and not base.args and not base.keywords:
+        # `_native().TargetIsSM120(t)`: a helper handing back the compiled library.
+        if not _hands_back_a_module(ev, base):
+            return False
+    elif not isinstance(base, nodes.Name) or base.name in params:
         return False  # a method of an argument: what it is, its callers say
     handed = [*call.args, *(k.value for k in call.keywords)]
     if not all(
@@ -502,8 +508,35 @@ def _forwards_to_unread(ev: Evaluator, node: nodes.NodeNG) -> bool:
     return (
         callee is UNKNOWN
         and isinstance(call.func, nodes.Attribute)
-        and isinstance(ev.value(call.func.expr), (ModuleRef, ExternalRef))
+        and (
+            isinstance(ev.value(call.func.expr), (ModuleRef, ExternalRef))
+            or isinstance(call.func.expr, nodes.Call)  # a helper's module (above)
+        )
     )
+
+
+def _hands_back_a_module(ev: Evaluator, call: nodes.Call) -> bool:
+    """`_native()`, a project function each of whose returns is a name its own import
+    binds (`from ops import _lib; return _lib`: the compiled library, found or not)."""
+    value = ev.value(call)
+    if isinstance(value, (ModuleRef, ExternalRef)):
+        return True
+    helper = ev.value(call.func)
+    if not isinstance(helper, FunctionRef) or not isinstance(helper.node, nodes.FunctionDef):
+        return False
+    returns = list(own_nodes(helper.node.body, nodes.Return))
+    if not returns:
+        return False
+    for returned in returns:
+        if not isinstance(returned.value, nodes.Name):
+            return False
+        try:
+            _, found = returned.value.lookup(returned.value.name)
+        except Exception:
+            return False
+        if not found or not all(isinstance(f, (nodes.Import, nodes.ImportFrom)) for f in found):
+            return False
+    return True
 
 
 def _runs_body(ev: Evaluator, node: nodes.NodeNG) -> bool:

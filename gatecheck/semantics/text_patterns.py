@@ -75,9 +75,7 @@ class Compiled:
         return partial(_matched, function, self)
 
 
-def _matched(
-    function: Callable[..., re.Match[str] | None], compiled: Compiled, *args: Any
-) -> Any:
+def _matched(function: Callable[..., re.Match[str] | None], compiled: Compiled, *args: Any) -> Any:
     if len(args) != 1:
         return UNKNOWN  # a start or end position: not read
     return _run(function, compiled.pattern, args[0], compiled.flags)
@@ -114,9 +112,7 @@ def _compiled(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
     return Compiled(pattern, flags)
 
 
-def _run(
-    function: Callable[..., re.Match[str] | None], pattern: Any, text: Any, flags: Any
-) -> Any:
+def _run(function: Callable[..., re.Match[str] | None], pattern: Any, text: Any, flags: Any) -> Any:
     if type(pattern) is not str or type(text) is not str or type(flags) is not int:
         return UNKNOWN
     if len(text) > MAX_TEXT or not computable(pattern):

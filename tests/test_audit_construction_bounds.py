@@ -13,6 +13,7 @@ import pytest
 
 from gatecheck.audit import AuditReport, run_audit
 from gatecheck.config.model import RuleSet
+from tests.test_audit_class_bounds import bound_rows
 
 MakeTree = Callable[[Mapping[str, str]], Path]
 FROM_SM90 = ("sm90", "sm100", "sm103", "sm110", "sm120", "sm121")
@@ -59,21 +60,6 @@ def audit(
     root = make_tree(files)
     return run_audit(
         [root], ruleset, "sm120", only=None if only is None else [root / p for p in only]
-    )
-
-
-def bound_rows(report: AuditReport) -> list[tuple[str, int, str, str, tuple[str, ...]]]:
-    """(file, line, value, feature, NVIDIA generations admitted) of each bound row."""
-    return sorted(
-        (
-            g.path.name,
-            g.start.line,
-            g.condition,
-            g.feature,
-            tuple(x for x in report.registry.ordered(g.admits) if x.startswith("sm")),
-        )
-        for g in report.gates
-        if g.found.kind.value == "attribute"
     )
 
 

@@ -44,8 +44,7 @@ def class_bound_conditions(
     reads through `cls` (see the module's docstring), in the order the gates come;
     `only`: the files rows may sit in (impact's files), None for any."""
     evaluator = semantics.evaluator(semantics.registry.names[0])
-    every = semantics.registry.all_names()
-    sides: dict[int, tuple[nodes.NodeNG, frozenset[str], set[str]]] = {}
+    sides = BoundSides()
     for found in conditions:
         receivers = found.admission.receivers
         if found.role is not Role.GATE or not receivers or found.kind.is_declaration:
@@ -66,45 +65,68 @@ def class_bound_conditions(
         for cls, side in zip(classes[1:], each[1:], strict=True):
             for name in read:
                 assigned = own_assignment(cls, name)
-                if assigned is None:
-                    continue
-                kept = sides.get(id(assigned))
-                if kept is None:
-                    sides[id(assigned)] = (assigned, side, {found.module})
-                else:
-                    sides[id(assigned)] = (assigned, kept[1] & side, kept[2] | {found.module})
-    rows: list[ArchCondition] = []
-    for assigned, side, read_from in sides.values():
-        admission = Admission(side, every - side)
-        if not varies(admission, vendor_gens):
-            continue
-        module = assigned.root()
-        assert isinstance(module, nodes.Module)
-        path = module_path(module)
-        if only is not None and path not in only:
-            continue
-        statement = assigned.statement()
-        log = project.read_log
-        if log is not None:
-            with log.reading_for(path):
-                for name in sorted(read_from):
-                    log.note(name)
-        rows.append(
-            ArchCondition(
-                assigned,
-                statement,
-                SlotKind.ATTRIBUTE,
-                path,
-                str(module.name),
-                qualname_of(statement),
-                admission,
-                Polarity.ENABLES,
-                side,
-                Role.GATE,
-                (assigned,),
+                if assigned is not None:
+                    sides.keep(assigned, side, found.module)
+    return sides.rows(project, semantics.registry.all_names(), vendor_gens, only)
+
+
+class BoundSides:
+    """The bounds a gate reads (a class's own value, a construction's: the value's node),
+    each with the generations the gates reading it let through, met, and the modules of
+    those gates; made into declaration rows (SlotKind.ATTRIBUTE)."""
+
+    def __init__(self) -> None:
+        self._sides: dict[int, tuple[nodes.NodeNG, frozenset[str], set[str]]] = {}
+
+    def keep(self, node: nodes.NodeNG, side: frozenset[str], module: str) -> None:
+        kept = self._sides.get(id(node))
+        if kept is None:
+            self._sides[id(node)] = (node, side, {module})
+        else:
+            self._sides[id(node)] = (node, kept[1] & side, kept[2] | {module})
+
+    def rows(
+        self,
+        project: Project,
+        every: frozenset[str],
+        vendor_gens: frozenset[str],
+        only: Collection[Path] | None,
+    ) -> list[ArchCondition]:
+        """A row at each bound whose generations tell the vendor's apart, in the files
+        `only` names (None: any); its file's reads hold the gates' modules (impact)."""
+        rows: list[ArchCondition] = []
+        for node, side, read_from in self._sides.values():
+            admission = Admission(side, every - side)
+            if not varies(admission, vendor_gens):
+                continue
+            module = node.root()
+            assert isinstance(module, nodes.Module)
+            path = module_path(module)
+            if only is not None and path not in only:
+                continue
+            log = project.read_log
+            if log is not None:
+                with log.reading_for(path):
+                    for name in sorted(read_from):
+                        log.note(name)
+            # A decorator's construction: its statement is the definition it decorates.
+            statement = node.statement()
+            rows.append(
+                ArchCondition(
+                    node,
+                    statement,
+                    SlotKind.ATTRIBUTE,
+                    path,
+                    str(module.name),
+                    qualname_of(statement),
+                    admission,
+                    Polarity.ENABLES,
+                    side,
+                    Role.GATE,
+                    (node,),
+                )
             )
-        )
-    return rows
+        return rows
 
 
 def read_through_receiver(condition: nodes.NodeNG) -> tuple[str, ...]:

@@ -23,15 +23,14 @@ from typing import Any
 
 from astroid import nodes
 
-from gatecheck.audit.class_bounds import read_through_receiver
-from gatecheck.audit.conditions import ArchCondition, Role, SlotKind, module_path, varies
+from gatecheck.audit.class_bounds import BoundSides, read_through_receiver
+from gatecheck.audit.conditions import ArchCondition, Role
 from gatecheck.findings import Polarity
-from gatecheck.gates.model import qualname_of
 from gatecheck.loading.project import Project
 from gatecheck.loading.readlog import reading_for
 from gatecheck.loading.resolve import decorator_names
 from gatecheck.semantics import callers
-from gatecheck.semantics.admitted import Admission, Semantics
+from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.constructions import fields_flag
 from gatecheck.semantics.values import contains_unknown
 
@@ -50,8 +49,7 @@ def construction_bound_conditions(
     module's docstring), in the order the gates come; `only`: the files rows may sit in
     (impact's files), None for any."""
     evaluator = semantics.evaluator(semantics.registry.names[0])
-    every = semantics.registry.all_names()
-    sides: dict[int, tuple[nodes.NodeNG, frozenset[str], set[str]]] = {}
+    sides = BoundSides()
     for found in conditions:
         if found.role is not Role.GATE or found.kind.is_declaration or found.admission.receivers:
             continue
@@ -78,46 +76,8 @@ def construction_bound_conditions(
             if len(set(each.values())) == 1:
                 continue  # every value answers alike: no construction's decides it
             for node, value in given or []:
-                side = each[_key(value)]
-                kept = sides.get(id(node))
-                if kept is None:
-                    sides[id(node)] = (node, side, {found.module})
-                else:
-                    sides[id(node)] = (node, kept[1] & side, kept[2] | {found.module})
-    rows: list[ArchCondition] = []
-    for node, side, read_from in sides.values():
-        admission = Admission(side, every - side)
-        if not varies(admission, vendor_gens):
-            continue
-        module = node.root()
-        assert isinstance(module, nodes.Module)
-        path = module_path(module)
-        if only is not None and path not in only:
-            continue
-        log = project.read_log
-        if log is not None:
-            with log.reading_for(path):
-                for name in sorted(read_from):
-                    log.note(name)
-        # A decorator's construction: its statement is the definition it decorates (the
-        # kernel registered), whose qualname the row's feature is.
-        statement = node.statement()
-        rows.append(
-            ArchCondition(
-                node,
-                statement,
-                SlotKind.ATTRIBUTE,
-                path,
-                str(module.name),
-                qualname_of(statement),
-                admission,
-                Polarity.ENABLES,
-                side,
-                Role.GATE,
-                (node,),
-            )
-        )
-    return rows
+                sides.keep(node, each[_key(value)], found.module)
+    return sides.rows(project, semantics.registry.all_names(), vendor_gens, only)
 
 
 def _method(condition: nodes.NodeNG) -> nodes.FunctionDef | None:

@@ -109,7 +109,8 @@ def audit(make_tree: MakeTree, ruleset: RuleSet, base: str, ops: Mapping[str, st
 
 
 def bound_rows(report: AuditReport) -> list[tuple[str, int, str, str, tuple[str, ...]]]:
-    """(file, line, condition, feature, NVIDIA generations admitted) of each class bound row."""
+    """(file, line, condition, feature, NVIDIA generations admitted) of each bound row (a
+    class's own, or a construction's: kind `attribute`)."""
     return sorted(
         (
             g.path.name,

@@ -452,8 +452,11 @@ def precommit_lines(root: Path, work: Path, repeat: int) -> list[str]:
     command = [sys.executable, "-m", "gatecheck", "check", "--files-scope"]
     env_path = child_env()
     srt = repo / "sglang" / "srt"
+    # A benchmark script nothing the check reads imports. (srt/utils/hf_transformers_utils.py
+    # was the case until 4df06de: the check reads it since, following model_config.py's
+    # keywords passed on, so an edit of it re-analyses the project, rightly.)
     cases = [
-        ("a file gatecheck never parses", srt / "utils" / "hf_transformers_utils.py"),
+        ("a file gatecheck never parses", repo / "sglang" / "bench_serving.py"),
         ("a file it parses (re-analysed)", srt / "layers" / "communicator.py"),
     ]
     out = ["", "one changed file, as pre-commit passes it (wall, interpreter start included):"]

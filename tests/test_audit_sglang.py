@@ -329,10 +329,7 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # + 29 in the NSA indexer and MoE files that test `_is_fp8_fnuz` (a name telling
         # AMD generations apart brings its files in: widening.py).
         # 323: + extend_attention.py:536 `STORE_TRANSPOSE`, passed beside `**extra_kargs`.
-        # 324: + vision.py:690 `... if aux_stream else []`: VisionAttention's constructions
-        # are read in up to 64 files (MAX_CONSTRUCTION_FILES), its `aux_stream` the
-        # CUDA stream its callers make on CUDA alone.
-        "vendor": 324,
+        "vendor": 323,
         # pdmux_context.py:58 `major == 6`: a Pascal part, outside the registry.
         "constant": 1,
     }
@@ -372,8 +369,8 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # it is now compared item by item, unknown here, and the ROCm test beside it shows.
     # 287: - the 21 rows above and the tests that only pass their answers on (hops).
     # 322: + the 35 vendor rows above.
-    # 323: + extend_attention.py:536 (above); 324: + vision.py:690 (above).
-    assert report.vendor_gates == 324
+    # 323: + extend_attention.py:536 (above).
+    assert report.vendor_gates == 323
     # 48 call sites only pass a gate on: ENABLE_JIT_DEEPGEMM / DEEPGEMM_SCALE_UE8M0
     # readers, `should_deepgemm_weight_requant_ue8m0(...)`, `self.use_mha`, ...; since
     # conditions passed as call arguments are read (issue 17 item 2), also

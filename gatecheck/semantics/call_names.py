@@ -18,8 +18,8 @@ from collections.abc import Collection
 # compute_capability=None)` is spelled in 21 files.
 MAX_CALLER_FILES = 8
 MAX_METHOD_CALLER_FILES = 24
-# A class's constructions (its fields' values): a capability record registered once per
-# kernel (`Capability(min_cc=(9, 0))` beside each of liger-kernel's 20 backends) is
+# A @dataclass's constructions (its fields' values): a capability record registered once
+# per kernel (`Capability(min_cc=(9, 0))` beside each of liger-kernel's 20 backends) is
 # constructed in as many files as there are kernels (33 files there).
 MAX_CONSTRUCTION_FILES = 64
 

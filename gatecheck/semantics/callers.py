@@ -178,10 +178,7 @@ def field_from_constructions(ev: Evaluator, cls: nodes.ClassDef, parameter: Para
     `_NOT_FOUND`: constructions not all resolved, or a `dataclasses.replace(...)` call
     that may give the field another value (`replace(specs, top_cc=...)`, or `**changes`
     whose names are not read), found by its text (call_names.call_arguments)."""
-    if not ev.follow_callers or _may_be_replaced(ev, parameter.name):
-        return _NOT_FOUND
-    key = ("constructions", id(cls))
-    sites = remembered(ev, key, lambda: _constructions(ev, cls, 0), None)
+    sites = _field_sites(ev, cls, parameter.name)
     if not sites:
         return _NOT_FOUND
     met = _met(ev, sites, parameter)
@@ -202,9 +199,7 @@ def field_arguments(
     if parameters is None or name not in parameters:
         return None
     parameter = parameters[name]
-    if not ev.follow_callers or _may_be_replaced(ev, name):
-        return None
-    sites = remembered(ev, ("constructions", id(cls)), lambda: _constructions(ev, cls, 0), None)
+    sites = _field_sites(ev, cls, name)
     if not sites:
         return None
     found: list[tuple[nodes.NodeNG, Any]] = []
@@ -217,6 +212,18 @@ def field_arguments(
                 node = site.call.args[at]
         if node is not None:
             found.append((node, _argument(ev, site, parameter)))
+    return found
+
+
+def _field_sites(ev: Evaluator, cls: nodes.ClassDef, name: str) -> list[_Site] | None:
+    """The constructions of @dataclass `cls` (searched once per class), where its field
+    `name` keeps the value a construction gives it: None when callers are not followed,
+    or a `replace(...)` may give it another."""
+    if not ev.follow_callers or _may_be_replaced(ev, name):
+        return None
+    found: list[_Site] | None = remembered(
+        ev, ("constructions", id(cls)), lambda: _constructions(ev, cls, 0), None
+    )
     return found
 
 

@@ -158,14 +158,18 @@ def by_convention(ev: Evaluator, name: str) -> Any:
     return value
 
 
-def _annotation_name(node: nodes.NodeNG, args: nodes.Arguments) -> str | None:
+def _annotation_of(node: nodes.NodeNG, args: nodes.Arguments) -> nodes.NodeNG | None:
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
     annotations = [*args.posonlyargs_annotations, *args.annotations, *args.kwonlyargs_annotations]
-    for arg, annotation in zip(every, annotations, strict=False):
-        if arg is node and annotation is not None:
-            text = _without_none(annotation.as_string().strip("'\""))
-            return text.rsplit(".", 1)[-1]
-    return None
+    return next((a for arg, a in zip(every, annotations, strict=False) if arg is node), None)
+
+
+def _annotation_name(node: nodes.NodeNG, args: nodes.Arguments) -> str | None:
+    annotation = _annotation_of(node, args)
+    if annotation is None:
+        return None
+    text = _without_none(annotation.as_string().strip("'\""))
+    return text.rsplit(".", 1)[-1]
 
 
 def _annotated_target(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any | None:
@@ -173,9 +177,7 @@ def _annotated_target(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) 
     compilers pass from pass to pass, built from the device: TileLang's `determine_target`):
     the device's target, as `Target.current()` is taken to be, marked assumed. None for
     any other annotation."""
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    annotations = [*args.posonlyargs_annotations, *args.annotations, *args.kwonlyargs_annotations]
-    found = next((a for arg, a in zip(every, annotations, strict=False) if arg is node), None)
+    found = _annotation_of(node, args)
     if not isinstance(found, (nodes.Name, nodes.Attribute)):
         return None
     cls = ev.value(found)

@@ -221,8 +221,11 @@ def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
         if handlers and completes(ev, stmt.body, env):
             handlers = []
     # What the body may have changed in place before it raised (a handler's view).
-    walked = try_env if raised is None else None
-    partly = _partly_changed(ev, stmt.body if walked is not None else stmt.body[:1], env, walked)
+    partly: Env = {}
+    if handlers:
+        walked = try_env if raised is None else None
+        body = stmt.body if walked is not None else stmt.body[:1]
+        partly = _partly_changed(ev, body, env, walked)
     for handler in handlers:
         handler_env = dict(env)
         forget_assigned_in(stmt.body, handler_env)

@@ -141,3 +141,100 @@ def test_a_parameter_annotated_with_tvm_target(
     else:
         assert admission.can_be_true == admitted
         assert "parameter 'target: Target' (the device's compile target)" in admission.assumed
+
+
+INSTANCE_SOURCE = """
+import enum
+from typing import Optional
+
+import torch
+
+class Board:
+    def __init__(self):
+        major, minor = torch.cuda.get_device_capability()
+        self.sm = major * 10 + minor
+        self.label = "board"
+
+class Fixed:
+    sm = 90
+
+class Base:
+    def __init__(self):
+        self.sm = 0
+
+class Cuda(Base):
+    def __init__(self):
+        major, minor = torch.cuda.get_device_capability()
+        self.sm = major * 10 + minor
+
+class Color(enum.Enum):
+    RED = 1
+
+def annotated(board: Board):
+    return 80 <= board.sm < 89
+
+def optional_typing(board: Optional[Board]):
+    return board.sm >= 120
+
+def optional_union(board: Board | None):
+    return board.sm == 90
+
+def not_from_the_device(board: Board):
+    return board.label == "board"
+
+def class_default(fixed: Fixed):
+    return fixed.sm == 90
+
+def base_annotated(dev: Base):
+    return dev.sm >= 120
+
+def an_enum(color: Color):
+    return color.value == 1
+
+def unannotated(board):
+    return board.sm >= 120
+
+ONE_BOARD = Board()
+
+def which_instance(board: Board):
+    return board == ONE_BOARD and board.sm >= 120
+
+def maybe_none(board: Optional[Board]):
+    return board is None or board.sm >= 120
+"""
+INSTANCE_ASSUMED = "(an instance of the class)"
+
+
+@pytest.mark.parametrize(
+    ("function", "admitted", "assumed"),
+    [
+        # What the class's `__init__` sets from the device is the attribute's value.
+        ("annotated", {"sm80", "sm86", "sm87"}, True),
+        ("optional_typing", {"sm120", "sm121"}, True),
+        ("optional_union", {"sm90", "gfx90a"}, True),  # ROCm's torch: gfx90a is (9, 0)
+        # Read through the instance, but not from the device: nothing to assume.
+        ("not_from_the_device", None, False),
+        # A class-level value read through an instance is only a default.
+        ("class_default", None, False),
+        # The base's instance (sm 0) or its subclass's (the device's): either.
+        ("base_annotated", {"sm120", "sm121"}, True),
+        ("an_enum", None, False),
+        ("unannotated", None, False),
+        # Which instance it is, or whether it is None, is not known.
+        ("which_instance", {"sm120", "sm121"}, True),
+        ("maybe_none", None, True),
+    ],
+)
+def test_a_parameter_annotated_with_a_class_of_the_project(
+    ruleset: RuleSet, function: str, admitted: set[str] | None, assumed: bool
+) -> None:
+    project = in_memory_project({"gate": INSTANCE_SOURCE})
+    module = project.module("gate")
+    assert module is not None
+    admission = Semantics(project, ruleset.registry).admission(_expression_in(module, function))
+    if admitted is None:
+        assert admission.can_be_true == ruleset.registry.all_names()
+    else:
+        assert admission.can_be_true == admitted
+    noted = any(INSTANCE_ASSUMED in a for a in admission.assumed)
+    assert noted == assumed, admission.assumed

@@ -110,7 +110,20 @@ def _instance(
         return receiver.attrs[name]
     if name == "_replace" and (copy := classes.record_copy(ev, receiver)) is not None:
         return copy
-    return classes.class_attribute(ev, receiver.cls, name, receiver, reader=reader)
+    if not receiver.assumed:
+        return classes.class_attribute(ev, receiver.cls, name, receiver, reader=reader)
+    # Noted where the value read is known and came from the device: an unknown one
+    # rests on nothing the assumption gives.
+    reads = ev.reads
+    before, reads.device = reads.device, False
+    value = UNKNOWN
+    try:
+        value = classes.class_attribute(ev, receiver.cls, name, receiver, reader=reader)
+        return value
+    finally:
+        if reads.device and value is not UNKNOWN:
+            reads.assumed.add(receiver.assumed)
+        reads.device = reads.device or before
 
 
 def _builtin(ev: Evaluator, receiver: Builtin, name: str) -> Any:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.config.model import Generation, Registry, VocabularyEntry
-from gatecheck.semantics import callers, flow, replay
+from gatecheck.semantics import callers, classes, flow, replay
 from gatecheck.semantics.idioms import tvm_device
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.idioms.device_presence import another_backend
@@ -22,8 +22,10 @@ from gatecheck.semantics.values import (
     UNKNOWN,
     AssumedCapability,
     Capability,
+    ClassRef,
     CuteArch,
     ExternalRef,
+    InstanceRef,
     NoneOr,
     OneOf,
     TritonTarget,
@@ -195,6 +197,53 @@ def _annotated_target(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) 
     return value
 
 
+# Past this many classes (the annotated one and its subclasses) a parameter annotated
+# with a class is not read as an instance of one of them.
+MAX_INSTANCE_CLASSES = 8
+
+
+def _annotated_instance(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -> Any | None:
+    """A parameter annotated with a class of the project (`def is_ampere(board: Board)`,
+    `Optional[Board]` and `Board | None` alike), which no caller read passes: an instance
+    of that class or of one of its subclasses (subclasses.py), each read as its own
+    option (values.OneOf), so that what `Board.__init__` sets from the device
+    (`self.sm = major * 10 + minor`) is what `board.sm` is. Marked assumed where an
+    attribute read through it depends on the device (attributes.py): a caller outside
+    the project may pass anything. None for any other annotation, an enum or
+    a class with more than MAX_INSTANCE_CLASSES such classes."""
+    found = _unwrapped_optional(_annotation_of(node, args))
+    if not isinstance(found, (nodes.Name, nodes.Attribute)):
+        return None
+    ref = ev.value(found)
+    if not isinstance(ref, ClassRef) or classes.is_enum(ev, ref.node):
+        return None
+    from gatecheck.semantics import subclasses  # imports conventions' importers
+
+    options = (ref.node, *subclasses.subclasses(ev, ref.node))
+    if len(options) > MAX_INSTANCE_CLASSES:
+        return None
+    name = getattr(node, "name", "")
+    assumed = f"{PARAMETER_ASSUMED}{name}: {ref.node.name}' (an instance of the class)"
+    if len(options) == 1:
+        return InstanceRef(ref.node, assumed=assumed)
+    return OneOf(tuple(InstanceRef(k, assumed=assumed) for k in options))
+
+
+def _unwrapped_optional(annotation: nodes.NodeNG | None) -> nodes.NodeNG | None:
+    """`X | None` and `Optional[X]` -> X; anything else as it is."""
+    if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
+        sides = [annotation.left, annotation.right]
+        rest = [s for s in sides if not (isinstance(s, nodes.Const) and s.value is None)]
+        return rest[0] if len(rest) == 1 else annotation
+    if (
+        isinstance(annotation, nodes.Subscript)
+        and isinstance(annotation.value, (nodes.Name, nodes.Attribute))
+        and annotation.value.as_string().rsplit(".", 1)[-1] == "Optional"
+    ):
+        return annotation.slice
+    return annotation
+
+
 _OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
 
 
@@ -251,7 +300,9 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
         if target is not None:
             return target
         if not annotation.endswith("Capability"):
-            return UNKNOWN  # `device_capability: int`: some other encoding
+            instance = _annotated_instance(ev, node, args)
+            # `device_capability: int`: some other encoding
+            return UNKNOWN if instance is None else instance
         ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}: {annotation}' (a capability class)")
         return _capability(ev)
     convention = convention_for(name, ev.registry)

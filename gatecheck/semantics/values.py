@@ -150,6 +150,10 @@ class InstanceRef:
     # Made without arguments (a runtime platform singleton): what its classes bind holds
     # for it too, unless some method assigns that attribute on the instance.
     defaults_hold: bool = False
+    # Taken to be an instance of `cls` by an assumption (a parameter annotated with the
+    # class: conventions._annotated_instance), noted where an attribute read through it
+    # depends on the device.
+    assumed: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -492,8 +496,12 @@ def is_known(value: Any) -> bool:
 
 def contains_unknown(value: Any) -> bool:
     """UNKNOWN itself, or inside a tuple, list or set (a partly known arch list); a
-    partly known value (OneOf, EachDevice, SomeText, Truthy) too."""
+    partly known value (OneOf, EachDevice, SomeText, Truthy) too, and an instance taken
+    to be of a class by an assumption (InstanceRef.assumed: which instance it is, or
+    whether it is None, is not known; only what its class gives its attributes)."""
     if value is UNKNOWN or isinstance(value, (OneOf, EachDevice, SomeText, Truthy)):
+        return True
+    if isinstance(value, InstanceRef) and value.assumed:
         return True
     if isinstance(value, (tuple, list, frozenset, set)):
         return any(contains_unknown(v) for v in value)

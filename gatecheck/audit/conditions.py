@@ -9,7 +9,7 @@ import dataclasses
 import enum
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -269,7 +269,44 @@ def outermost_slots(
     its module_nodes, when the caller has them."""
     slots = _first_per_node(_slots(module, walked))
     conditions = {id(condition) for condition, _, _ in slots}
-    return [slot for slot in slots if not _nested_in(slot[0], conditions)]
+    return [
+        slot
+        for slot in slots
+        if _enclosing(slot[0], conditions) is None or _picks_a_value(slot, conditions)
+    ]
+
+
+def picked_within(
+    slots: Sequence[tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]],
+) -> dict[int, int]:
+    """For each slot of outermost_slots that is a ternary picking a value inside another
+    slot's condition (_picks_a_value), the index of that slot: the caller lists the
+    ternary only where the condition around it is not a row itself (one gate, one row)."""
+    index_of = {id(condition): i for i, (condition, _, _) in enumerate(slots)}
+    within: dict[int, int] = {}
+    for i, (condition, _, _) in enumerate(slots):
+        outer = _enclosing(condition, set(index_of))
+        if outer is not None:
+            within[i] = index_of[id(outer)]
+    return within
+
+
+def _picks_a_value(slot: tuple[nodes.NodeNG, nodes.NodeNG, SlotKind], conditions: set[int]) -> bool:
+    """A ternary whose value is an operand of a comparison or of arithmetic inside the
+    condition around it (`return rows <= (40 if major == 9 else 24)`): it picks a bound
+    per generation, as `t = 40 if major == 9 else 24; rows <= t` does, while the
+    condition around it, which compares that bound with an unknown, tells no generations
+    apart. A ternary whose truth is the condition's (`(a if sm90 else b) and c`) is
+    read with it."""
+    _, owner, kind = slot
+    if kind is not SlotKind.IFEXP:
+        return False
+    child, parent = owner, owner.parent
+    while parent is not None and id(child) not in conditions:
+        if isinstance(parent, (nodes.Compare, nodes.BinOp)):
+            return True
+        child, parent = parent, parent.parent
+    return False
 
 
 def _first_per_node(
@@ -724,13 +761,14 @@ def _number_literal(node: nodes.NodeNG) -> bool:
     return False
 
 
-def _nested_in(condition: nodes.NodeNG, conditions: set[int]) -> bool:
+def _enclosing(condition: nodes.NodeNG, conditions: set[int]) -> nodes.NodeNG | None:
+    """The nearest of `conditions` (ids) holding `condition` in its statement, if any."""
     parent = condition.parent
     while parent is not None and not parent.is_statement:
         if id(parent) in conditions:
-            return True
+            return parent
         parent = parent.parent
-    return False
+    return None
 
 
 def varies(admission: Admission, generations: frozenset[str]) -> bool:

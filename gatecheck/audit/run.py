@@ -26,6 +26,7 @@ from gatecheck.audit.conditions import (
     module_nodes,
     module_path,
     outermost_slots,
+    picked_within,
     string_test_receiver,
     told_apart,
 )
@@ -168,7 +169,14 @@ def _module_conditions(
         slots = outermost_slots(module, walked)
         if outcome is not None and len(outcome.slots) != len(slots):
             outcome = None  # not the tree the worker walked: evaluate it all here
+        within = picked_within(slots)
+        listed: set[int] = set()  # the slots that are rows
         for index, (condition, statement, kind) in enumerate(slots):
+            if within.get(index) in listed:
+                # A ternary inside a condition that is a row: that row is the gate.
+                if record is not None:
+                    record.append(SlotOutcome(False, ()))
+                continue
             if outcome is not None:
                 slot = outcome.slots[index]
                 if not slot.found or slot.condition is not None:
@@ -177,6 +185,7 @@ def _module_conditions(
                     workers.replay(project, slot.diagnostics, unbuildable)
                     if slot.condition is not None:
                         found_here.append(slot.condition.condition_at(module, *slots[index]))
+                        listed.add(index)
                     continue
             before = len(project.diagnostics)
             found = contain.run(
@@ -199,6 +208,7 @@ def _module_conditions(
                 record.append(SlotOutcome(found is not None, diagnosed, packed))
             if found is not None:
                 found_here.append(found)
+                listed.add(index)
         if outcome is not None and not outcome.declared.found:
             workers.replay(project, outcome.declared.diagnostics, unbuildable)
             return found_here

@@ -255,6 +255,27 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
         ),
         pytest.param(
             """\
+            from torch.utils.cpp_extension import CUDAExtension
+
+            flags = []
+            flags += ["-gencode", "arch=compute_80,code=sm_80"]
+            flags += ["-gencode", "arch=compute_120,code=sm_120"]
+            flags += ["-O3"]
+            flags -= ["-gencode", "arch=compute_90,code=sm_90"]
+            EXT = CUDAExtension("ext._C", ["k.cu"], extra_compile_args={"nvcc": flags})
+            """,
+            [
+                ("build", "['-gencode', 'arch=compute_120,code=sm_120']", ["sm120", "sm121"]),
+                (
+                    "build",
+                    "['-gencode', 'arch=compute_80,code=sm_80']",
+                    ["sm80", "sm86", "sm87", "sm89"],
+                ),
+            ],
+            id="a-flag-list-grown-by-plus-equals",
+        ),
+        pytest.param(
+            """\
             def gen(build):
                 return build("k", extra_compile_args={"cxx": ["-O3"], "nvcc": ["-arch=sm_89"]})
             """,

@@ -234,9 +234,13 @@ def flag_list_declarations(
     the build (through a wrapper class, a function returning it, `load(**kwargs)`, a
     command held in a name). Only a list or tuple display each of whose entries is read,
     as flag_declarations reads them (a string, one of a few, or one that begins with
-    another option), one of them an arch option at least."""
+    another option), one of them an arch option at least. A list grown by `+=` one
+    display at a time (`flags += ["-gencode", "arch=compute_80,code=sm_80"]`): each
+    display is a declaration of its own, as each `append` is (appended_flag_declarations)."""
     for statement in owner.body:
-        if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)):
+        if isinstance(statement, nodes.AugAssign) and statement.op != "+=":
+            continue
+        if not isinstance(statement, (nodes.Assign, nodes.AnnAssign, nodes.AugAssign)):
             continue
         value = statement.value
         if not isinstance(value, (nodes.List, nodes.Tuple)) or not value.elts:
@@ -251,7 +255,10 @@ def flag_list_declarations(
             targets = (
                 statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
             )
-            yield Declaration(value, gens, f"{targets[0].as_string()} = {value.as_string()}")
+            operator = statement.op if isinstance(statement, nodes.AugAssign) else "="
+            yield Declaration(
+                value, gens, f"{targets[0].as_string()} {operator} {value.as_string()}"
+            )
 
 
 # A list's methods that add the strings they are given (`cc_flag.append("-gencode")`).

@@ -45,6 +45,24 @@ def optional_typing(capability: Optional[DeviceCapability]):
 
 def two_classes(capability: DeviceCapability | int):
     return capability.major == 12
+
+def tvm_probe(compute_version):
+    return compute_version in ("8.9", "9.0") or int(compute_version.split(".")[0]) >= 10
+
+def a_version(version):
+    return int(version.split(".")[0]) >= 9
+
+def sm_typed(sm_version: int):
+    return sm_version >= 100
+
+def sm_optional(sm_version: Optional[int]):
+    return sm_version >= 100
+
+def sm_as_text(sm_version: str):
+    return sm_version >= "100"
+
+def either_form(compute_version: str | tuple[int, int]):
+    return isinstance(compute_version, str) and compute_version.startswith("12.")
 """
 
 NVIDIA_9_10 = {"sm90", "sm100", "sm103"}
@@ -61,6 +79,14 @@ CASES = [
     ("optional_string", {"sm100", "sm103"}),  # may be None; a capability where it is not
     ("optional_typing", {"sm120", "sm121"}),
     ("two_classes", None),  # a union of two kinds: no one class
+    # TVM's compute version, "major.minor" (TileLang's probes, called from C++).
+    ("tvm_probe", {"sm89", "sm90", "sm100", "sm103", "sm110", "sm120", "sm121", "gfx90a"}),
+    ("a_version", None),  # some version: a library's, a protocol's
+    # Annotated with the type of the value the name promises: read as the name says.
+    ("sm_typed", {"sm100", "sm103", "sm110", "sm120", "sm121"}),
+    ("sm_optional", {"sm100", "sm103", "sm110", "sm120", "sm121"}),
+    ("sm_as_text", None),  # another type: another encoding
+    ("either_form", {"sm120", "sm121"}),
 ]
 
 

@@ -17,6 +17,7 @@ SOURCE = """
 import os
 import cutlass
 import torch
+import tvm
 
 class Kernel:
     @classmethod
@@ -96,6 +97,22 @@ def ternary_constant_fill(block=None):
 def ternary_other_name(x, _arch=None, other=None):
     arch = device_arch() if _arch is None else other
     return arch // 10 == 12
+
+def compute_version_text(compute_version=None):
+    if compute_version is None:
+        compute_version = tvm.cuda(0).compute_version
+    return int(compute_version.split(".")[0]) >= 9
+
+def arch_name_text(arch=None):
+    if arch is None:
+        major, minor = torch.cuda.get_device_capability()
+        arch = f"sm_{major}{minor}"
+    return arch in ("sm_90", "sm_100")
+
+def other_text(mode=None):
+    if mode is None:
+        mode = "fast" if torch.cuda.get_device_capability()[0] >= 9 else "slow"
+    return mode == "fast"
 """
 
 FROM_SM90 = {"sm90", "sm100", "sm103", "sm110", "sm120", "sm121"}
@@ -124,6 +141,11 @@ CASES = [
     ("ternary_fill_in_place", FROM_SM90 | {"gfx90a", "gfx942", "gfx950"}),
     ("ternary_constant_fill", None),  # the fill reads nothing from the device
     ("ternary_other_name", None),  # the other side is not the parameter tested
+    # The device spelled as text: TVM's compute version ("9.0", TileLang's probes; not
+    # known on AMD, where `tvm.cuda(0)` has none), an arch name.
+    ("compute_version_text", FROM_SM90 | {"gfx90a", "gfx942", "gfx950"}),
+    ("arch_name_text", {"sm90", "sm100", "gfx90a"}),
+    ("other_text", None),  # a setting the device decides, spelled as text
 ]
 
 

@@ -49,6 +49,9 @@ _SM_VERSION_NAMES = {"get_sm_version", "get_device_sm", "get_sm", "sm_version", 
 # ... and the device's properties (`.major`, `.minor`, shared memory): a device interface
 # chosen at run time (PyTorch inductor's `get_interface_for_device(d).get_device_properties(d)`).
 _PROPERTIES_NAMES = {"get_device_properties"}
+# ... and its compute version as TVM spells it ("9.0"): TileLang's `compute_version`
+# parameters, filled by TVM's `tvm.cuda(0).compute_version` or passed from C++.
+_COMPUTE_VERSION_NAMES = {"compute_version", "get_compute_version"}
 
 _FAMILY_MAJORS: dict[str, tuple[str, Sequence[int]]] = {
     "volta": ("nvidia", (7,)),
@@ -110,6 +113,9 @@ def convention_for(
         return Convention("capability", why=f"'{bare}' conventionally returns the capability")
     if lowered in _SM_VERSION_NAMES:
         return Convention("sm_version", why=f"'{bare}' conventionally returns the SM version")
+    if lowered in _COMPUTE_VERSION_NAMES:
+        why = f"'{bare}' conventionally holds the compute version (\"major.minor\")"
+        return Convention("compute_version", why=why)
     if lowered in _PROPERTIES_NAMES:
         why = f"'{bare}' conventionally returns the device's properties"
         return Convention("properties", why=why)
@@ -229,6 +235,28 @@ def _annotated_instance(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments
     return OneOf(tuple(InstanceRef(k, assumed=assumed) for k in options))
 
 
+# The builtin types each kind of naming convention's value has: a parameter annotated
+# with one of them (or a union holding one) is in the convention's form.
+_FORMS = {
+    "capability": frozenset({"tuple", "Tuple"}),
+    "sm_version": frozenset({"int"}),
+    "compute_version": frozenset({"str"}),
+}
+
+
+def _in_its_form(convention: Convention, annotation: nodes.NodeNG | None) -> bool:
+    """Whether a parameter named for `convention` is annotated with a type its value has
+    (`sm_version: int`, `compute_version: str | tuple[int, int]`, TileLang's
+    get_target_arch, which parses either): the name's promise holds. Another type
+    (`device_capability: int`, an encoding of its own) leaves it unknown."""
+    if annotation is None:
+        return False
+    text = _without_none(annotation.as_string().strip("'\""))
+    members = [m.strip() for m in text.split("|")]
+    forms = _FORMS.get(convention.kind, frozenset())
+    return any(m.split("[", 1)[0].rsplit(".", 1)[-1] in forms for m in members)
+
+
 def _unwrapped_optional(annotation: nodes.NodeNG | None) -> nodes.NodeNG | None:
     """`X | None` and `Optional[X]` -> X; anything else as it is."""
     if isinstance(annotation, nodes.BinOp) and annotation.op == "|":
@@ -299,18 +327,26 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
         target = _annotated_target(ev, node, args)
         if target is not None:
             return target
-        if not annotation.endswith("Capability"):
-            instance = _annotated_instance(ev, node, args)
-            # `device_capability: int`: some other encoding
-            return UNKNOWN if instance is None else instance
-        ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}: {annotation}' (a capability class)")
-        return _capability(ev)
+        if annotation.endswith("Capability"):
+            ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}: {annotation}' (a capability class)")
+            return _capability(ev)
+        instance = _annotated_instance(ev, node, args)
+        if instance is not None:
+            return instance
     convention = convention_for(name, ev.registry)
     if convention is None or convention.kind == "predicate":
         return UNKNOWN
+    if annotation is not None and not _in_its_form(convention, _annotation_of(node, args)):
+        return UNKNOWN  # `device_capability: int`: some other encoding
     ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}' (naming convention)")
     if convention.kind == "capability":
         return _capability(ev)
+    if convention.kind == "compute_version":
+        ev.reads.device = True
+        text = replay.convention_value(convention, ev.generation)
+        if ev.trace is not None:
+            ev.trace.append((replay.CONVENTION, convention, text))
+        return text
     ev.reads.device = True
     value = ev.generation.sm_version
     if ev.trace is not None:
@@ -365,7 +401,18 @@ def identifies(value: Any, generation: Generation) -> bool:
             return True
         if isinstance(option, (tuple, int)) and option in forms:
             return True
+        if isinstance(option, str) and option in _spelled_forms(generation):
+            return True
     return False
+
+
+def _spelled_forms(generation: Generation) -> frozenset[str]:
+    """The device's identity spelled as text: TVM's compute version ("9.0": TileLang's
+    `compute_version = tvm.cuda(0).compute_version` under `if compute_version is None`),
+    the SM number ("90") and an arch name ("sm_90", "sm_90a", "sm_100f")."""
+    major, minor = generation.capability[:2]
+    sm = f"{generation.sm_version}"
+    return frozenset({f"{major}.{minor}", sm, f"sm_{sm}", f"sm_{sm}a", f"sm_{sm}f"})
 
 
 def _defaults_to_none(args: nodes.Arguments, name: str) -> bool:

@@ -114,6 +114,9 @@ def convention_value(convention: Convention, generation: Generation) -> Any:
         return AssumedCapability(generation.capability)
     if convention.kind == "sm_version":
         return generation.sm_version
+    if convention.kind == "compute_version":
+        major, minor = generation.capability[:2]
+        return f"{major}.{minor}"
     if convention.kind == "properties":
         from gatecheck.semantics.idioms.device_properties import device_props
 

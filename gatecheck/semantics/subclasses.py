@@ -13,8 +13,9 @@ and can be true (false) where one reading can.
 
 Subclasses are looked for where dispatch.py looks for platform classes: the top-level
 classes of the files below the defining module's folder, found by the names they spell
-(a file that does not spell the class's name, or a subclass's, defines no subclass
-there), at most MAX_CLASSES of them. A method called on a class (`FlashOp.check(d)`)
+among a class statement's bases (a file that does not spell the class's name, or a
+subclass's, so defines no subclass there: it is not built for the search), at most
+MAX_CLASSES of them. A method called on a class (`FlashOp.check(d)`)
 reads that class; one called on an instance (`self.x`) is not widened: the instance's
 class is whatever made it, followed where it is made.
 """
@@ -82,6 +83,18 @@ def subclasses(ev: Evaluator, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, ...]
     return found
 
 
+def _names_a_base(text: str, name: str) -> bool:
+    """Whether a top-level class statement of `text` spells `name` among its bases
+    (`class FlashOp(AttentionOpBase):`, `class X(ops.AttentionOpBase, Generic[T])`, over
+    several lines): a module built to look for subclasses is one where one may be. A
+    file that only imports or calls the class (most that spell it) is not built for it;
+    a base bound to another name first (`Base = Op`, `class X(Base)`) is not found."""
+    spelled = re.compile(
+        rf"^class[ \t]+\w+[ \t]*\((?:[^()]|\([^()]*\))*?\b{re.escape(name)}\b", re.MULTILINE
+    )
+    return spelled.search(text) is not None
+
+
 def _search(ev: Evaluator, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, ...]:
     module = cls.root()
     if not isinstance(module, nodes.Module) or not module.file:
@@ -97,12 +110,10 @@ def _search(ev: Evaluator, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, ...]:
     pending = [str(cls.name)]
     while pending:
         name = pending.pop(0)
-        spelled = re.compile(rf"\b{re.escape(name)}\b")  # `Op`, not `Operator`
         for path in paths:
             text = texts[str(path)]
-            # The substring test first: a regex starting with `\b` has no literal prefix
-            # to skip ahead with, and most files do not hold the name at all.
-            if name not in text or not spelled.search(text):
+            # The substring test first: most files do not hold the name at all.
+            if name not in text or not _names_a_base(text, name):
                 continue
             candidate = ev.project.module_at(path)  # built once (None: failed, said once)
             if candidate is None:

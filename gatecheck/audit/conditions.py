@@ -612,7 +612,30 @@ def _predicate_answer(node: nodes.NodeNG) -> bool:
     ):
         return False
     function = node.scope()
-    return isinstance(function, nodes.FunctionDef) and has_predicate_prefix(str(function.name))
+    if not isinstance(function, nodes.FunctionDef):
+        return False
+    name = str(function.name)
+    if has_predicate_prefix(name) or subject_predicate_name(name):
+        return True
+    # A device predicate's answer returned by a function not named as one
+    # (`def _match_mma_sm120(target): return target_is_sm120(target)`, TileLang's
+    # matchers), as kept_answer reads it kept under such a name.
+    return isinstance(node.value, nodes.Call) and subject_predicate_name(call_name(node.value))
+
+
+# A predicate named for what it asks of a subject: `target_is_hopper`, `device_has_tma`,
+# `arch_supports_fp8`; an arch or vendor word after the verb (prefilter.is_predicate_name
+# reads the words so for `is_`/`has_`/`supports_` at the front).
+_SUBJECT_VERB = re.compile(r"^_*[a-z0-9]+_(?:is|has|supports?)_(.+)$", re.IGNORECASE)
+
+
+def subject_predicate_name(name: str) -> bool:
+    """`target_is_sm120`, `device_has_hopper_tma`: a device predicate's name with its
+    subject first; also one with the verb at the front (is_predicate_name)."""
+    found = _SUBJECT_VERB.match(name)
+    if found is None:
+        return is_predicate_name(name)
+    return is_predicate_name(f"is_{found.group(1)}")
 
 
 def answer_from_device_values(node: nodes.NodeNG) -> bool:

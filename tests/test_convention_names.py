@@ -32,6 +32,13 @@ CASES = [
     ("target_has_async_copy", ALL),
     # Noop: the generation before the verb names what the verb is said of (a geometry).
     ("sm120_producer_geometry_is_valid", ALL),
+    # A compiled library's CamelCase names, in words (TileLang's FFI `TargetIsSM120`).
+    ("TargetIsSM120", ["sm120", "sm121"]),
+    ("TargetIsHopper", ["sm90"]),
+    # Noops: no family after the verb; the capability's names stay snake_case only
+    # (`DeviceCapability(9, 0)` is a class made from its arguments, not the device's).
+    ("TargetHasBulkCopy", ALL),
+    ("DeviceCapability", ALL),
 ]
 
 
@@ -41,6 +48,8 @@ def test_a_predicate_read_by_its_name(name: str, expected: list[str]) -> None:
     assert sorted(admitted(source, f"{name}()")) == expected
 
 
+# The compiled library's names here promise nothing (`TargetQuery`): what is read is the
+# forwarding wrapper's name (a CamelCase one that promises is read by itself: CASES).
 FORWARDS = """\
 import os
 
@@ -48,24 +57,24 @@ from extlib import _ffi_api
 
 
 def target_is_volta(target):
-    return _ffi_api.TargetIsVolta(target)
+    return _ffi_api.TargetQuery(target)
 
 
 def is_hopper(target):
     \"\"\"Whether the target is Hopper.\"\"\"
-    return _ffi_api.TargetIsHopper(target, 0)
+    return _ffi_api.TargetQuery(target, 0)
 
 
 def is_blackwell(target):
-    return _ffi_api.TargetIsBlackwell(target) and target.ok
+    return _ffi_api.TargetQuery(target) and target.ok
 
 
 def is_sm90(target):
-    return _ffi_api.TargetIsSM90(target.arch)
+    return _ffi_api.TargetQuery(target.arch)
 
 
 def use_sm100_kernels():
-    return _ffi_api.UseSM100()
+    return _ffi_api.Query()
 
 
 def _native():
@@ -79,11 +88,11 @@ def _settings():
 
 
 def target_is_sm120(target):
-    return _native().TargetIsSM120(target)
+    return _native().TargetQuery(target)
 
 
 def target_is_sm100(target):
-    return _settings().TargetIsSM100(target)
+    return _settings().TargetQuery(target)
 
 
 class _Flag:
@@ -128,8 +137,8 @@ def test_a_body_that_only_forwards_to_an_unread_call_is_read_by_its_name(
 
 def test_a_module_filled_at_import_is_not_read() -> None:
     # tilelang's `_ffi_api` module: a compiled library binds its names when it is
-    # imported; no body of `TargetIsVolta` is in the project.
-    source = "from pkg import _ffi_api\n\n\ndef target_is_volta(t):\n    return _ffi_api.TargetIsVolta(t)\n"
+    # imported; no body of `TargetQuery` is in the project.
+    source = "from pkg import _ffi_api\n\n\ndef target_is_volta(t):\n    return _ffi_api.TargetQuery(t)\n"
     ffi = "import tvm_ffi\n\ntvm_ffi.init_ffi_api('tl', __name__)\n"
     modules = {"pkg": "", "pkg._ffi_api": ffi}
     admission = admission_of(source, "target_is_volta(x)", modules=modules)

@@ -79,6 +79,21 @@ _SM_NAME = re.compile(r"(?:^|_)sm_?(\d{2,3})(a|f|x)?(?:_|$)")
 _GFX_NAME = re.compile(r"(?:^|_)(gfx\d[0-9a-f]*)(?:_|$)")
 
 
+# A lower-case letter or digit followed by an upper-case one: a word boundary of a
+# CamelCase name (a compiled library's `TargetIsSM120`, TVM's FFI functions).
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _snake(name: str) -> str:
+    """`TargetIsHopper` -> `Target_Is_Hopper`, `TargetIsSM120` -> `Target_Is_SM120`: a
+    CamelCase name in words, read as its snake_case spelling is for a predicate's verb
+    (not for the capability's names: `DeviceCapability(9, 0)` is a class made from its
+    arguments). A name with `_`, or not in mixed case, is kept."""
+    if "_" in name or name.lower() == name or name.upper() == name:
+        return name
+    return _CAMEL_BOUNDARY.sub("_", name)
+
+
 @dataclass(frozen=True)
 class Convention:
     kind: str  # "predicate" | "capability" | "sm_version" | "properties"
@@ -119,6 +134,8 @@ def convention_for(
     if lowered in _PROPERTIES_NAMES:
         why = f"'{bare}' conventionally returns the device's properties"
         return Convention("properties", why=why)
+    # A predicate's verb in a CamelCase name: a compiled library's `TargetIsSM120`.
+    lowered = _snake(bare).lower().lstrip("_")
     verb = _PREDICATE_WORD.search(lowered)
     if verb is None:
         return None

@@ -8,7 +8,7 @@ import pytest
 from astroid import nodes
 
 from gatecheck.config.model import RuleSet
-from gatecheck.semantics.admitted import Semantics, admission_of, in_memory_project
+from gatecheck.semantics.admitted import Admission, Semantics, admission_of, in_memory_project
 
 SOURCE = """
 from typing import Optional
@@ -100,14 +100,19 @@ def _expression_in(module: nodes.Module, function: str) -> nodes.NodeNG:
     raise AssertionError(function)
 
 
+def _admission(ruleset: RuleSet, source: str, function: str) -> Admission:
+    """What the first returned or assigned expression of `function` in `source` admits."""
+    project = in_memory_project({"gate": source})
+    module = project.module("gate")
+    assert module is not None
+    return Semantics(project, ruleset.registry).admission(_expression_in(module, function))
+
+
 @pytest.mark.parametrize(("function", "admitted"), CASES)
 def test_parameter_inside_its_function(
     ruleset: RuleSet, function: str, admitted: set[str] | None
 ) -> None:
-    project = in_memory_project({"gate": SOURCE})
-    module = project.module("gate")
-    assert module is not None
-    admission = Semantics(project, ruleset.registry).admission(_expression_in(module, function))
+    admission = _admission(ruleset, SOURCE, function)
     if admitted is None:
         assert admission.can_be_true == ruleset.registry.all_names()
         assert not admission.assumed
@@ -156,11 +161,7 @@ AMD = {"gfx90a", "gfx942", "gfx950"}  # no CUDA target there: unknown
 def test_a_parameter_annotated_with_tvm_target(
     ruleset: RuleSet, function: str, admitted: set[str] | None
 ) -> None:
-    project = in_memory_project({"gate": TVM_SOURCE})
-    module = project.module("gate")
-    assert module is not None
-    semantics = Semantics(project, ruleset.registry)
-    admission = semantics.admission(_expression_in(module, function))
+    admission = _admission(ruleset, TVM_SOURCE, function)
     if admitted is None:
         assert admission.can_be_true == ruleset.registry.all_names()
         assert not admission.assumed
@@ -254,10 +255,7 @@ INSTANCE_ASSUMED = "(an instance of the class)"
 def test_a_parameter_annotated_with_a_class_of_the_project(
     ruleset: RuleSet, function: str, admitted: set[str] | None, assumed: bool
 ) -> None:
-    project = in_memory_project({"gate": INSTANCE_SOURCE})
-    module = project.module("gate")
-    assert module is not None
-    admission = Semantics(project, ruleset.registry).admission(_expression_in(module, function))
+    admission = _admission(ruleset, INSTANCE_SOURCE, function)
     if admitted is None:
         assert admission.can_be_true == ruleset.registry.all_names()
     else:

@@ -36,8 +36,21 @@ CASES = [
         id="a-matcher-returns-such-a-predicate-s-answer",
     ),
     pytest.param(
-        # A compiled library's predicate (TileLang's FFI `TargetIsSM120`): read by its
-        # name, marked assumed, its wrapper's answer at each matcher returning it.
+        # A wrapper of a compiled library's call that promises nothing by its own name:
+        # the wrapper's name is read (assumed), its answer a row at the matcher.
+        "import extlib\n"
+        "\n"
+        "def device_is_sm120(t):\n"
+        "    return extlib.Query(t)\n"
+        "\n"
+        "def _match_mma_sm120(t):\n"
+        "    return device_is_sm120(t)\n",
+        [(13, "admits")],
+        id="a-matcher-of-a-compiled-predicate",
+    ),
+    pytest.param(
+        # The compiled call named for what it asks (TileLang's FFI `TargetIsSM120`): the
+        # wrapper's own return is the decision, the matcher its hop.
         "import extlib\n"
         "\n"
         "def device_is_sm120(t):\n"
@@ -45,12 +58,21 @@ CASES = [
         "\n"
         "def _match_mma_sm120(t):\n"
         "    return device_is_sm120(t)\n",
-        [(13, "admits")],
-        id="a-matcher-of-a-compiled-predicate",
+        [(10, "admits")],
+        id="a-matcher-of-a-compiled-predicate-named-for-it",
     ),
 ]
 
 NOOPS = [
+    pytest.param(
+        # The last exit of a chain of early exits: read with the chain, one row.
+        "def supports(t):\n"
+        "    if is_sm90_supported():\n"
+        "        return not t\n"
+        "    return is_sm100_supported()\n",
+        [(8, "likely-gap")],
+        id="the-last-exit-of-a-chain",
+    ),
     pytest.param(
         # Not an arch or vendor word after the verb: a subject's other state.
         "def target_is_ready(t):\n    return probe(True)\n",

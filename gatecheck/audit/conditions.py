@@ -619,8 +619,21 @@ def _predicate_answer(node: nodes.NodeNG) -> bool:
         return True
     # A device predicate's answer returned by a function not named as one
     # (`def _match_mma_sm120(target): return target_is_sm120(target)`, TileLang's
-    # matchers), as kept_answer reads it kept under such a name.
-    return isinstance(node.value, nodes.Call) and subject_predicate_name(call_name(node.value))
+    # matchers), as kept_answer reads it kept under such a name: its only answer. The
+    # last exit of a chain (`if is_sm90(): return x` then `return is_sm100()`) is read
+    # with the chain, one dispatch.
+    return (
+        isinstance(node.value, nodes.Call)
+        and subject_predicate_name(call_name(node.value))
+        and _only_return(node, function)
+    )
+
+
+def _only_return(node: nodes.Return, function: nodes.FunctionDef) -> bool:
+    returns = function.nodes_of_class(
+        nodes.Return, skip_klass=(nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
+    )
+    return all(r is node for r in returns)
 
 
 # A predicate named for what it asks of a subject: `target_is_hopper`, `device_has_tma`,

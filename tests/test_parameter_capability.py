@@ -100,12 +100,16 @@ def _expression_in(module: nodes.Module, function: str) -> nodes.NodeNG:
     raise AssertionError(function)
 
 
-def _admission(ruleset: RuleSet, source: str, function: str) -> Admission:
-    """What the first returned or assigned expression of `function` in `source` admits."""
+def _admission(
+    ruleset: RuleSet, source: str, function: str, follow_callers: bool = False
+) -> Admission:
+    """What the first returned or assigned expression of `function` in `source` admits
+    (`follow_callers`: as the audit reads it)."""
     project = in_memory_project({"gate": source})
     module = project.module("gate")
     assert module is not None
-    return Semantics(project, ruleset.registry).admission(_expression_in(module, function))
+    semantics = Semantics(project, ruleset.registry, follow_callers=follow_callers)
+    return semantics.admission(_expression_in(module, function))
 
 
 @pytest.mark.parametrize(("function", "admitted"), CASES)
@@ -255,10 +259,18 @@ INSTANCE_ASSUMED = "(an instance of the class)"
 def test_a_parameter_annotated_with_a_class_of_the_project(
     ruleset: RuleSet, function: str, admitted: set[str] | None, assumed: bool
 ) -> None:
-    admission = _admission(ruleset, INSTANCE_SOURCE, function)
+    admission = _admission(ruleset, INSTANCE_SOURCE, function, follow_callers=True)
     if admitted is None:
         assert admission.can_be_true == ruleset.registry.all_names()
     else:
         assert admission.can_be_true == admitted
     noted = any(INSTANCE_ASSUMED in a for a in admission.assumed)
     assert noted == assumed, admission.assumed
+
+
+def test_check_keeps_its_answers_for_an_annotated_instance(ruleset: RuleSet) -> None:
+    # `check` reads no callers: the audit's reading is its own (0.10 -> 0.21 s of the
+    # check's evaluation on sglang 0.5.9 when every annotated parameter was searched).
+    admission = _admission(ruleset, INSTANCE_SOURCE, "annotated")
+    assert admission.can_be_true == ruleset.registry.all_names()
+    assert not admission.assumed

@@ -283,9 +283,10 @@ def picked_within(
     slot's condition (_picks_a_value), the index of that slot: the caller lists the
     ternary only where the condition around it is not a row itself (one gate, one row)."""
     index_of = {id(condition): i for i, (condition, _, _) in enumerate(slots)}
+    conditions = set(index_of)
     within: dict[int, int] = {}
     for i, (condition, _, _) in enumerate(slots):
-        outer = _enclosing(condition, set(index_of))
+        outer = _enclosing(condition, conditions)
         if outer is not None:
             within[i] = index_of[id(outer)]
     return within

@@ -176,6 +176,12 @@ def by_convention(ev: Evaluator, name: str) -> Any:
         # the name would promise (a predicate named by the project keeps its promise).
         return UNKNOWN
     ev.reads.assumed.add(convention.why)
+    return _promised(ev, convention)
+
+
+def _promised(ev: Evaluator, convention: Convention) -> Any:
+    """What `convention` promises on the evaluator's generation, read from the device and
+    traced so (replay.py)."""
     ev.reads.device = True
     value = replay.convention_value(convention, ev.generation)
     if ev.trace is not None:
@@ -362,11 +368,7 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
     if convention.kind == "capability":
         return _capability(ev)
     if convention.kind == "compute_version":
-        ev.reads.device = True
-        text = replay.convention_value(convention, ev.generation)
-        if ev.trace is not None:
-            ev.trace.append((replay.CONVENTION, convention, text))
-        return text
+        return _promised(ev, convention)
     ev.reads.device = True
     value = ev.generation.sm_version
     if ev.trace is not None:

@@ -89,10 +89,13 @@ def _names_a_base(text: str, name: str) -> bool:
     several lines): a module built to look for subclasses is one where one may be. A
     file that only imports or calls the class (most that spell it) is not built for it;
     a base bound to another name first (`Base = Op`, `class X(Base)`) is not found."""
-    spelled = re.compile(
+    return _base_pattern(name).search(text) is not None
+
+
+def _base_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(
         rf"^class[ \t]+\w+[ \t]*\((?:[^()]|\([^()]*\))*?\b{re.escape(name)}\b", re.MULTILINE
     )
-    return spelled.search(text) is not None
 
 
 def _search(ev: Evaluator, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, ...]:
@@ -110,10 +113,11 @@ def _search(ev: Evaluator, cls: nodes.ClassDef) -> tuple[nodes.ClassDef, ...]:
     pending = [str(cls.name)]
     while pending:
         name = pending.pop(0)
+        names_a_base = _base_pattern(name)  # compiled once per name, not per file
         for path in paths:
             text = texts[str(path)]
             # The substring test first: most files do not hold the name at all.
-            if name not in text or not _names_a_base(text, name):
+            if name not in text or names_a_base.search(text) is None:
                 continue
             candidate = ev.project.module_at(path)  # built once (None: failed, said once)
             if candidate is None:

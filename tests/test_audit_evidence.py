@@ -777,6 +777,28 @@ NOOPS = [
         [(5, "probably-deliberate")],
         id="failing-condition-names-the-major",
     ),
+    # A flag true on this generation's line alone, an alternative of the failing
+    # condition: the generation's own policy turns the feature off (sglang 0.5.23's
+    # `no_splitkv = cap < (9, 0) or uses_arch_decode_policy`).
+    pytest.param(
+        "def plan(deterministic):\n"
+        "    major, minor = torch.cuda.get_device_capability()\n"
+        "    own_policy = major == 12\n"
+        "    no_split = major < 9 or own_policy\n"
+        "    return 1 if deterministic or no_split else 0\n",
+        [(5, "admits"), (6, "probably-deliberate")],
+        id="failing-flag-of-the-generations-own",
+    ),
+    # A flag true beyond this generation's line does not name it: the gap stands.
+    pytest.param(
+        "def plan(deterministic):\n"
+        "    major, minor = torch.cuda.get_device_capability()\n"
+        "    newer = major in (10, 12)\n"
+        "    no_split = major < 9 or newer\n"
+        "    return 1 if deterministic or no_split else 0\n",
+        [(5, "admits"), (6, "likely-gap")],
+        id="failing-flag-beyond-the-generations-line",
+    ),
     # A name for an off state set by the condition: where it is true the feature is off.
     pytest.param(
         "def deprecated(bits):\n"

@@ -673,16 +673,19 @@ class Classifier:
         return None
 
     def _named_among_failures(self, found: ArchCondition) -> str | None:
-        """`if major < 10 or major == 12: raise`: one alternative of the failing condition
-        is an equality naming this generation's major alone: excluded by name."""
+        """`if major < 10 or major == 12: raise`, `no_split = cap < (9, 0) or has_own_host`:
+        one alternative of the failing condition is an equality naming this generation's
+        major alone, or a flag or predicate true only on this generation's line (its own
+        kernel, its own policy): excluded by name."""
         gen = self.generation
         condition = found.condition
         if not (isinstance(condition, nodes.BoolOp) and condition.op == "or"):
             return None
         for term in condition.values:
-            if not isinstance(term, nodes.Compare) or len(term.ops) != 1:
-                continue
-            if term.ops[0][0] not in ("==", "in"):
+            if isinstance(term, nodes.Compare):
+                if len(term.ops) != 1 or term.ops[0][0] not in ("==", "in"):
+                    continue
+            elif not isinstance(term, _NAMING_TERMS):
                 continue
             admits = self.semantics.admission(term).can_be_true & self.vendor_gens
             if gen.name in admits and all(gen.same_line(self.registry.get(g)) for g in admits):
@@ -1126,6 +1129,9 @@ class Classifier:
 
 
 _SCOPES = (nodes.FunctionDef, nodes.ClassDef, nodes.Module, nodes.Lambda)
+# Alternatives of a failing condition read for what they admit, as a comparison's
+# equality is (`_named_among_failures`): a flag, a predicate's call, an attribute.
+_NAMING_TERMS = (nodes.Name, nodes.Call, nodes.Attribute)
 # A key naming an arch-specific target (`"100a"`, `"sm_90a"`): the table holds what was
 # built for exactly that target; a newer generation needs its own, not an entry copied.
 _ARCH_SPECIFIC_KEY = re.compile(r"^(sm_?)?\d{2,3}a$", re.IGNORECASE)

@@ -266,13 +266,68 @@ def test_a_tuple_of_options_compares_each(ruleset: RuleSet) -> None:
     assert admission.can_be_true == frozenset()
 
 
-# Shapes flow.py does not read: every binding is met (the flag is unknown everywhere).
-NOOPS = [
+# A loop's body runs no time (the value before it), once or more: a flag it sets under a
+# test is set where the test can be true, and can stay as it was anywhere (TransformerEngine's
+# `for gpu in devices: if cc(gpu) < 100: arch_l_100 = True; break`).
+EVERY_NAME = {*HOPPER_UP, *BELOW_HOPPER}
+LOOPS = [
     pytest.param(
         f"use_x = False\nfor _ in range(2):\n    if {CAP} >= (9, 0):\n        use_x = True\n",
         "use_x",
-        "a binding in a loop may run any number of times",
-        id="loop",
+        HOPPER_UP,
+        EVERY_NAME,
+        id="set-in-a-for",
+    ),
+    pytest.param(
+        "old = False\nfor d in range(torch.cuda.device_count()):\n"
+        "    if torch.cuda.get_device_capability(d) < (10, 0):\n"
+        "        old = True\n        break\n",
+        "old",
+        BELOW_HOPPER | {"sm90", "gfx90a", "gfx942", "gfx950"},
+        EVERY_NAME,
+        id="set-then-break",
+    ),
+    pytest.param(
+        f"ok = True\nwhile n > 0:\n    if {CAP}[0] == 12:\n        ok = False\n    n -= 1\n",
+        "ok",
+        EVERY_NAME,
+        {"sm120", "sm121"},
+        id="vetoed-in-a-while",
+    ),
+    pytest.param(
+        f"x = False\nfor _ in range(3):\n    if {CAP} >= (9, 0):\n        x = True\n"
+        "else:\n    x = False\n",
+        "x",
+        set(),
+        EVERY_NAME,
+        id="an-else-no-break-skips",
+    ),
+    pytest.param(
+        f"x = False\nfor _ in range(3):\n    if {CAP} >= (9, 0):\n        x = True\n"
+        "        break\nelse:\n    x = False\n",
+        "x",
+        HOPPER_UP,
+        EVERY_NAME,
+        id="an-else-a-break-may-skip",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expr", "true", "false"), LOOPS)
+def test_a_flag_bound_in_a_loop(
+    ruleset: RuleSet, source: str, expr: str, true: set[str], false: set[str]
+) -> None:
+    admission = flowed("import torch\n" + source, expr, ruleset)
+    assert (admission.can_be_true, admission.can_be_false) == (true, false)
+
+
+# Shapes flow.py does not read: every binding is met (the flag is unknown everywhere).
+NOOPS = [
+    pytest.param(
+        "x = False\nfor _ in range(3):\n    x = not x\n",
+        "x",
+        "a binding reading itself in a loop: each run another value",
+        id="toggled-in-a-loop",
     ),
     pytest.param(
         "class Kernel:\n"

@@ -1,11 +1,11 @@
 """The value a name (or an instance attribute) holds after the block that binds it more
 than once, read in order through `if`s: `use_x = False` then `if cap >= (9, 0): use_x =
-True` is True exactly where the test can be. Only straight-line assignments and `if`s
-of one block (a module, a class body, a method such as `__init__`) are read so; any other
-shape (a binding in a loop, a `try`, a `with`, bindings in two blocks) answers None and
-the caller meets every binding as before (logic.join_all). Read so only when the
-evaluator follows flow (the audit: `Semantics(follow_flow=True)`); `check` keeps meeting
-every binding."""
+True` is True exactly where the test can be. Only straight-line assignments, `if`s,
+`try`s and loops (run no time, once or twice) of one block (a module, a class body, a
+method such as `__init__`) are read so; any other shape (a `with`, bindings in two
+blocks) answers None and the caller meets every binding as before (logic.join_all).
+Read so only when the evaluator follows flow (the audit: `Semantics(follow_flow=True)`);
+`check` keeps meeting every binding."""
 
 from __future__ import annotations
 
@@ -264,8 +264,10 @@ def _marked(assigns: Sequence[nodes.NodeNG]) -> Marked | None:
             parent = node.parent
             if isinstance(parent, nodes.ExceptHandler) and any(s is node for s in parent.body):
                 node = parent
-            elif (isinstance(parent, nodes.If) and node is not parent.test) or isinstance(
-                parent, nodes.Try
+            elif (
+                (isinstance(parent, nodes.If) and node is not parent.test)
+                or isinstance(parent, nodes.Try)
+                or _in_loop_block(parent, node)
             ):
                 node = parent
                 marked.setdefault(id(node), [])
@@ -335,6 +337,8 @@ def _run(
                 )
         elif isinstance(stmt, nodes.Try):
             value = _run_try(ev, stmt, marked, value, key)
+        elif isinstance(stmt, (nodes.For, nodes.While)):
+            value = _run_loop(ev, stmt, marked, value, key)
         else:
             value = plain(ev.binding_value(marked[id(stmt)][-1]))
     return value
@@ -472,6 +476,44 @@ def _may_run(ev: Evaluator, binding: nodes.NodeNG, stmt: nodes.Try, key: Any) ->
                 return False
         child, parent = parent, parent.parent
     return True
+
+
+def _in_loop_block(parent: nodes.NodeNG, node: nodes.NodeNG) -> bool:
+    """`node` is a statement of a `for` or `while` loop's body or `else` (not its
+    target, iterable or test)."""
+    if not isinstance(parent, (nodes.For, nodes.While)):
+        return False
+    return any(s is node for s in parent.body) or any(s is node for s in parent.orelse)
+
+
+def _run_loop(
+    ev: Evaluator,
+    stmt: nodes.For | nodes.While,
+    marked: dict[int, list[nodes.NodeNG]],
+    value: Any,
+    key: Any,
+) -> Any:
+    """`found = False` / `for d in devices: if cap(d) < 100: found = True; break`: the
+    body may run no time (the value before it), once, or again from what a run left
+    (twice reaches what a flag its tests set or read can be); the `else` runs after,
+    unless a `break` of the loop may have skipped it."""
+    for _ in range(2):
+        value = _meet(value, _run(ev, stmt.body, marked, value, key))
+    after = _run(ev, stmt.orelse, marked, value, key)
+    return _meet(value, after) if stmt.orelse and _breaks(stmt) else after
+
+
+def _breaks(loop: nodes.For | nodes.While) -> bool:
+    """A `break` of `loop` itself (not of a loop or function nested in it)."""
+    skip = (nodes.For, nodes.While, nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)
+    stack = list(loop.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.Break):
+            return True
+        if not isinstance(node, skip):
+            stack.extend(node.get_children())
+    return False
 
 
 def _meet(a: Any, b: Any) -> Any:

@@ -54,6 +54,7 @@ from gatecheck.semantics.conventions import identifies
 from gatecheck.semantics.module_names import block_statements
 from gatecheck.semantics.values import (
     Capability,
+    CudaCoreDevice,
     CuteArch,
     DeviceProps,
     EnumMember,
@@ -415,7 +416,9 @@ def generation_value(value: Any) -> Hashable | None:
     constant, a capability, a device's properties or target, an enum member, a tuple of
     them, an object by its class and its attributes so known. Two generations whose
     keys differ hold different values."""
-    if isinstance(value, (Capability, DeviceProps, TritonTarget, CuteArch, EnumMember)):
+    if isinstance(
+        value, (Capability, DeviceProps, CudaCoreDevice, TritonTarget, CuteArch, EnumMember)
+    ):
         return value
     if isinstance(value, tuple) and not isinstance(value, Capability):
         items = tuple(generation_value(v) for v in value)

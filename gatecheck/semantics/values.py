@@ -269,6 +269,15 @@ class DeviceProps:
 
 
 @dataclass(frozen=True)
+class CudaCoreDevice:
+    """cuda-python's `cuda.core.Device(i)` for one generation (idioms/cuda_core_device.py):
+    its `.compute_capability` and `.arch` are the device's."""
+
+    major: int
+    minor: int
+
+
+@dataclass(frozen=True)
 class TritonDeviceProps:
     """Triton's `driver.active.utils.get_device_properties(i)` for one generation: a dict
     of which gatecheck knows one key, the shared memory a block may opt in to."""

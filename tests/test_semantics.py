@@ -126,7 +126,7 @@ from typing import TYPE_CHECKING
 import torch
 from pkg.utils import *
 from pkg import utils
-from pkg.platform import current_platform, get_platform, CudaPlatform
+from pkg.platform import current_platform, get_platform, CudaPlatform, DeviceCapability
 """
 
 
@@ -199,6 +199,18 @@ CASES = [
     ),
     pytest.param(
         "get_platform().is_sm90", _sets("sm90", "gfx90a", "gfx942", "gfx950"), id="property"
+    ),
+    # a NamedTuple capability among NamedTuple ones: each compares as its fields' tuple
+    pytest.param(
+        "current_platform.get_device_capability() in "
+        "(DeviceCapability(9, 0), DeviceCapability(10, 3))",
+        _sets("sm90", "sm103", "gfx90a"),
+        id="namedtuple-in-namedtuples",
+    ),
+    pytest.param(
+        "current_platform.get_device_capability() not in [DeviceCapability(12, 0)]",
+        set(ALL) - _sets("sm120"),
+        id="namedtuple-not-in-a-list",
     ),
     # unknown terms stay unknown
     pytest.param(

@@ -375,6 +375,10 @@ def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     if isinstance(left, OneOf) or isinstance(right, OneOf):
         return _compare_options(ev, op, left, right)
     left, right = classes.as_tuple(ev, left), classes.as_tuple(ev, right)
+    if op in ("in", "not in") and type(right) in (tuple, list):
+        # `cap in (DeviceCapability(9, 0), DeviceCapability(10, 0))`: each item compares
+        # as the tuple of its fields, as `cap == DeviceCapability(9, 0)` does.
+        right = type(right)(classes.as_tuple(ev, item) for item in right)
     if op in _EQUALITY and (has_opaque(left) or has_opaque(right)):
         return _opaque_compare(op, left, right)
     if op in ("in", "not in"):

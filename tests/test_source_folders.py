@@ -314,6 +314,9 @@ def test_a_cached_run_sees_a_new_source_folder(make_tree: MakeTree) -> None:
             "python/pkg/utils.py": PREDICATES,
             "python/pkg/mod.py": "from pkg.utils import is_sm100_supported\n\n"
             "if is_sm100_supported():\n    KERNEL = 1\n",
+            # A second package of that name: `pkg` is no vendored copy's either
+            # (loading/vendored.py), only the source folder's.
+            "tools/pkg/__init__.py": "",
         }
     )
     runner = CliRunner()

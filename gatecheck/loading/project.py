@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gatecheck import progress
 from gatecheck.loading.readlog import DIR, TEXT, ReadLog
+from gatecheck.loading.vendored import vendored_package
 from gatecheck.safe_io import SOURCE_BYTES, read_regular
 from gatecheck.textsearch import holds_any, needle_key
 
@@ -343,6 +344,10 @@ class Project:
         self.files = tuple(files)
         self._namer = ModuleNamer(self.roots)
         self._index: tuple[dict[str, Path], dict[Path, str], dict[str, str]] | None = None
+        # Top-level names a vendored package of the project answers (loading/vendored.py):
+        # the name -> the package's own name, or None.
+        self._vendored: dict[str, str | None] = {}
+        self._packages: list[str] | None = None
         self._modules: dict[Path, nodes.Module | None] = {}
         self._sources: dict[Path, SourceFile] = {}
         self._texts: dict[Path, str | None] = {}
@@ -411,9 +416,34 @@ class Project:
         return self._names()[1]
 
     def canonical(self, name: str) -> str:
-        """A module's own name for `name`, which may be its second name (ModuleNamer.alias):
-        one module, one name in values and in what a run read."""
-        return self._names()[2].get(name, name)
+        """A module's own name for `name`, which may be its second name (ModuleNamer.alias)
+        or a vendored copy's (loading/vendored.py): one module, one name in values and in
+        what a run read."""
+        own = self._names()[2].get(name)
+        if own is not None:
+            return own
+        return self._vendored_name(name) or name
+
+    def _vendored_name(self, name: str) -> str | None:
+        """`triton_kernels.target_info` -> `vllm.third_party.triton_kernels.target_info`
+        where `triton_kernels` is no module of the project and its one package so named is
+        a vendored copy importing itself by that name; else None."""
+        by_name = self._by_name
+        top, _dot, rest = name.partition(".")
+        if not top or top in by_name:
+            return None
+        if top not in self._vendored:
+            if self._packages is None:
+                self._packages = sorted(
+                    n for n, path in by_name.items() if path.name == "__init__.py" and "." in n
+                )
+            with self.scanning():  # noted as the package's folder below
+                self._vendored[top] = vendored_package(top, self._packages, by_name, self.text_of)
+        package = self._vendored[top]
+        if package is None:
+            return None
+        self._note(f"{DIR}{by_name[package].parent}{os.sep}")
+        return f"{package}.{rest}" if rest else package
 
     def has_module(self, name: str) -> bool:
         if self.read_log is not None:

@@ -288,6 +288,26 @@ def test_a_vendor_test_with_an_unknown_operand_is_listed(
             id="a-name-bound-to-a-constant-test",
         ),
         pytest.param(
+            "arch = torch.cuda.get_device_properties(0).gcnArchName\n"
+            "ON_GFX1X = any(a in arch for a in ['gfx11', 'gfx12'])\n",
+            [(4, "any((a in arch for a in ['gfx11', 'gfx12'])) is false")],
+            id="an-arch-searched-for-each-of-a-few-literals",  # vLLM's ROCm on_gfx1x()
+        ),
+        pytest.param(
+            "arch = torch.cuda.get_device_properties(0).gcnArchName\n"
+            "ON_GFX1250 = 'gfx1250' in arch\n"
+            "def on_gfx1250():\n    return ON_GFX1250\n"
+            "def tiles():\n    big = on_gfx1250()\n    return 2 if big else 1\n",
+            [(4, "'gfx1250' in arch is false"), (9, "big is false")],
+            id="a-flag-of-a-call-of-a-module-flag",  # three deep: name, call, name
+        ),
+        pytest.param(
+            "arch = torch.cuda.get_device_properties(0).gcnArchName\n"
+            "ON_MI3 = any(a in arch for a in ['gfx942', 'gfx950'])\n",
+            [],
+            id="noop-an-arch-searched-for-literals-that-vary",
+        ),
+        pytest.param(
             "def half_ok(dev):\n    return torch.cuda.get_device_capability(dev)[0] >= 9\n"
             "def dtypes():\n    if half_ok(0):\n        return 2\n    return 1\n",
             [],

@@ -898,15 +898,16 @@ def constant_test(semantics: Semantics, condition: nodes.NodeNG) -> nodes.NodeNG
 
 
 # How many calls or names deep a constant test is looked for behind a leaf (`if
-# self.half_ok():` whose body tests `major >= 7`).
-_CONSTANT_DEPTH = 2
+# self.half_ok():` whose body tests `major >= 7`; `big = on_gfx1250()`, whose body returns
+# a module flag `_ON_GFX1250 = "gfx1250" in arch`).
+_CONSTANT_DEPTH = 3
 
 
 def _constant_test(
     semantics: Semantics, condition: nodes.NodeNG, depth: int
 ) -> nodes.NodeNG | None:
     every = semantics.registry.all_names()
-    for leaf in _constant_leaves(condition):
+    for leaf, folded in _constant_leaves(condition):
         compared = _compared_with_a_literal(leaf)
         if compared is None:
             if depth == 0 or not _behind_a_constant_test(semantics, leaf, depth - 1):
@@ -914,12 +915,13 @@ def _constant_test(
         elif not _told_apart(semantics, compared):
             continue
         # The test itself is the same everywhere (not a test that varies, in a condition
-        # some other operand keeps constant: `use_block_sparsity and cc == 9`).
-        test = semantics.admission(leaf)
+        # some other operand keeps constant: `use_block_sparsity and cc == 9`); an item's
+        # test, folded by `any`/`all`, as the fold reads it (its variable is each item).
+        test = semantics.admission(folded)
         if not (test.can_be_true and test.can_be_false) and (
             test.can_be_true == every or test.can_be_false == every
         ):
-            return leaf
+            return folded
     return None
 
 
@@ -951,11 +953,13 @@ def _behind_a_constant_test(semantics: Semantics, leaf: nodes.NodeNG, depth: int
 _FOLDS = ("any", "all")
 
 
-def _constant_leaves(condition: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
-    """operands(condition), with the item tested by `any`/`all` over a comprehension
-    taken for the call: the device's capability compared with a floor below every
-    registered generation (`has_modern = any(cap(i)[0] >= 6 for i in ...)`) is such a
-    test however the devices are gathered."""
+def _constant_leaves(condition: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, nodes.NodeNG]]:
+    """(leaf, the test it is) for operands(condition), with the item tested by
+    `any`/`all` over a comprehension taken for the call: the device's capability
+    compared with a floor below every registered generation (`has_modern =
+    any(cap(i)[0] >= 6 for i in ...)`) is such a test however the devices are gathered,
+    and so is an arch searched for each of a few literals (`any(a in arch for a in
+    ["gfx11", "gfx12"])`), the call being the test."""
     for leaf in operands(condition):
         if (
             isinstance(leaf, nodes.Call)
@@ -965,20 +969,44 @@ def _constant_leaves(condition: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
             and not leaf.keywords
             and isinstance(leaf.args[0], (nodes.GeneratorExp, nodes.ListComp))
         ):
-            yield from operands(leaf.args[0].elt)
+            for item in operands(leaf.args[0].elt):
+                yield item, (leaf if _each_literal_compared(item) else item)
         else:
-            yield leaf
+            yield leaf, leaf
+
+
+def _each_literal_compared(leaf: nodes.NodeNG) -> bool:
+    return (
+        isinstance(leaf, nodes.Compare)
+        and len(leaf.ops) == 1
+        and (_each_literal(leaf.left) or _each_literal(leaf.ops[0][1]))
+    )
 
 
 def _compared_with_a_literal(leaf: nodes.NodeNG) -> nodes.NodeNG | None:
     if isinstance(leaf, nodes.Compare) and len(leaf.ops) == 1:
         other = leaf.ops[0][1]
-        if _literal(other):
+        if _literal(other) or _each_literal(other):
             return leaf.left
-        if _literal(leaf.left):
+        if _literal(leaf.left) or _each_literal(leaf.left):
             return other
         return None
     return string_test_receiver(leaf)
+
+
+def _each_literal(node: nodes.NodeNG) -> bool:
+    """`a` in `any(a in arch for a in ["gfx11", "gfx12"])`: a comprehension's variable
+    over literals, each of them a literal compared (vLLM's ROCm `on_gfx1x()`)."""
+    if not isinstance(node, nodes.Name):
+        return False
+    scope = node.scope()
+    if not isinstance(scope, nodes.ComprehensionScope):
+        return False
+    for generator in scope.generators:
+        target = generator.target
+        if isinstance(target, nodes.AssignName) and target.name == node.name:
+            return _literal(generator.iter)
+    return False
 
 
 def string_test_receiver(node: nodes.NodeNG) -> nodes.NodeNG | None:

@@ -274,3 +274,58 @@ def test_check_keeps_its_answers_for_an_annotated_instance(ruleset: RuleSet) -> 
     admission = _admission(ruleset, INSTANCE_SOURCE, "annotated")
     assert admission.can_be_true == ruleset.registry.all_names()
     assert not admission.assumed
+
+
+# `arch: str` in a module writing arch names out (FlashInfer's CuTe DSL backends): the
+# arch's name as such code spells it ("sm_100", "sm_100a", "sm_100f", "100"), assumed.
+ARCH_TEXT_SOURCE = """
+FAST_ARCHS = ("sm_100a", "sm_103a")
+
+def in_table(arch: str):
+    return arch in FAST_ARCHS
+
+def by_prefix(arch: str | None):
+    return arch.startswith("sm_12")
+
+def model(arch: str):
+    return arch == "llama"
+
+def untyped(arch):
+    return arch in FAST_ARCHS
+
+def typed_int(arch: int):
+    return arch in FAST_ARCHS
+
+def other_name(kind: str):
+    return kind in FAST_ARCHS
+"""
+
+NO_ARCH_NAMES = """
+def model(arch: str):
+    return arch == "llama"
+"""
+
+ARCH_TEXT_CASES = [
+    pytest.param(ARCH_TEXT_SOURCE, "in_table", {"sm100", "sm103"}, id="in-a-tuple-of-names"),
+    pytest.param(ARCH_TEXT_SOURCE, "by_prefix", {"sm120", "sm121"}, id="a-prefix"),
+    # Noops: a model's name is no spelling of an arch (false, as it is on a device);
+    # unannotated, another type, another name; a module writing no arch name out.
+    pytest.param(ARCH_TEXT_SOURCE, "model", set(), id="compared-with-another-name"),
+    pytest.param(ARCH_TEXT_SOURCE, "untyped", None, id="noop-unannotated"),
+    pytest.param(ARCH_TEXT_SOURCE, "typed_int", None, id="noop-an-int"),
+    pytest.param(ARCH_TEXT_SOURCE, "other_name", None, id="noop-another-name"),
+    pytest.param(NO_ARCH_NAMES, "model", None, id="noop-a-module-writing-no-arch-name"),
+]
+
+
+@pytest.mark.parametrize(("source", "function", "admitted"), ARCH_TEXT_CASES)
+def test_an_arch_text_parameter(
+    ruleset: RuleSet, source: str, function: str, admitted: set[str] | None
+) -> None:
+    admission = _admission(ruleset, source, function)
+    if admitted is None:
+        assert admission.can_be_true == ruleset.registry.all_names()
+        assert not admission.assumed
+    else:
+        assert admission.can_be_true == admitted
+        assert admission.assumed

@@ -96,7 +96,9 @@ def _snake(name: str) -> str:
 
 @dataclass(frozen=True)
 class Convention:
-    kind: str  # "predicate" | "capability" | "sm_version" | "compute_version" | "properties"
+    # "predicate" | "capability" | "sm_version" | "compute_version" | "properties" |
+    # "arch_text" (a parameter's only: _arch_text_parameter)
+    kind: str
     admits: frozenset[str] = frozenset()
     why: str = ""
 
@@ -360,6 +362,9 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
         if instance is not None:
             return instance
     convention = convention_for(name, ev.registry)
+    if convention is None and _arch_text_parameter(ev, node, args, name):
+        ev.reads.assumed.add(f"{PARAMETER_ASSUMED}{name}: str' (naming convention)")
+        return _promised(ev, ARCH_TEXT)
     if convention is None or convention.kind == "predicate":
         return UNKNOWN
     if annotation is not None and not _in_its_form(convention, _annotation_of(node, args)):
@@ -374,6 +379,36 @@ def parameter_by_convention(ev: Evaluator, node: nodes.NodeNG, args: nodes.Argum
     if ev.trace is not None:
         ev.trace.append((replay.SM_VERSION, value))
     return value
+
+
+# A parameter named for the device's arch and annotated `str`, in a module that writes
+# arch names out (`"sm_100a"`): the arch as such code spells it, one of its spellings
+# (FlashInfer's CuTe DSL backends take `arch: str`, "sm_100a", from their callers and
+# compare it with tuples of names; 815 such parameters in FlashInfer 0.7.4).
+ARCH_TEXT = Convention("arch_text", why="'arch: str' conventionally holds the arch's name")
+_ARCH_TEXT_NAMES = frozenset({"arch", "device_arch", "cuda_arch", "gpu_arch", "target_arch"})
+# A quoted SM arch name, the tell that a module's `arch` texts are those.
+_ARCH_LITERAL = re.compile(r"""["']sm_?\d{2,3}[af]?["']""")
+
+
+def _arch_text_parameter(
+    ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments, name: str
+) -> bool:
+    """`arch: str` (`str | None` too), named so, in a module spelling an SM arch name
+    in quotes. A model's architecture is also called `arch`: one compared with "llama"
+    would be false everywhere, so only modules writing arch names out read it so."""
+    if name.lstrip("_").lower() not in _ARCH_TEXT_NAMES:
+        return False
+    annotation = _unwrapped_optional(_annotation_of(node, args))
+    if not (isinstance(annotation, nodes.Name) and annotation.name == "str"):
+        return False
+    module = node.root()
+    key = ("arch-literals", str(module.name))
+    if key not in ev.facts:  # the module's text: the same for every generation
+        path = ev.project.path_of(str(module.name))
+        text = ev.project.text_of(path) if path is not None else None
+        ev.facts[key] = text is not None and _ARCH_LITERAL.search(text) is not None
+    return bool(ev.facts[key])
 
 
 def _filled_from_device(ev: Evaluator, name: str, args: nodes.Arguments) -> Any | None:

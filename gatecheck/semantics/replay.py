@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from gatecheck.config.model import Generation
 from gatecheck.semantics.reads import Memo, Recorded
-from gatecheck.semantics.values import AssumedCapability, Capability
+from gatecheck.semantics.values import AssumedCapability, Capability, OneOf
 
 if TYPE_CHECKING:
     from gatecheck.semantics.conventions import Convention
@@ -108,6 +108,16 @@ def added(kind: int, key: Any, value: Any, recorded: Recorded) -> tuple[Any, ...
     return (BINDING_ADDED if kind == BINDING else CALL_ADDED, key, (value, recorded))
 
 
+def arch_texts(generation: Generation) -> Any:
+    """The arch's name as code spells it: one of "sm_100", "sm_100a", "sm_100f", "100"
+    (values.OneOf: a test of it is each spelling's, known where they agree); an AMD
+    generation's gfx name."""
+    if generation.vendor != "nvidia":
+        return generation.name
+    sm = f"{generation.sm_version}"
+    return OneOf((f"sm_{sm}", f"sm_{sm}a", f"sm_{sm}f", sm))
+
+
 def convention_value(convention: Convention, generation: Generation) -> Any:
     """The value a naming convention promises on `generation` (conventions.by_convention)."""
     if convention.kind == "capability":
@@ -117,6 +127,8 @@ def convention_value(convention: Convention, generation: Generation) -> Any:
     if convention.kind == "compute_version":
         major, minor = generation.capability[:2]
         return f"{major}.{minor}"
+    if convention.kind == "arch_text":
+        return arch_texts(generation)
     if convention.kind == "properties":
         from gatecheck.semantics.idioms.device_properties import device_props
 

@@ -54,3 +54,46 @@ def test_a_root_folder_without_init_reads_its_relative_imports(make_tree: MakeTr
     rows = [g for g in report.gates if g.path.name == "support.py"]
     assert [(g.found.line, g.gate_class) for g in rows] == [(4, GateClass.DELIBERATE)]
     assert not [d for d in report.diagnostics if "GC900" in str(d)]
+
+
+@pytest.mark.parametrize(
+    ("init", "expected"),
+    [
+        # The package's __init__ imports its submodules (FlashInfer's cake backends):
+        # `from . import jit` there is the submodule, not the package's attribute `jit`,
+        # which is that very binding (read through itself, a cycle: unknown).
+        pytest.param("from . import backend, jit\n", True, id="submodules"),
+        pytest.param("", True, id="an-empty-init"),
+        # Noop: a name the __init__ binds itself is its own attribute.
+        pytest.param(
+            "from . import backend\n\nclass jit:\n    @staticmethod\n"
+            "    def arch_for(capability):\n        return None\n",
+            False,
+            id="noop-a-name-of-the-package-itself",
+        ),
+    ],
+)
+def test_a_package_importing_its_own_submodules(
+    make_tree: MakeTree, init: str, expected: bool
+) -> None:
+    root = make_tree(
+        {
+            "pkg/__init__.py": init,
+            "pkg/jit.py": (
+                "TABLE = {(10, 0): 'sm_100a', (10, 3): 'sm_103a'}\n\n"
+                "def arch_for(capability):\n    return TABLE.get(tuple(capability))\n"
+            ),
+            "pkg/backend.py": (
+                "import torch\n\nfrom . import jit\n\n"
+                "def route(index):\n"
+                "    arch = jit.arch_for(torch.cuda.get_device_capability(index))\n"
+                "    if arch is None:\n        return None\n    return arch\n"
+            ),
+        }
+    )
+    report = run_audit([root], load_ruleset([]), "sm120")
+    rows = [g for g in report.gates if g.path.name == "backend.py" and g.found.line == 7]
+    if not expected:
+        assert rows == []
+    else:
+        assert [r.found.admits for r in rows] == [frozenset({"sm100", "sm103"})]

@@ -298,7 +298,14 @@ def _import_from_value(ev: Evaluator, node: nodes.ImportFrom, local: str) -> Any
     original = imported_name(node, local)
     if original is None:
         return UNKNOWN
-    return module_attribute(ev, ev.project.canonical(absolute_import_name(node)), original)
+    source = ev.project.canonical(absolute_import_name(node))
+    if source == ev.project.canonical(str(node.root().name)):
+        # A package's `__init__` importing its own submodule (`from . import jit`): the
+        # submodule, not the package's attribute of that name, which is this binding.
+        submodule = f"{source}.{original}"
+        if ev.project.has_module(submodule):
+            return ModuleRef(ev.project.canonical(submodule))
+    return module_attribute(ev, source, original)
 
 
 def _import_value(ev: Evaluator, node: nodes.Import, local: str) -> Any:

@@ -185,3 +185,35 @@ def test_a_global_imported_from_another_module_is_split_there(
     modules = {"pkg": "", "pkg.hardware": HARDWARE}
     admission = admission_of(source, expr, ruleset.registry, modules=modules)
     assert admission.depends_on_generation == depends
+
+
+# An atom comparing the device's value with data nothing decides is one unknown per value
+# the device gives (FlashInfer's build sidecars: `if arch not in built["arches"]: raise`).
+DATA = """
+import json
+import os
+import torch
+ARCH_BY_CAP = {(10, 0): "sm_100a", (10, 3): "sm_103a", (12, 0): "sm_120a"}
+arch = ARCH_BY_CAP.get(tuple(torch.cuda.get_device_capability()))
+built = json.loads(os.environ["BUILT"])
+major = torch.cuda.get_device_capability()[0]
+"""
+
+
+@pytest.mark.parametrize(
+    ("expr", "depends"),
+    [
+        pytest.param('arch not in built["arches"]', True, id="the-arch-in-data"),
+        pytest.param("major == built['major']", True, id="the-major-against-data"),
+        pytest.param('flag and arch in built["arches"]', True, id="beside-another-unknown"),
+        # Noops: no device value (data against data), one value on every generation.
+        pytest.param('built["x"] in built["arches"]', False, id="noop-data-against-data"),
+        pytest.param("torch.version.hip == built['hip']", False, id="noop-not-the-device"),
+    ],
+)
+def test_the_device_against_data(ruleset: RuleSet, expr: str, depends: bool) -> None:
+    source = DATA + 'flag = os.environ.get("USE_X") == "1"\n'
+    admission = admission_of(source, expr, ruleset.registry)
+    every = ruleset.registry.all_names()
+    assert admission.can_be_true == every and admission.can_be_false == every
+    assert admission.depends_on_generation is depends

@@ -5,9 +5,10 @@ over generations lives here and only here (`Semantics.per_generation`)."""
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -63,6 +64,21 @@ class Admission:
     @property
     def depends_on_generation(self) -> bool:
         return bool(self.free_true_sets)
+
+
+def _from_a_parameter(node: nodes.NodeNG) -> bool:
+    """`node` reads a parameter of its function (`majors`, `cfg.archs`, `table[k]`)."""
+    from astroid import nodes
+
+    while isinstance(node, (nodes.Attribute, nodes.Subscript)):
+        node = node.value if isinstance(node, nodes.Subscript) else node.expr
+    if not isinstance(node, nodes.Name):
+        return False
+    try:
+        _scope, found = node.lookup(node.name)
+    except Exception:
+        return False
+    return any(isinstance(b.parent, nodes.Arguments) for b in found)
 
 
 def _class_label(cls: nodes.ClassDef) -> str:
@@ -299,6 +315,37 @@ class Semantics:
             each = self._each(compute, flags, generations, False)
             return {gen: result for gen, result, _ in each}
 
+    def _device_classes(
+        self, atom: nodes.NodeNG, unset_environment: bool = False
+    ) -> dict[str, Hashable] | None:
+        """Each generation's value of the side of `atom` (a comparison) the device
+        decides, where it is a constant on every generation, not the same on all, and
+        the device's identity on some (the arch's name, its capability or major; None
+        off a table); None for any other atom, or where the other side is read from the
+        function's parameters (its callers decide it: a predicate's template,
+        `major() in majors`), or is a number the device picks (a tuning bound)."""
+        from astroid import nodes
+
+        from gatecheck.semantics.conventions import identifies
+        from gatecheck.semantics.values import is_constant
+
+        if not (isinstance(atom, nodes.Compare) and len(atom.ops) == 1):
+            return None
+        names = self.registry.names
+        sides = (atom.left, atom.ops[0][1])
+        for side, other in (sides, sides[::-1]):
+            if _from_a_parameter(other):
+                continue
+            each = self.values(side, names, unset_environment=unset_environment)
+            if not all(is_constant(v) for v in each.values()):
+                continue
+            if not any(identifies(v, self.registry.get(g)) for g, v in each.items()):
+                continue
+            keys = {gen: repr(v) for gen, v in each.items()}
+            if len(set(keys.values())) > 1:
+                return dict(keys)
+        return None
+
     def values(
         self,
         node: nodes.NodeNG,
@@ -437,10 +484,16 @@ class Semantics:
         if undecided:
             # A global's binding is read where it is made: only without a body's locals.
             follow = None if env_for is not None else self._global_expression
+            # An atom comparing the device's value with data nothing decides: one unknown
+            # per value the device gives (free_atoms), read where no body's locals are.
+            classes_of = None
+            if seen.device and env_for is None and not flags:
+                classes_of = partial(self._device_classes, unset_environment=unset)
             free = free_atoms.free_true_sets(
                 node,
                 lambda leaf: self._truths(leaf, flags, env_for, seen, unset_environment=unset),
                 follow,
+                classes_of,
             )
         return Admission(
             can_true,

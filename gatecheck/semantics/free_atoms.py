@@ -13,7 +13,7 @@ Unknown somewhere. Bounded: with more than MAX_FREE_ATOMS such atoms, nothing is
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 from astroid import nodes
@@ -121,53 +121,88 @@ def structure(
     return formula, atoms
 
 
+# Each generation's side of an atom that compares a value the device decides with one
+# nothing decides (`arch not in built["arches"]`): generations with the same device
+# value share the atom's unknown, the others each have their own.
+ClassesOf = Callable[[nodes.NodeNG], "Mapping[str, Hashable] | None"]
+
+
 def free_true_sets(
     node: nodes.NodeNG,
     truths_of: Callable[[nodes.NodeNG], Mapping[str, Tri]],
     follow: Follow | None = None,
+    classes_of: ClassesOf | None = None,
 ) -> tuple[frozenset[str], ...]:
     """For each assignment of the undecided atoms under which generations answer
     differently, the generations where `node` is then true (empty: it does not depend
     on the generation, or the structure is too large to say). Where following the names
     bound to boolean expressions gives too many undecided atoms, each such name is one
     atom instead, nearest first (`fast = a and b and c and d and e` then `fast and
-    (major > 9 or bits != 4)`: `fast` one unknown, not five)."""
+    (major > 9 or bits != 4)`: `fast` one unknown, not five).
+
+    `classes_of`: an atom unknown on every generation that compares the device's value
+    (the arch's name, its capability) with something nothing decides is one unknown per
+    value the device gives, not one for all: with data read at run time, `arch not in
+    built["arches"]` may be true for "sm_100a" and false for "sm_120a" (FlashInfer's
+    build sidecars), the same data for both."""
     for names in range(MAX_NAME_DEPTH, -1, -1):
         atoms: list[nodes.NodeNG] = []
         try:
             formula = _split(node, atoms, follow=follow, names=names)
         except _TooLarge:
             continue
-        if isinstance(formula, int):
-            return ()  # a single atom: Kleene's answer is the whole answer
         per_atom = [truths_of(atom) for atom in atoms]
         free = [i for i, truths in enumerate(per_atom) if UNKNOWN in truths.values()]
         if not free:
             return ()
-        if len(free) <= MAX_FREE_ATOMS:
-            return _true_sets(formula, per_atom, free)
+        classes: dict[int, Mapping[str, Hashable]] = {}
+        if classes_of is not None:
+            for i in free:
+                if all(t is UNKNOWN for t in per_atom[i].values()):
+                    found = classes_of(atoms[i])
+                    if found is not None:
+                        classes[i] = found
+        if isinstance(formula, int) and not classes:
+            return ()  # a single atom: Kleene's answer is the whole answer
+        variables = sum(len(set(classes[i].values())) if i in classes else 1 for i in free)
+        if variables <= MAX_FREE_ATOMS:
+            return _true_sets(formula, per_atom, free, classes)
     return ()
 
 
 def _true_sets(
-    formula: _Formula, per_atom: list[Mapping[str, Tri]], free: list[int]
+    formula: _Formula,
+    per_atom: list[Mapping[str, Tri]],
+    free: list[int],
+    classes: Mapping[int, Mapping[str, Hashable]],
 ) -> tuple[frozenset[str], ...]:
     generations = list(per_atom[0])
     # Generations whose atoms all answer alike answer alike under every choice: the
     # formula is evaluated once per distinct row of atom truths, not once per generation
     # (and a condition whose atoms no generation tells apart needs no choice at all).
-    rows: dict[tuple[Tri, ...], list[str]] = {}
+    # Each atom's truth on a generation, with the device's value it is unknown for.
+    rows: dict[tuple[tuple[Tri, Hashable], ...], list[str]] = {}
     for gen in generations:
-        rows.setdefault(tuple(truths[gen] for truths in per_atom), []).append(gen)
+        row = tuple(
+            (truths[gen], classes[i][gen] if i in classes else None)
+            for i, truths in enumerate(per_atom)
+        )
+        rows.setdefault(row, []).append(gen)
     if len(rows) < 2:
         return ()
+    unknowns = [
+        (i, key)
+        for i in free
+        for key in (sorted(set(classes[i].values()), key=repr) if i in classes else (None,))
+    ]
     found: list[frozenset[str]] = []
-    for choice in itertools.product((True, False), repeat=len(free)):
-        fixed = dict(zip(free, choice, strict=True))
+    for choice in itertools.product((True, False), repeat=len(unknowns)):
+        fixed = dict(zip(unknowns, choice, strict=True))
         true_on: set[str] = set()
         for row, gens in rows.items():
             values = {
-                i: fixed[i] if truth is UNKNOWN else bool(truth) for i, truth in enumerate(row)
+                i: fixed[(i, key)] if truth is UNKNOWN else bool(truth)
+                for i, (truth, key) in enumerate(row)
             }
             if _value(formula, values):
                 true_on.update(gens)

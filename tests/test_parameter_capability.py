@@ -112,17 +112,21 @@ def _admission(
     return semantics.admission(_expression_in(module, function))
 
 
-@pytest.mark.parametrize(("function", "admitted"), CASES)
-def test_parameter_inside_its_function(
-    ruleset: RuleSet, function: str, admitted: set[str] | None
-) -> None:
-    admission = _admission(ruleset, SOURCE, function)
+def _assert_read(ruleset: RuleSet, admission: Admission, admitted: set[str] | None) -> None:
+    """`admitted` by the convention, marked assumed; None: unknown everywhere, unmarked."""
     if admitted is None:
         assert admission.can_be_true == ruleset.registry.all_names()
         assert not admission.assumed
     else:
         assert admission.can_be_true == admitted
         assert admission.assumed
+
+
+@pytest.mark.parametrize(("function", "admitted"), CASES)
+def test_parameter_inside_its_function(
+    ruleset: RuleSet, function: str, admitted: set[str] | None
+) -> None:
+    _assert_read(ruleset, _admission(ruleset, SOURCE, function), admitted)
 
 
 def test_an_argument_wins_over_the_convention(ruleset: RuleSet) -> None:
@@ -322,10 +326,4 @@ ARCH_TEXT_CASES = [
 def test_an_arch_text_parameter(
     ruleset: RuleSet, source: str, function: str, admitted: set[str] | None
 ) -> None:
-    admission = _admission(ruleset, source, function)
-    if admitted is None:
-        assert admission.can_be_true == ruleset.registry.all_names()
-        assert not admission.assumed
-    else:
-        assert admission.can_be_true == admitted
-        assert admission.assumed
+    _assert_read(ruleset, _admission(ruleset, source, function), admitted)

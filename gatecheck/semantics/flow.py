@@ -496,7 +496,12 @@ def _run_loop(
     """`found = False` / `for d in devices: if cap(d) < 100: found = True; break`: the
     body may run no time (the value before it), once, or again from what a run left
     (twice reaches what a flag its tests set or read can be); the `else` runs after,
-    unless a `break` of the loop may have skipped it."""
+    unless a `break` of the loop may have skipped it. A `break` or `continue` before a
+    binding of the body's (`if c: x = True; break` then `x = False`) leaves a run
+    halfway: unknown, not read so."""
+    jumps = [i for i, s in enumerate(stmt.body) if _jumps(s, (nodes.Break, nodes.Continue))]
+    if jumps and any(id(s) in marked for s in stmt.body[jumps[0] + 1 :]):
+        return UNKNOWN
     for _ in range(2):
         value = _meet(value, _run(ev, stmt.body, marked, value, key))
     after = _run(ev, stmt.orelse, marked, value, key)
@@ -505,11 +510,17 @@ def _run_loop(
 
 def _breaks(loop: nodes.For | nodes.While) -> bool:
     """A `break` of `loop` itself (not of a loop or function nested in it)."""
+    return any(_jumps(s, (nodes.Break,)) for s in loop.body)
+
+
+def _jumps(statement: nodes.NodeNG, kinds: tuple[type[nodes.NodeNG], ...]) -> bool:
+    """`statement` is or holds a jump of `kinds` out of the loop it is in (not of a
+    loop or function nested in it)."""
     skip = (nodes.For, nodes.While, nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)
-    stack = list(loop.body)
+    stack = [statement]
     while stack:
         node = stack.pop()
-        if isinstance(node, nodes.Break):
+        if isinstance(node, kinds):
             return True
         if not isinstance(node, skip):
             stack.extend(node.get_children())

@@ -468,8 +468,7 @@ def _spelled_forms(generation: Generation) -> frozenset[str]:
     `compute_version = tvm.cuda(0).compute_version` under `if compute_version is None`),
     the SM number ("90") and an arch name ("sm_90", "sm_90a", "sm_100f")."""
     major, minor = generation.capability[:2]
-    sm = f"{generation.sm_version}"
-    return frozenset({f"{major}.{minor}", sm, f"sm_{sm}", f"sm_{sm}a", f"sm_{sm}f"})
+    return frozenset({f"{major}.{minor}", *replay.arch_spellings(generation)})
 
 
 def _defaults_to_none(args: nodes.Arguments, name: str) -> bool:

@@ -108,14 +108,18 @@ def added(kind: int, key: Any, value: Any, recorded: Recorded) -> tuple[Any, ...
     return (BINDING_ADDED if kind == BINDING else CALL_ADDED, key, (value, recorded))
 
 
+def arch_spellings(generation: Generation) -> tuple[str, ...]:
+    """The arch's name as code spells it: "sm_100", "sm_100a", "sm_100f", "100"."""
+    sm = f"{generation.sm_version}"
+    return (f"sm_{sm}", f"sm_{sm}a", f"sm_{sm}f", sm)
+
+
 def arch_texts(generation: Generation) -> Any:
-    """The arch's name as code spells it: one of "sm_100", "sm_100a", "sm_100f", "100"
-    (values.OneOf: a test of it is each spelling's, known where they agree); an AMD
-    generation's gfx name."""
+    """One of the arch's spellings (values.OneOf: a test of it is each spelling's, known
+    where they agree); an AMD generation's gfx name."""
     if generation.vendor != "nvidia":
         return generation.name
-    sm = f"{generation.sm_version}"
-    return OneOf((f"sm_{sm}", f"sm_{sm}a", f"sm_{sm}f", sm))
+    return OneOf(arch_spellings(generation))
 
 
 def convention_value(convention: Convention, generation: Generation) -> Any:

@@ -12,6 +12,7 @@ import pytest
 
 from gatecheck.audit import run_audit
 from gatecheck.config.loader import load_ruleset
+from gatecheck.semantics.call_names import MAX_CALLER_FILES, MAX_METHOD_CALLER_FILES
 
 MakeTree = Callable[[Mapping[str, str]], Path]
 
@@ -299,3 +300,103 @@ NOOPS.append(
 @pytest.mark.parametrize("source", NOOPS)
 def test_callers_not_all_known(make_tree: MakeTree, source: str) -> None:
     assert rows(make_tree, source) == []
+
+
+METHOD = (
+    "from pkg.dev import major\n\n"
+    "class Frost:\n    @classmethod\n    def supported(cls, arch: int) -> bool:\n"
+    "        return arch in (107, 120)\n\n"
+    "def pick(configs):\n    arch = major() * 10\n"
+    "    return [c for c in configs if c.supported(arch)]\n"
+)
+
+
+def _spelling(make_tree: MakeTree, call: str, files: int) -> list[tuple[int, tuple[str, ...]]]:
+    tree: dict[str, str] = {"pkg/__init__.py": "", "pkg/dev.py": DEVICE, "pkg/mod.py": METHOD}
+    for i in range(files):
+        tree[f"pkg/user_{i}.py"] = f"def use(x, o):\n    return {call}\n"
+    report = run_audit([make_tree(tree)], load_ruleset([]), "sm120")
+    return sorted(
+        (g.found.line, tuple(sorted(g.admits))) for g in report.gates if g.path.name == "mod.py"
+    )
+
+
+def test_a_method_search_counts_the_files_spelling_a_method_call(make_tree: MakeTree) -> None:
+    """Only `x.supported(...)` can run a method: the files calling an unrelated
+    function `supported(...)` (FlashInfer 0.7.4: 40 files spell `supported(`, 12
+    `.supported(`) neither count against MAX_METHOD_CALLER_FILES nor are read."""
+    many = MAX_METHOD_CALLER_FILES + 6
+    assert _spelling(make_tree, "supported(x)", many) == [(6, ("sm120", "sm121"))]
+
+
+def test_a_method_spelled_as_a_call_in_too_many_files_is_not_searched(
+    make_tree: MakeTree,
+) -> None:
+    # The bound still holds for the calls that may run it: no caller read, no gate.
+    many = MAX_METHOD_CALLER_FILES + 1
+    assert _spelling(make_tree, "o.supported(x)", many) == []
+
+
+# `limit`, a name not the device's: a caller passing what cannot be read leaves it
+# unknown (no DeviceFromSomeCallers); the module is searched for its other function.
+PICK = (
+    "import torch\n\n\ndef _pick(limit):\n    if limit in [100, 110]:\n        return 1\n\n\n"
+    "def cap():\n    return torch.cuda.get_device_capability()\n"
+)
+RUN = "from pkg.dev import major\nfrom pkg.mod import _pick\n\n\ndef run():\n    return _pick(major() * 10)\n"
+
+
+def _with_others(
+    make_tree: MakeTree, others: Mapping[str, str]
+) -> list[tuple[int, tuple[str, ...]]]:
+    tree = {"pkg/__init__.py": "", "pkg/dev.py": DEVICE, "pkg/mod.py": PICK, "pkg/run.py": RUN}
+    tree.update(others)
+    report = run_audit([make_tree(tree)], load_ruleset([]), "sm120")
+    return sorted(
+        (g.found.line, tuple(sorted(g.admits))) for g in report.gates if g.path.name == "mod.py"
+    )
+
+
+OWN_PICK = "def _pick(x):\n    return x\n\n\ndef use(n):\n    return _pick(n)\n"
+
+
+def test_a_function_search_reads_only_the_files_that_can_import_it(make_tree: MakeTree) -> None:
+    """Files calling their own function of the same name (FlashInfer 0.7.4: 59 files
+    call a `library_name(...)`, each its module's) neither count against
+    MAX_CALLER_FILES nor are read: they spell no import of `pkg.mod`."""
+    others = {f"pkg/other_{i}.py": OWN_PICK for i in range(MAX_CALLER_FILES + 2)}
+    assert _with_others(make_tree, others) == [(5, MAJORS_10_11)]
+
+
+# Each file below is read: its call passes what cannot be read (or cannot be resolved),
+# so the parameter is unknown and nothing is listed.
+IMPORTS_PICK = "from pkg.mod import _pick\n\n\ndef use(n):\n    return _pick(n)\n"
+STAR_PICK = "from pkg.util import *\n\n\ndef use(n):\n    return _pick(n)\n"
+PACKAGE_PICK = "from pkg import _pick\n\n\ndef use(n):\n    return _pick(n)\n"
+
+
+@pytest.mark.parametrize(
+    "others",
+    [
+        pytest.param(
+            {f"pkg/user_{i}.py": IMPORTS_PICK for i in range(MAX_CALLER_FILES + 1)},
+            id="importers-past-the-bound",  # the search gives up, as before
+        ),
+        pytest.param(
+            {"pkg/util.py": "from pkg.mod import _pick\n", "pkg/star.py": STAR_PICK},
+            id="a-star-import-may-bring-it",
+        ),
+        pytest.param(
+            {"pkg/dyn.py": "def use(m, n):\n    return m._pick(n)\n"},
+            id="a-call-on-an-unknown-module-may-be-it",
+        ),
+        pytest.param(
+            {"pkg/__init__.py": "from pkg.mod import _pick\n", "pkg/sub.py": PACKAGE_PICK},
+            id="re-exported-by-the-package",  # its importers spell `pkg`
+        ),
+    ],
+)
+def test_a_function_search_still_reads_what_may_call_it(
+    make_tree: MakeTree, others: Mapping[str, str]
+) -> None:
+    assert _with_others(make_tree, others) == []

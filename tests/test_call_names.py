@@ -4,14 +4,18 @@ on generated text."""
 
 import random
 import re
+from collections.abc import Callable
 
 import pytest
 
 from gatecheck.semantics.call_names import (
     _LAUNCHED_REVERSED,
+    attribute_called_name_set,
     call_arguments,
     called_name_set,
     called_names,
+    may_reach,
+    reaching_words,
     spells_call_of,
 )
 
@@ -122,3 +126,72 @@ def test_launches_read_in_the_reversed_text_as_the_forward_pattern_reads_them() 
         text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 24)))
         reversed_found = {n[::-1] for n in _LAUNCHED_REVERSED.findall(text[::-1])}
         assert reversed_found == set(LAUNCHED_FORWARD.findall(text)), text
+
+
+# A method's call, as the forward pattern reads it: a dot, the name, `(`.
+DOTTED = re.compile(r"\.\s*([A-Za-z_]\w*)\s*\(")
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("x.f(1)", {"f"}),
+        ("f(1)", set()),  # a bare call runs no method
+        ("x . f (1)", {"f"}),
+        ("x.\nf(1)", {"f"}),
+        ("a.b.c(d.e())", {"c", "e"}),
+        ("x.9f(1)", set()),
+        ("x.f[g](1)", set()),  # a launch's subscript: not `.f(`
+        ("def f(self): pass", set()),
+    ],
+)
+def test_attribute_called_names(source: str, expected: set[str]) -> None:
+    assert attribute_called_name_set(source) == expected
+    assert set(DOTTED.findall(source)) == expected
+
+
+def test_attribute_calls_same_as_the_forward_pattern() -> None:
+    alphabet = "ab_9é d(ef\n\t).xZ\u00a0"
+    rnd = random.Random(64)
+    for _ in range(20_000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 24)))
+        assert attribute_called_name_set(text) == set(DOTTED.findall(text)), text
+        assert attribute_called_name_set(text) <= called_name_set(text), text
+
+
+def _inits(texts: dict[str, str]) -> Callable[[str], str | None]:
+    return texts.get
+
+
+@pytest.mark.parametrize(
+    ("module", "inits", "expected"),
+    [
+        ("a.b.mod", {}, {"mod"}),
+        ("a.b.mod", {"a.b": "from .mod import f\n"}, {"mod", "b"}),
+        ("a.b.mod", {"a.b": "", "a": "from .b.mod import f as g\n"}, {"mod", "a"}),
+        ("a.b.mod", {"a.b": "from .mod import *\n"}, {"mod", "b"}),
+        ("a.b.mod", {"a.b": "from .mod import ff\n"}, {"mod"}),  # another name
+        ("mod", {}, {"mod"}),
+    ],
+)
+def test_reaching_words(module: str, inits: dict[str, str], expected: set[str]) -> None:
+    assert reaching_words(module, "f", _inits(inits)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "module", "reaches"),
+    [
+        ("from a.b.mod import f\nf(1)", "x.y", True),
+        ("from .mod import f\nf(1)", "a.b.user", True),
+        ("from .. import f\nf(1)", "a.b.user", True),  # `b` re-exports it: own package
+        ("def f(x):\n    return x\nf(1)", "x.other", False),  # its own f
+        ("from x.util import f\nf(1)", "x.y", False),  # another module's f
+        ("from x.util import *\nf(1)", "x.y", True),  # anything may come from a star
+        ("m = load()\nm.f(1)", "x.y", True),  # a call on something: may be it
+        ("import a.b.mod as m\nm.f(1)", "x.y", True),
+        ("from a import b\nb.mod.f(1)", "x.y", True),
+        ("print('model')\nf(1)", "x.y", False),  # `mod` inside a longer word
+    ],
+)
+def test_may_reach(text: str, module: str, reaches: bool) -> None:
+    assert may_reach(text, module, "f", {"mod", "b"}) is reaches

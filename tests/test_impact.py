@@ -789,3 +789,43 @@ def test_reach_prefilters_hold_what_module_facts_reads(
     # And as precise as the table says.
     assert may_import_module(source, "a.b.c", "a.b") is names
     assert may_import_whole(source, "a.b.c", "a.b") is whole
+
+
+@pytest.mark.parametrize(
+    ("own", "reached"),
+    [
+        # 40 files constructing their own `Cfg`, 30 calling `m.Cfg(...)`: the search of
+        # pkg.mod's `Cfg` reads the 30 that may (call_names.may_reach), under
+        # MAX_CONSTRUCTION_FILES, so a changed construction reaches its definition.
+        pytest.param(
+            "class Cfg:\n    pass\n\n\ndef f():\n    return Cfg()\n", True, id="others-own"
+        ),
+        # ... while 40 importers of pkg.mod past it make every search give up.
+        pytest.param(
+            "from pkg.mod import Cfg\n\n\ndef f():\n    return Cfg()\n", False, id="importers"
+        ),
+    ],
+)
+def test_a_changed_call_reaches_the_definition_its_search_reads(
+    tmp_path: Path, own: str, reached: bool
+) -> None:
+    from gatecheck.impact.scope import reached_files
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/mod.py": "import dataclasses\n\n\n@dataclasses.dataclass\nclass Cfg:\n    cc: int = 80\n",
+        "pkg/run.py": "from pkg.mod import Cfg\n\nX = Cfg(90)\n",
+    }
+    files.update({f"pkg/dot_{i}.py": "def f(m):\n    return m.Cfg(1)\n" for i in range(30)})
+    files.update({f"pkg/own_{i}.py": own for i in range(40)})
+    root = write_tree(tmp_path / "proj", files)
+    paths = sorted(root.rglob("*.py"))
+    run = root / "pkg/run.py"
+    found = reached_files(
+        paths,
+        [root],
+        {run: frozenset({"X"})},
+        lambda p: p.read_text(),
+        {run: frozenset({"Cfg"})},
+    )
+    assert (root / "pkg/mod.py" in found) is reached

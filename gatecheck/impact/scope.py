@@ -34,6 +34,8 @@ from gatecheck.semantics.call_names import (
     MAX_CALLER_FILES,
     MAX_CONSTRUCTION_FILES,
     MAX_METHOD_CALLER_FILES,
+    may_reach,
+    reaching_words,
 )
 
 Reader = Callable[[Path], str | None]
@@ -427,6 +429,11 @@ def _calling(name: str) -> re.Pattern[str]:
 
 
 @functools.lru_cache(maxsize=4096)
+def _calling_attribute(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\.\s*{re.escape(name)}\s*\(")
+
+
+@functools.lru_cache(maxsize=4096)
 def _defining(name: str) -> re.Pattern[str]:
     return re.compile(
         rf"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+{re.escape(name)}\b", re.MULTILINE
@@ -503,21 +510,36 @@ def reached_files(
     # A changed call reaches the definitions it may call (their parameters' values),
     # unless so many other files call the name that the callers search gives up on it.
     # (A method's or a class's search reads more files than a function's: the largest.)
+    # A method's search counts only the files spelling `x.name(` (the calls that can run
+    # it), a function's only those that can import it (call_names.may_reach): a name
+    # spelled in more files than the bound may still have its callers searched.
     most = max(MAX_CALLER_FILES, MAX_METHOD_CALLER_FILES, MAX_CONSTRUCTION_FILES)
+    by_name = {module: path for path, module in names.items()}
+
+    def package_text(package: str) -> str | None:
+        path = by_name.get(package)
+        return texts[path] if path is not None and path.name == "__init__.py" else None
+
     for name in sorted({n for called in (calls or {}).values() for n in called}):
-        calling = _calling(name)
-        others = 0
-        for path in spelling.get(name, ()):
-            if path not in changed and calling.search(texts[path] or ""):
-                others += 1
-                if others > most:
-                    break
-        if others > most:
-            continue
+        calling, dotted = _calling(name), _calling_attribute(name)
+        callers = [
+            path
+            for path in spelling.get(name, ())
+            if path not in changed and calling.search(texts[path] or "")
+        ]
+        many = len(callers) > most and (
+            sum(dotted.search(texts[path] or "") is not None for path in callers)
+            > MAX_METHOD_CALLER_FILES
+        )
         for path in spelling.get(name, ()):
             text = texts[path]
             if text is None or not _defining(name).search(text):
                 continue
+            if many:
+                reach = reaching_words(names[path], name, package_text)
+                reaching = [p for p in callers if may_reach(texts[p] or "", names[p], name, reach)]
+                if len(reaching) > most:
+                    continue  # every search of a definition here gives up
             found = facts_of(path)
             touch_module(path, {ALL} if found is None else found.readers({name}), path)
     budget = max(MIN_BUDGET, int(len(files) * BUDGET_SHARE))

@@ -4,8 +4,10 @@ with each call `_pick(get_device_capability()[0])` reads the device's major; a p
 no caller passes (`_compute_capability=None`) is its default.
 
 A bounded search, never a guess: the function's own module and the files that spell its
-name before `(` (at most MAX_CALLER_FILES of them; a @dataclass's constructions, at
-most MAX_CONSTRUCTION_FILES); every call spelled with that name
+name before `(` and can import it (call_names.may_reach: a file calling its own function
+of that name is not read), at most MAX_CALLER_FILES of them (a @dataclass's
+constructions, at most MAX_CONSTRUCTION_FILES; a method's, the files spelling `x.name(`,
+at most MAX_METHOD_CALLER_FILES); every call spelled with that name
 must resolve to the function (an unresolved `x.name(...)` may be a caller), pass the
 parameter plainly (no `*args`/`**kwargs`), and give a known value. Otherwise the search
 answers nothing and the naming convention (conventions.py) is asked, marked assumed;
@@ -57,8 +59,11 @@ from gatecheck.semantics.call_names import (
     MAX_CALLER_FILES,
     MAX_CONSTRUCTION_FILES,
     MAX_METHOD_CALLER_FILES,
+    attribute_called_name_set,
     call_arguments,
     called_name_set,
+    may_reach,
+    reaching_words,
 )
 from gatecheck.semantics.lazy_joins import unknown_anyway
 from gatecheck.semantics.logic import REFERENCES, either, join_optional
@@ -421,7 +426,7 @@ def _calls_of(
     searched_names(ev.facts).add(spelled)
     if ev.project.read_log is not None:
         ev.project.read_log.note(f"{CALLS}{spelled}")  # the files spelling a call of it
-    files = _files_calling(ev).get(spelled, ())
+    files = _reaching(ev, home, spelled, _files_calling(ev).get(spelled, ()))
     if len(files) > most_files:
         return None
     sites: list[_Site] = []
@@ -447,6 +452,40 @@ def _calls_of(
     return sites
 
 
+def _reaching(
+    ev: Evaluator, home: nodes.NodeNG, name: str, files: tuple[Path, ...]
+) -> tuple[Path, ...]:
+    """Of `files` (spelling a call of `name`), those that can call the one defined in
+    module `home`: its own, and those importing it (call_names.may_reach); the others
+    call another module's function of that name."""
+    if not isinstance(home, nodes.Module) or len(files) <= 1:
+        return files
+    module = str(home.name)
+    key = ("reaching", module, name)
+    found = ev.facts.get(key)
+    if found is None:
+        project = ev.project
+
+        def package_text(package: str) -> str | None:
+            path = project.path_of(package)
+            if path is None or path.name != "__init__.py":
+                return None
+            return project.text_of(path)
+
+        words = reaching_words(module, name, package_text)
+        home_path = project.path_of(module)
+        kept = []
+        with project.scanning():  # read per name searched (CALLS), not per file
+            for path in files:
+                text = project.text_of(path)
+                if path == home_path or (
+                    text is not None and may_reach(text, project.name_of(path), name, words)
+                ):
+                    kept.append(path)
+        found = ev.facts[key] = tuple(kept)
+    return tuple(found)
+
+
 def _method_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
     """The calls that may run method `func`: those that resolve to it, and those whose
     callee is unknown (`kernel.is_supported(cc)`, `kernel` a parameter) where the call
@@ -459,7 +498,9 @@ def _method_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
     searched_names(ev.facts).add(spelled)
     if ev.project.read_log is not None:
         ev.project.read_log.note(f"{CALLS}{spelled}")
-    files = _files_calling(ev).get(spelled, ())
+    # Only `x.name(...)` runs a method: a bare `name(...)` elsewhere is another
+    # function's call and neither counts against the bound nor is read.
+    files = _files_calling_attribute(ev).get(spelled, ())
     if len(files) > MAX_METHOD_CALLER_FILES:
         return None
     kind = _method_kind(func)
@@ -561,6 +602,7 @@ def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
     index = ev.facts.get("files-calling")
     if index is None:
         found: dict[str, list[Path]] = {}
+        dotted: dict[str, list[Path]] = {}
         with ev.project.scanning():  # read per name searched (CALLS), not per file
             for path in ev.project.files:
                 text = ev.project.text_of(path)
@@ -568,8 +610,19 @@ def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
                     continue
                 for name in called_name_set(text):
                     found.setdefault(name, []).append(path)
+                for name in attribute_called_name_set(text):
+                    dotted.setdefault(name, []).append(path)
         index = {name: tuple(paths) for name, paths in found.items()}
         ev.facts["files-calling"] = index
+        ev.facts["files-calling-attribute"] = {n: tuple(p) for n, p in dotted.items()}
+    return index
+
+
+def _files_calling_attribute(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
+    """Each name spelled `x.name(` -> the files that spell it so (built with
+    _files_calling's index, in the same pass)."""
+    _files_calling(ev)
+    index: dict[str, tuple[Path, ...]] = ev.facts["files-calling-attribute"]
     return index
 
 

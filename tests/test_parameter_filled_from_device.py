@@ -12,6 +12,7 @@ from astroid import nodes
 
 from gatecheck.config.model import RuleSet
 from gatecheck.semantics.admitted import Semantics, admission_of, in_memory_project
+from gatecheck.semantics.conventions import identifies
 
 SOURCE = """
 import os
@@ -194,3 +195,21 @@ def test_the_none_test_itself_is_the_callers(ruleset: RuleSet, function: str) ->
     semantics = Semantics(project, ruleset.registry, follow_callers=True)
     admission = semantics.admission(test.test)
     assert admission.can_be_true == admission.can_be_false == ruleset.registry.all_names()
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ((12, 0), True),
+        (120, True),
+        (12, True),
+        ((10, 0), False),
+        # A tuple holding a dict (FlashInfer 0.7.4's `(route, {...})` return): compared,
+        # not hashed, so no TypeError ends the condition's analysis.
+        (("sm_120a", {"arches": ["sm_120a"]}), False),
+        ((12, [0]), False),
+        (True, False),  # a flag the device decides is not its identity
+    ],
+)
+def test_identifies(ruleset: RuleSet, value: object, expected: bool) -> None:
+    assert identifies(value, ruleset.registry.get("sm120")) is expected

@@ -66,21 +66,6 @@ class Admission:
         return bool(self.free_true_sets)
 
 
-def _from_a_parameter(node: nodes.NodeNG) -> bool:
-    """`node` reads a parameter of its function (`majors`, `cfg.archs`, `table[k]`)."""
-    from astroid import nodes
-
-    while isinstance(node, (nodes.Attribute, nodes.Subscript)):
-        node = node.value if isinstance(node, nodes.Subscript) else node.expr
-    if not isinstance(node, nodes.Name):
-        return False
-    try:
-        _scope, found = node.lookup(node.name)
-    except Exception:
-        return False
-    return any(isinstance(b.parent, nodes.Arguments) for b in found)
-
-
 def _class_label(cls: nodes.ClassDef) -> str:
     """`cutlass.FwOp`: the class by its module's last name (operators of one family often
     share a class name, each in its own module)."""
@@ -326,7 +311,7 @@ class Semantics:
         `major() in majors`), or is a number the device picks (a tuning bound)."""
         from astroid import nodes
 
-        from gatecheck.semantics.conventions import identifies
+        from gatecheck.semantics.conventions import identifies, reads_a_parameter
         from gatecheck.semantics.values import is_constant
 
         if not (isinstance(atom, nodes.Compare) and len(atom.ops) == 1):
@@ -334,7 +319,7 @@ class Semantics:
         names = self.registry.names
         sides = (atom.left, atom.ops[0][1])
         for side, other in (sides, sides[::-1]):
-            if _from_a_parameter(other):
+            if reads_a_parameter(other):
                 continue
             each = self.values(side, names, unset_environment=unset_environment)
             if not all(is_constant(v) for v in each.values()):

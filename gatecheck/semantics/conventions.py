@@ -456,7 +456,8 @@ def identifies(value: Any, generation: Generation) -> bool:
             continue
         if isinstance(option, (TritonTarget, CuteArch)):
             return True
-        if isinstance(option, (tuple, int)) and option in forms:
+        # Compared, not hashed: a tuple may hold a dict (`(route, {"arch": ...})`).
+        if isinstance(option, (tuple, int)) and any(option == form for form in forms):
             return True
         if isinstance(option, str) and option in _spelled_forms(generation):
             return True
@@ -477,6 +478,38 @@ def _defaults_to_none(args: nodes.Arguments, name: str) -> bool:
     except Exception:  # astroid's NoDefault
         return False
     return isinstance(default, nodes.Const) and default.value is None
+
+
+# An attribute read off a parameter nothing else says anything of (its callers not all
+# read), under one of these names: a device record's capability (FlashInfer's
+# b12x `device.identity.compute_capability`, a dataclass field filled from
+# `get_device_properties`), as a parameter so named is (parameter_by_convention).
+_CAPABILITY_ATTRIBUTES = frozenset({"compute_capability", "device_capability"})
+ATTRIBUTE_ASSUMED = "attribute '."
+
+
+def reads_a_parameter(node: nodes.NodeNG) -> bool:
+    """`node` reads a parameter of its function (`majors`, `cfg.archs`, `table[k]`)."""
+    while isinstance(node, (nodes.Attribute, nodes.Subscript)):
+        node = node.value if isinstance(node, nodes.Subscript) else node.expr
+    if not isinstance(node, nodes.Name):
+        return False
+    try:
+        _scope, found = node.lookup(node.name)
+    except Exception:
+        return False
+    return any(isinstance(b.parent, nodes.Arguments) for b in found)
+
+
+def attribute_by_convention(ev: Evaluator, name: str) -> Any:
+    """`device.compute_capability` with `device` an unknown parameter (or read off one:
+    `device.identity.compute_capability`): the device's capability, marked assumed
+    (its encoding read off what it is compared with: AssumedCapability); UNKNOWN for
+    any other name."""
+    if name.lstrip("_") not in _CAPABILITY_ATTRIBUTES:
+        return UNKNOWN
+    ev.reads.assumed.add(f"{ATTRIBUTE_ASSUMED}{name}' (naming convention: the device's)")
+    return _capability(ev)
 
 
 def _capability(ev: Evaluator) -> Capability:

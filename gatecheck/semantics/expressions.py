@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
-from gatecheck.semantics import bounds, classes, patterns
+from gatecheck.semantics import bounds, classes, conventions, patterns
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.diverging import raises_in
 from gatecheck.semantics.env import Env, bind_target, none_compared, operand_scopes
@@ -95,7 +95,14 @@ def _attribute(ev: Evaluator, node: nodes.Attribute, env: Env | None) -> Any:
         return ev.flag_values[node.attrname]
     if node.attrname.startswith("__"):
         return ev.get_attribute(ev.eval(node.expr, env), node.attrname)  # None has these
-    return ev.get_attribute(dereferenced(ev, node.expr, env), node.attrname, node)
+    receiver = dereferenced(ev, node.expr, env)
+    value = ev.get_attribute(receiver, node.attrname, node)
+    if value is UNKNOWN and receiver is UNKNOWN and conventions.reads_a_parameter(node.expr):
+        # Nothing says what the parameter is: its attribute's name may (a device record).
+        # An unknown call's result is not read so: an idiom's UNKNOWN may mean the call
+        # fails there (cuda.core's Device on an AMD GPU).
+        return conventions.attribute_by_convention(ev, node.attrname)
+    return value
 
 
 def dereferenced(ev: Evaluator, node: nodes.NodeNG, env: Env | None) -> Any:

@@ -82,8 +82,32 @@ IDIOM = Idiom(
             "import _ext",
             assumed=True,
         ),
+        # A device record's field, read off a parameter nothing else describes (its
+        # callers not all read): conventions.attribute_by_convention.
+        Example(
+            "device-record-capability",
+            "(lambda device: device.identity.compute_capability in ((12, 0), (12, 1)))(d())",
+            generations("sm120", "sm121"),
+            "from ext import d",
+            assumed=True,
+        ),
+        Example(
+            "device-record-capability-as-sm-number",
+            "(lambda dev: dev.device_capability >= 90)(d())",
+            # ROCm reports the gfx arch as a capability too (gfx942: (9, 4)).
+            generations("sm90", "sm100", "sm103", "sm110", "sm120", "sm121")
+            | generations("gfx90a", "gfx942", "gfx950"),
+            "from ext import d",
+            assumed=True,
+        ),
     ),
     noops=(
+        Noop(
+            "record-field-of-another-name",
+            "(lambda dev: dev.target_capability == (12, 0))(d())",
+            "only the device's own names (compute_capability, device_capability) say so",
+            "from ext import d",
+        ),
         Noop(
             "getattr-default-on-an-extension",
             'getattr(_ext, "fp8_gemm", None) is None',

@@ -3,10 +3,18 @@ its unknown operands fixed alike, generations answer differently (free_atoms.py)
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
 import pytest
 
+from gatecheck.audit import run_audit
+from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import RuleSet
 from gatecheck.semantics.admitted import admission_of
+from gatecheck.semantics.call_names import MAX_CALLER_FILES
+
+MakeTree = Callable[[Mapping[str, str]], Path]
 
 PREDICATES = """
 import os
@@ -217,3 +225,36 @@ def test_the_device_against_data(ruleset: RuleSet, expr: str, depends: bool) -> 
     every = ruleset.registry.all_names()
     assert admission.can_be_true == every and admission.can_be_false == every
     assert admission.depends_on_generation is depends
+
+
+# ... and where the device's value is a parameter read by its name (`arch: str` in a
+# module spelling arch names, its callers too many to read: one of the arch name's
+# spellings on each generation, conventions.ARCH_TEXT), the same: FlashInfer 0.7.4's
+# `library_name(stage, arch)`, spelled in 59 files by as many modules' own functions.
+SIDECAR = """import json
+
+KNOWN = ("sm_100a", "sm_103a")
+
+
+def library_name(stage: str, arch: str) -> str:
+    rec = json.load(open("build.json"))
+    if arch not in rec["arches"]:
+        raise RuntimeError(stage)
+    return stage + arch
+"""
+
+
+@pytest.mark.parametrize(
+    ("callers", "listed"),
+    [
+        pytest.param(0, True, id="no-caller"),
+        pytest.param(MAX_CALLER_FILES + 1, True, id="callers-past-the-search"),
+    ],
+)
+def test_an_arch_parameter_against_data(make_tree: MakeTree, callers: int, listed: bool) -> None:
+    files = {"pkg/__init__.py": "", "pkg/jit.py": SIDECAR}
+    for i in range(callers):
+        files[f"pkg/user_{i}.py"] = "def use(f, x):\n    return library_name('s', x)\n"
+    report = run_audit([make_tree(files)], load_ruleset([]), "sm120")
+    rows = [(g.found.line, len(g.admits)) for g in report.gates if g.path.name == "jit.py"]
+    assert (rows == [(8, len(load_ruleset([]).registry.all_names()))]) is listed

@@ -301,34 +301,45 @@ class Semantics:
             return {gen: result for gen, result, _ in each}
 
     def _device_classes(
-        self, atom: nodes.NodeNG, unset_environment: bool = False
+        self,
+        atom: nodes.NodeNG,
+        unset_environment: bool = False,
+        env_for: Mapping[str, Env] | None = None,
     ) -> dict[str, Hashable] | None:
         """Each generation's value of the side of `atom` (a comparison) the device
-        decides, where it is a constant on every generation, not the same on all, and
-        the device's identity on some (the arch's name, its capability or major; None
-        off a table); None for any other atom, or where the other side is read from the
-        function's parameters (its callers decide it: a predicate's template,
-        `major() in majors`), or is a number the device picks (a tuning bound)."""
+        decides, as device_data.device_keys reads it; None for any other atom, or where
+        the other side is read from the function's parameters (its callers decide it: a
+        predicate's template, `major() in majors`), or is a memo the function fills with
+        the device's value (device_data.is_memo), or a constant every generation's
+        value compares with alike (device_data.alike_against). A side reading a local
+        that `env_for` (a body's locals, per generation) binds is not read: its value is
+        read without them."""
         from astroid import nodes
 
-        from gatecheck.semantics.conventions import identifies, reads_a_parameter
-        from gatecheck.semantics.values import is_constant
+        from gatecheck.semantics.conventions import reads_a_parameter
+        from gatecheck.semantics.device_data import (
+            alike_against,
+            device_keys,
+            is_literal,
+            is_memo,
+        )
 
         if not (isinstance(atom, nodes.Compare) and len(atom.ops) == 1):
             return None
         names = self.registry.names
         sides = (atom.left, atom.ops[0][1])
+        bound = {name for env in (env_for or {}).values() for name in env}
         for side, other in (sides, sides[::-1]):
-            if reads_a_parameter(other):
+            if reads_a_parameter(other) or is_memo(atom, side, other):
+                continue
+            if bound and any(n.name in bound for n in side.nodes_of_class(nodes.Name)):
                 continue
             each = self.values(side, names, unset_environment=unset_environment)
-            if not all(is_constant(v) for v in each.values()):
+            if is_literal(other) and alike_against(atom.ops[0][0], each, other):
                 continue
-            if not any(identifies(v, self.registry.get(g)) for g, v in each.items()):
-                continue
-            keys = {gen: repr(v) for gen, v in each.items()}
-            if len(set(keys.values())) > 1:
-                return dict(keys)
+            keys = device_keys(each, self.registry)
+            if keys is not None:
+                return keys
         return None
 
     def values(
@@ -472,8 +483,8 @@ class Semantics:
             # An atom comparing the device's value with data nothing decides: one unknown
             # per value the device gives (free_atoms), read where no body's locals are.
             classes_of = None
-            if seen.device and env_for is None and not flags:
-                classes_of = partial(self._device_classes, unset_environment=unset)
+            if seen.device and not flags:
+                classes_of = partial(self._device_classes, unset_environment=unset, env_for=env_for)
             free = free_atoms.free_true_sets(
                 node,
                 lambda leaf: self._truths(leaf, flags, env_for, seen, unset_environment=unset),

@@ -164,10 +164,35 @@ def free_true_sets(
                         classes[i] = found
         if isinstance(formula, int) and not classes:
             return ()  # a single atom: Kleene's answer is the whole answer
+        classes = _coarsened(classes, MAX_FREE_ATOMS - (len(free) - len(classes)))
         variables = sum(len(set(classes[i].values())) if i in classes else 1 for i in free)
         if variables <= MAX_FREE_ATOMS:
             return _true_sets(formula, per_atom, free, classes)
     return ()
+
+
+def _coarsened(
+    classes: Mapping[int, Mapping[str, Hashable]], room: int
+) -> dict[int, Mapping[str, Hashable]]:
+    """`classes` with values merged, two into one, in the largest atom's first, until
+    they fit in `room` unknowns (or each atom has one): an `arch: str` parameter read by
+    its name is another value on each generation (15 unknowns). Values merged take one
+    truth together, which the data may give them: every set found is still one the data
+    can make, only fewer are tried (generations stay apart in the registry's order,
+    neighbours merged: sm120 with sm121)."""
+    merged = {i: dict(each) for i, each in classes.items()}
+
+    def count(i: int) -> int:
+        return len(set(merged[i].values()))
+
+    while merged and sum(count(i) for i in merged) > room:
+        widest = max(merged, key=lambda i: (count(i), -i))
+        if count(widest) == 1:
+            break
+        order = list(dict.fromkeys(merged[widest].values()))  # first seen, registry order
+        pair = {key: n // 2 for n, key in enumerate(order)}
+        merged[widest] = {gen: pair[key] for gen, key in merged[widest].items()}
+    return dict(merged)
 
 
 def _true_sets(

@@ -1,0 +1,116 @@
+"""The device's value compared with data nothing decides (`arch not in record["arches"]`,
+`capability < quant_config.get_min_capability()`): Unknown on every generation, yet the
+data may hold "sm_100a" and not "sm_120a", so it is one unknown per value the device
+gives (free_atoms.py), not one for all. This module says which side of such a
+comparison is the device's, and what its values are, from each generation's value of it
+(Semantics._device_classes evaluates them)."""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
+
+from astroid import nodes
+
+from gatecheck.config.model import Registry
+from gatecheck.semantics.conventions import identifies
+from gatecheck.semantics.values import OneOf, is_constant
+
+# The calls that put a value in a container: `seen.add(cap)`, `seen.append(cap)`,
+# `seen.setdefault(cap, x)`.
+_STORES = frozenset({"add", "append", "setdefault"})
+
+
+def device_keys(each: Mapping[str, Any], registry: Registry) -> dict[str, Hashable] | None:
+    """Each generation's value (`each`) as a key, where it is the device's identity on
+    some generation (its arch name, capability or major; None off a table) and not the
+    same on all; None otherwise. A value is a constant, or one of a few spellings of the
+    device's identity (an `arch: str` parameter read by its name: "sm_120", "sm_120a",
+    ...); one of the values its callers pass (`_use(cap)` called with `(8, 0)` and with
+    the device's) is not the device's alone, and is no key."""
+    for gen, value in each.items():
+        if isinstance(value, OneOf):
+            generation = registry.get(gen)
+            if not all(is_constant(o) and identifies(o, generation) for o in value.options):
+                return None
+        elif not is_constant(value):
+            return None
+    if not any(identifies(v, registry.get(g)) for g, v in each.items()):
+        return None
+    keys = {gen: repr(v) for gen, v in each.items()}
+    return dict(keys) if len(set(keys.values())) > 1 else None
+
+
+def is_memo(atom: nodes.Compare, side: nodes.NodeNG, other: nodes.NodeNG) -> bool:
+    """Whether `atom` tests a container its function fills with the same value (`if cap
+    not in warned: warned.add(cap)`, `if arch in cache: return cache[arch]` then
+    `cache[arch] = ...`): a memo of what was seen (a warning given once per device, a
+    download cached), not data about the device."""
+    container, value = other.as_string(), side.as_string()
+    scope = atom.frame()
+    for call in scope.nodes_of_class(nodes.Call):
+        func = call.func
+        if (
+            isinstance(func, nodes.Attribute)
+            and func.attrname in _STORES
+            and call.args
+            and call.args[0].as_string() == value
+            and func.expr.as_string() == container
+        ):
+            return True
+    for target in scope.nodes_of_class(nodes.Subscript):
+        if (
+            isinstance(target.parent, (nodes.Assign, nodes.AugAssign))
+            and target is not target.parent.value
+            and target.slice.as_string() == value
+            and target.value.as_string() == container
+        ):
+            return True
+    return False
+
+
+def is_literal(node: nodes.NodeNG) -> bool:
+    """A constant written out (`None`, `(9, 0)`, `"sm_90a"`): no data."""
+    if isinstance(node, nodes.Const):
+        return True
+    if isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)):
+        return all(is_literal(e) for e in node.elts)
+    return False
+
+
+_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "is": lambda a, b: a is b,
+    "is not": lambda a, b: a is not b,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+}
+
+
+def alike_against(op: str, each: Mapping[str, Any], literal: nodes.NodeNG) -> bool:
+    """Whether every generation's value (`each`, OneOf options each) compares with the
+    constant `literal` the same way: then what leaves the comparison unknown is not the
+    device (`cc is None` where every generation's capability is a pair, the None a
+    caller may pass deciding it), and it is no comparison of the device's value with
+    data. False where they differ (`arch is None`, None off a table) or cannot be
+    compared."""
+    compare = _OPERATORS.get(op)
+    if compare is None:
+        return False
+    try:
+        constant = ast.literal_eval(literal.as_string())
+        found = {
+            bool(compare(option, constant))
+            for value in each.values()
+            for option in (value.options if isinstance(value, OneOf) else (value,))
+        }
+    except Exception:
+        return False
+    return len(found) == 1

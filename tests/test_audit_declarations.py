@@ -396,6 +396,27 @@ def rows(report: AuditReport) -> list[tuple[str, str, list[str]]]:
         ),
         pytest.param(
             """\
+            def gen_all(caps, out):
+                has_sm100a_exact = caps.get("sm100a_exact", False)
+                has_flash_kda_decode_sm103a_direct = caps.get("kda_103a", False)
+                has_sm8_or_newer = caps.get("sm8", False)
+                if has_sm100a_exact:
+                    out.append("fmha")
+                if has_flash_kda_decode_sm103a_direct:
+                    out.append("kda")
+                if has_sm8_or_newer:
+                    out.append("any")
+            """,
+            # The arch among the flag's words, one word after it at most (FlashInfer
+            # 0.7.4's aot.py); `sm8` is no arch.
+            [
+                ("build", "has_flash_kda_decode_sm103a_direct", ["sm103"]),
+                ("build", "has_sm100a_exact", ["sm100"]),
+            ],
+            id="aot-build-flags-with-more-words",
+        ),
+        pytest.param(
+            """\
             @pytest.mark.skipif(get_compute_capability()[0] < 10, reason="needs Blackwell")
             def test_kernel():
                 pass

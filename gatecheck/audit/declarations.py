@@ -119,9 +119,11 @@ def _declarations(
 # (condition, statement, kind), as conditions.outermost_slots gives them.
 Slot = tuple[nodes.NodeNG, nodes.NodeNG, SlotKind]
 
-# An AOT build flag named for the arch it targets (`has_sm100`, `has_sm100f`): true when
-# the arch list being compiled holds that arch, whatever the device.
-_BUILD_FLAG = re.compile(r"^_?has_sm_?(\d{2,3}[af]?)$")
+# An AOT build flag named for the arch it targets (`has_sm100`, `has_sm100f`, and with
+# words before it and one after: `has_flash_kda_decode_sm103a_direct`, `has_sm100a_exact`,
+# FlashInfer 0.7.4's aot.py): true when the arch list being compiled holds that arch,
+# whatever the device.
+_BUILD_FLAG = re.compile(r"^_?has_(?:[a-z0-9]+_)*?sm_?(\d{2,3}[af]?)(?:_[a-z]+)?$")
 
 
 def build_flag_conditions(

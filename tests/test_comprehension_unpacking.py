@@ -55,3 +55,53 @@ def test_unpacking_comprehension(ruleset: RuleSet, expr: str, expected: set[str]
 @pytest.mark.parametrize("expr", NOOPS)
 def test_unpacking_comprehension_noop(ruleset: RuleSet, expr: str) -> None:
     assert_can_be_true(ruleset, SOURCE, expr, EVERY)
+
+
+# Several `for`s over known sequences, a dict's values among them (FlashInfer 0.7.4's
+# `sorted({a for r in PROGRAMS.values() for a in r["arches"]})`): every item, in order.
+NESTED = (
+    SOURCE
+    + """
+ARCH = {(10, 0): "sm_100a", (10, 3): "sm_103a", (12, 0): "sm_120a"}
+PROGRAMS = {"pre": {"arches": ["sm_100a", "sm_103a"]}, "post": {"arches": ["sm_107a"]}}
+"""
+)
+ARCH = "ARCH.get(torch.cuda.get_device_capability())"
+
+
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        pytest.param(
+            f'{ARCH} in sorted({{a for r in PROGRAMS.values() for a in r["arches"]}})',
+            {"sm100", "sm103"},
+            id="a-set-over-a-dicts-values",
+        ),
+        pytest.param(
+            f'{ARCH} in [a for r in PROGRAMS.values() if r["arches"] for a in r["arches"] if a != "sm_103a"]',
+            {"sm100"},
+            id="filtered-at-each-level",
+        ),
+        pytest.param(
+            f"{ARCH} in [v for v in ARCH.values()]",
+            {"sm100", "sm103", "sm120"},
+            id="one-for-over-a-dicts-values",
+        ),
+    ],
+)
+def test_nested_comprehension(ruleset: RuleSet, expr: str, expected: set[str]) -> None:
+    assert_can_be_true(ruleset, NESTED, expr, expected)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        pytest.param(f"{ARCH} in [a for r in unknown for a in r]", id="an-outer-loop-not-known"),
+        pytest.param(
+            f"{ARCH} in [a for r in PROGRAMS.values() for a in load(r)]",
+            id="an-inner-loop-not-known",
+        ),
+    ],
+)
+def test_nested_comprehension_noop(ruleset: RuleSet, expr: str) -> None:
+    assert_can_be_true(ruleset, NESTED, expr, EVERY)

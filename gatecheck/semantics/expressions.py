@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from astroid import nodes
 
@@ -719,16 +719,72 @@ def _comprehension(
     list, tuple or string, its `if`s known for every item: the items as a tuple (a
     list for a list comprehension), as far as each is known. A target of several names
     unpacks each known tuple (`for major, _ in [cap(0), cap(1)]`, a table of pairs).
-    Anything else: unknown."""
-    if len(node.generators) != 1:
-        return UNKNOWN
-    loop = node.generators[0]
-    if loop.is_async:
-        return UNKNOWN
+    Several `for`s (`{a for record in TABLE.values() for a in record["arches"]}`), each
+    over a known sequence: every item, in order, as far as each is known and at most
+    _MAX_COMPREHENSION of them. Anything else: unknown."""
     kind: type = tuple
     if isinstance(node, (nodes.ListComp, nodes.SetComp)):
         kind = list if isinstance(node, nodes.ListComp) else set
+    if len(node.generators) > 1:
+        return _nested(ev, kind, node.generators, node.elt, env)
+    loop = node.generators[0]
+    if loop.is_async:
+        return UNKNOWN
     return comprehended(ev, kind, loop.target, loop.iter, node.elt, loop.ifs, env)
+
+
+_DICT_VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
+
+
+def _known_items(items: Any) -> tuple[Any, ...] | None:
+    """The items a `for` runs over, where they are all known: a tuple, list or string,
+    or a dict's keys, values or items (`TABLE.values()`)."""
+    if isinstance(items, _DICT_VIEWS):
+        items = tuple(cast(Iterable[Any], items))
+    if not isinstance(items, (tuple, list, str)) or contains_unknown(items):
+        return None
+    return tuple(items)
+
+
+def _nested(
+    ev: Evaluator,
+    kind: type,
+    generators: Sequence[nodes.Comprehension],
+    elt: nodes.NodeNG,
+    env: Env | None,
+) -> Any:
+    values: list[Any] = []
+
+    def walk(depth: int, scope: Env) -> bool:
+        if depth == len(generators):
+            values.append(ev.eval(elt, scope))
+            return len(values) <= _MAX_COMPREHENSION
+        loop = generators[depth]
+        if loop.is_async or not isinstance(loop.target, (nodes.AssignName, nodes.Tuple)):
+            return False
+        items = _known_items(ev.eval(loop.iter, scope))
+        if items is None:
+            return False
+        for item in items:
+            inner = dict(scope)
+            bind_target(loop.target, item, inner)
+            keep = True
+            for test in loop.ifs:
+                verdict = truth(ev.eval(test, inner))
+                if verdict is UNKNOWN:
+                    return False
+                keep = keep and bool(verdict)
+            if keep and not walk(depth + 1, inner):
+                return False
+        return True
+
+    if not walk(0, dict(env or {})):
+        return UNKNOWN
+    if kind is list:
+        return values
+    if kind is set:
+        return SetItems(values) if contains_unknown(values) else safe(lambda: set(values))
+    return tuple(values)
 
 
 def comprehended(
@@ -748,6 +804,8 @@ def comprehended(
     if not isinstance(target, (nodes.AssignName, nodes.Tuple)):
         return UNKNOWN
     items = ev.eval(iterated, env)
+    if isinstance(items, _DICT_VIEWS):
+        items = tuple(cast(Iterable[Any], items))  # `for record in TABLE.values()`
     if isinstance(items, OneOf):
         found = _over_options(ev, kind, target, items, elt, ifs, env, local, value)
         if found is not None:

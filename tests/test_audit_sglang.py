@@ -319,7 +319,10 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # majors").
         # 127: + is_blackwell_supported's and is_sm120_supported's bindings (majors [10, 11,
         # 12] and [12]), their definitions.
-        "admits": 126,  # - FA4's deterministic refusal, now a likely gap
+        # 127: + model_loader/loader.py:235 `capability < quant_config.
+        # get_min_capability()` (a config's least capability, raised on: the device's
+        # value against data nothing decides, read inside the function now).
+        "admits": 127,  # - FA4's deterministic refusal, now a likely gap
         # The vendor gates below, listed since they are rows of their own class: 266,
         # then the 21 whose feature may be on everywhere through an unknown operand too
         # (`is_hip() and self.quantization not in rocm_supported_quantization: raise`,

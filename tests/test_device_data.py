@@ -13,7 +13,13 @@ from astroid import extract_node, nodes
 from gatecheck.audit import run_audit
 from gatecheck.config.loader import load_ruleset
 from gatecheck.config.model import Registry
-from gatecheck.semantics.device_data import alike_against, device_keys, is_literal, is_memo
+from gatecheck.semantics.device_data import (
+    alike_against,
+    device_keys,
+    is_literal,
+    is_memo,
+    stores,
+)
 from gatecheck.semantics.values import OneOf
 
 MakeTree = Callable[[Mapping[str, str]], Path]
@@ -76,7 +82,7 @@ def test_is_memo(source: str, memo: bool) -> None:
     assert isinstance(statement, (nodes.If, nodes.Assign))
     test = statement.test if isinstance(statement, nodes.If) else statement.value
     assert isinstance(test, nodes.Compare)
-    assert is_memo(test, test.left, test.ops[0][1]) is memo
+    assert is_memo(test.left, test.ops[0][1], stores(test.frame())) is memo
 
 
 def _lines(make_tree: MakeTree, source: str) -> list[int]:

@@ -150,6 +150,8 @@ class Semantics:
         ] = {}
         # The question being answered, for every evaluator (reads.py: cycles).
         self._epoch = Epoch()
+        # What each function puts in containers (device_data.stores), by its place.
+        self._stores: dict[tuple[str, int | None, str], frozenset[tuple[str, str]]] = {}
 
     def searched_call_names(self) -> frozenset[str]:
         """The names whose callers were searched so far (see `callers.searched_names`)."""
@@ -322,6 +324,7 @@ class Semantics:
             device_keys,
             is_literal,
             is_memo,
+            stores,
         )
 
         if not (isinstance(atom, nodes.Compare) and len(atom.ops) == 1):
@@ -329,8 +332,14 @@ class Semantics:
         names = self.registry.names
         sides = (atom.left, atom.ops[0][1])
         bound = {name for env in (env_for or {}).values() for name in env}
+        frame = atom.frame()
+        # By the function's place, not the node: a tree dropped is not kept alive here.
+        where = (str(frame.root().name), frame.lineno, str(getattr(frame, "name", "")))
+        stored = self._stores.get(where)
+        if stored is None:
+            stored = self._stores[where] = stores(frame)
         for side, other in (sides, sides[::-1]):
-            if reads_a_parameter(other) or is_memo(atom, side, other):
+            if reads_a_parameter(other) or is_memo(side, other, stored):
                 continue
             if bound and any(n.name in bound for n in side.nodes_of_class(nodes.Name)):
                 continue

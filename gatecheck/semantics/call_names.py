@@ -146,11 +146,20 @@ def reaching_words(
     return frozenset(words)
 
 
-def may_reach(text: str, module: str, name: str, words: Collection[str]) -> bool:
+def may_reach(
+    text: str, module: str, name: str, words: Collection[str], dotted: bool | None = None
+) -> bool:
     """Whether `text` (of module `module`) can call `name` defined where `words`
     (reaching_words) are spelled by its importers. A relative import (`from .. import
-    f`) names the file's own packages without spelling them."""
-    if _STAR_IMPORT in text or re.search(rf"\.\s*{re.escape(name)}\s*\(", text):
+    f`) names the file's own packages without spelling them. `dotted`: whether the text
+    spells `x.name(` (from attribute_called_name_set), when the caller knows."""
+    if _STAR_IMPORT in text:
         return True
     own = set(module.split(".")) if "from ." in text else set()
-    return any(w in own or re.search(rf"\b{re.escape(w)}\b", text) for w in words)
+    for word in words:
+        # A substring first: most files do not spell the word at all.
+        if word in own or (word in text and re.search(rf"\b{re.escape(word)}\b", text)):
+            return True
+    if dotted is None:
+        return re.search(rf"\.\s*{re.escape(name)}\s*\(", text) is not None
+    return dotted

@@ -426,7 +426,7 @@ def _calls_of(
     searched_names(ev.facts).add(spelled)
     if ev.project.read_log is not None:
         ev.project.read_log.note(f"{CALLS}{spelled}")  # the files spelling a call of it
-    files = _reaching(ev, home, spelled, _files_calling(ev).get(spelled, ()))
+    files = _reaching(ev, home, spelled, _files_calling(ev).get(spelled, ()), most_files)
     if len(files) > most_files:
         return None
     sites: list[_Site] = []
@@ -453,15 +453,17 @@ def _calls_of(
 
 
 def _reaching(
-    ev: Evaluator, home: nodes.NodeNG, name: str, files: tuple[Path, ...]
+    ev: Evaluator, home: nodes.NodeNG, name: str, files: tuple[Path, ...], most: int
 ) -> tuple[Path, ...]:
     """Of `files` (spelling a call of `name`), those that can call the one defined in
     module `home`: its own, and those importing it (call_names.may_reach); the others
-    call another module's function of that name."""
+    call another module's function of that name. Past `most` of them the search gives
+    up: the first `most + 1` found are enough to say so (a name like `run(` is spelled
+    in thousands of files)."""
     if not isinstance(home, nodes.Module) or len(files) <= 1:
         return files
     module = str(home.name)
-    key = ("reaching", module, name)
+    key = ("reaching", module, name, most)
     found = ev.facts.get(key)
     if found is None:
         project = ev.project
@@ -474,14 +476,18 @@ def _reaching(
 
         words = reaching_words(module, name, package_text)
         home_path = project.path_of(module)
+        dotted = set(_files_calling_attribute(ev).get(name, ()))
         kept = []
         with project.scanning():  # read per name searched (CALLS), not per file
             for path in files:
                 text = project.text_of(path)
                 if path == home_path or (
-                    text is not None and may_reach(text, project.name_of(path), name, words)
+                    text is not None
+                    and may_reach(text, project.name_of(path), name, words, path in dotted)
                 ):
                     kept.append(path)
+                    if len(kept) > most:
+                        break
         found = ev.facts[key] = tuple(kept)
     return tuple(found)
 

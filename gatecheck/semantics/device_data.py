@@ -43,32 +43,30 @@ def device_keys(each: Mapping[str, Any], registry: Registry) -> dict[str, Hashab
     return dict(keys) if len(set(keys.values())) > 1 else None
 
 
-def is_memo(atom: nodes.Compare, side: nodes.NodeNG, other: nodes.NodeNG) -> bool:
-    """Whether `atom` tests a container its function fills with the same value (`if cap
-    not in warned: warned.add(cap)`, `if arch in cache: return cache[arch]` then
-    `cache[arch] = ...`): a memo of what was seen (a warning given once per device, a
-    download cached), not data about the device."""
-    container, value = other.as_string(), side.as_string()
-    scope = atom.frame()
+def stores(scope: nodes.NodeNG) -> frozenset[tuple[str, str]]:
+    """(container, value) as spelled, for every value `scope` puts in a container by
+    name: `seen.add(cap)`, `seen.append(cap)`, `seen.setdefault(cap, x)`, `seen[cap] =
+    x` (one walk of the scope; Semantics keeps it per function)."""
+    found: set[tuple[str, str]] = set()
     for call in scope.nodes_of_class(nodes.Call):
         func = call.func
-        if (
-            isinstance(func, nodes.Attribute)
-            and func.attrname in _STORES
-            and call.args
-            and call.args[0].as_string() == value
-            and func.expr.as_string() == container
-        ):
-            return True
+        if isinstance(func, nodes.Attribute) and func.attrname in _STORES and call.args:
+            found.add((func.expr.as_string(), call.args[0].as_string()))
     for target in scope.nodes_of_class(nodes.Subscript):
         if (
             isinstance(target.parent, (nodes.Assign, nodes.AugAssign))
             and target is not target.parent.value
-            and target.slice.as_string() == value
-            and target.value.as_string() == container
         ):
-            return True
-    return False
+            found.add((target.value.as_string(), target.slice.as_string()))
+    return frozenset(found)
+
+
+def is_memo(side: nodes.NodeNG, other: nodes.NodeNG, stored: frozenset[tuple[str, str]]) -> bool:
+    """Whether `other` is a container its function fills with `side`'s value (`stored`:
+    stores() of the function): `if cap not in warned: warned.add(cap)`, `if arch in
+    cache: return cache[arch]` then `cache[arch] = ...`, a memo of what was seen (a
+    warning given once per device, a download cached), not data about the device."""
+    return (other.as_string(), side.as_string()) in stored
 
 
 def is_literal(node: nodes.NodeNG) -> bool:

@@ -8,7 +8,6 @@ comparison is the device's, and what its values are, from each generation's valu
 from __future__ import annotations
 
 import ast
-import operator
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
@@ -16,6 +15,7 @@ from astroid import nodes
 
 from gatecheck.config.model import Registry
 from gatecheck.semantics.conventions import identifies
+from gatecheck.semantics.expressions import COMPARE
 from gatecheck.semantics.values import OneOf, is_constant
 
 # The calls that put a value in a container: `seen.add(cap)`, `seen.append(cap)`,
@@ -79,14 +79,7 @@ def is_literal(node: nodes.NodeNG) -> bool:
 
 
 _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "is": lambda a, b: a is b,
-    "is not": lambda a, b: a is not b,
+    **COMPARE,
     "in": lambda a, b: a in b,
     "not in": lambda a, b: a not in b,
 }

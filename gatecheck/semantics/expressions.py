@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 
 Handler = Callable[["Evaluator", Any, "Env | None"], Any]
 
-_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+# The comparison operators as Python runs them on constants (`in` is read apart).
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "==": operator.eq,
     "!=": operator.ne,
     "<": operator.lt,
@@ -418,7 +419,7 @@ def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
     if op in ("is", "is not") and not (left is None or right is None):
         # Identity of ints/strings is an implementation detail; only `is None` is known.
         return UNKNOWN
-    result = safe(lambda: _COMPARE[op](left, right))
+    result = safe(lambda: COMPARE[op](left, right))
     return result if isinstance(result, bool) else UNKNOWN
 
 

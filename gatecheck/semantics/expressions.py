@@ -721,8 +721,8 @@ def _comprehension(
     list for a list comprehension), as far as each is known. A target of several names
     unpacks each known tuple (`for major, _ in [cap(0), cap(1)]`, a table of pairs).
     Several `for`s (`{a for record in TABLE.values() for a in record["arches"]}`), each
-    over a known sequence: every item, in order, as far as each is known and at most
-    _MAX_COMPREHENSION of them. Anything else: unknown."""
+    over a known sequence: every item, in order, as far as each is known, the loops
+    binding at most _MAX_COMPREHENSION items in all. Anything else: unknown."""
     kind: type = tuple
     if isinstance(node, (nodes.ListComp, nodes.SetComp)):
         kind = list if isinstance(node, nodes.ListComp) else set
@@ -755,16 +755,20 @@ def _nested(
     env: Env | None,
 ) -> Any:
     values: list[Any] = []
+    visited = [0]  # items bound, at every level: at most _MAX_COMPREHENSION in all
 
     def walk(depth: int, scope: Env) -> bool:
         if depth == len(generators):
             values.append(ev.eval(elt, scope))
-            return len(values) <= _MAX_COMPREHENSION
+            return True
         loop = generators[depth]
         if loop.is_async or not isinstance(loop.target, (nodes.AssignName, nodes.Tuple)):
             return False
         items = _known_items(ev.eval(loop.iter, scope))
         if items is None:
+            return False
+        visited[0] += len(items)
+        if visited[0] > _MAX_COMPREHENSION:
             return False
         for item in items:
             inner = dict(scope)

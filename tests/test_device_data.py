@@ -167,3 +167,10 @@ def test_is_literal(source: str, literal: bool) -> None:
 def test_alike_against(op: str, values: list[Any], literal: str, alike: bool) -> None:
     each = {f"g{i}": v for i, v in enumerate(values)}
     assert alike_against(op, each, extract_node(literal)) is alike
+
+
+def test_a_modules_stores_are_its_own_statements() -> None:
+    # A module-level test's memo is filled at module level; the functions' bodies are
+    # not walked (a lazy tree would build each one).
+    module = extract_node("seen = set()\nseen.add(a)\n\ndef f(b):\n    seen.add(b)\n").root()
+    assert stores(module) == frozenset({("seen", "a")})

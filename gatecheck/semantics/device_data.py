@@ -21,6 +21,7 @@ from gatecheck.semantics.values import OneOf, is_constant
 # The calls that put a value in a container: `seen.add(cap)`, `seen.append(cap)`,
 # `seen.setdefault(cap, x)`.
 _STORES = frozenset({"add", "append", "setdefault"})
+_BODIES = (nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)
 
 
 def device_keys(each: Mapping[str, Any], registry: Registry) -> dict[str, Hashable] | None:
@@ -46,13 +47,16 @@ def device_keys(each: Mapping[str, Any], registry: Registry) -> dict[str, Hashab
 def stores(scope: nodes.NodeNG) -> frozenset[tuple[str, str]]:
     """(container, value) as spelled, for every value `scope` puts in a container by
     name: `seen.add(cap)`, `seen.append(cap)`, `seen.setdefault(cap, x)`, `seen[cap] =
-    x` (one walk of the scope; Semantics keeps it per function)."""
+    x` (one walk of the scope; Semantics keeps it per function). A module's or a
+    class's own statements only: walking into every function would build each body a
+    lazy tree keeps waiting (loading/lazy.py)."""
     found: set[tuple[str, str]] = set()
-    for call in scope.nodes_of_class(nodes.Call):
+    skip = () if isinstance(scope, nodes.FunctionDef | nodes.Lambda) else _BODIES
+    for call in scope.nodes_of_class(nodes.Call, skip_klass=skip):
         func = call.func
         if isinstance(func, nodes.Attribute) and func.attrname in _STORES and call.args:
             found.add((func.expr.as_string(), call.args[0].as_string()))
-    for target in scope.nodes_of_class(nodes.Subscript):
+    for target in scope.nodes_of_class(nodes.Subscript, skip_klass=skip):
         if (
             isinstance(target.parent, (nodes.Assign, nodes.AugAssign))
             and target is not target.parent.value

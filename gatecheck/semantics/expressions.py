@@ -737,11 +737,25 @@ def _comprehension(
 _DICT_VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
 
 
+def _viewed(items: Any) -> Any:
+    """A dict's keys, values or items as the tuple a `for` runs over (`for record in
+    TABLE.values()`); anything else as it is."""
+    return tuple(cast(Iterable[Any], items)) if isinstance(items, _DICT_VIEWS) else items
+
+
+def _collected(kind: type, values: list[Any]) -> Any:
+    """A comprehension's values as its kind builds them (list, set or tuple)."""
+    if kind is list:
+        return values
+    if kind is set:
+        return SetItems(values) if contains_unknown(values) else safe(lambda: set(values))
+    return tuple(values)
+
+
 def _known_items(items: Any) -> tuple[Any, ...] | None:
     """The items a `for` runs over, where they are all known: a tuple, list or string,
     or a dict's keys, values or items (`TABLE.values()`)."""
-    if isinstance(items, _DICT_VIEWS):
-        items = tuple(cast(Iterable[Any], items))
+    items = _viewed(items)
     if not isinstance(items, (tuple, list, str)) or contains_unknown(items):
         return None
     return tuple(items)
@@ -785,11 +799,7 @@ def _nested(
 
     if not walk(0, dict(env or {})):
         return UNKNOWN
-    if kind is list:
-        return values
-    if kind is set:
-        return SetItems(values) if contains_unknown(values) else safe(lambda: set(values))
-    return tuple(values)
+    return _collected(kind, values)
 
 
 def comprehended(
@@ -808,9 +818,7 @@ def comprehended(
     bind `local = value`, read with the target bound, before `elt`)."""
     if not isinstance(target, (nodes.AssignName, nodes.Tuple)):
         return UNKNOWN
-    items = ev.eval(iterated, env)
-    if isinstance(items, _DICT_VIEWS):
-        items = tuple(cast(Iterable[Any], items))  # `for record in TABLE.values()`
+    items = _viewed(ev.eval(iterated, env))
     if isinstance(items, OneOf):
         found = _over_options(ev, kind, target, items, elt, ifs, env, local, value)
         if found is not None:
@@ -884,11 +892,7 @@ def _over_items(
             keep = keep and verdict
         if keep:
             values.append(ev.eval(elt, inner))
-    if kind is list:
-        return values
-    if kind is set:
-        return SetItems(values) if contains_unknown(values) else safe(lambda: set(values))
-    return tuple(values)
+    return _collected(kind, values)
 
 
 def _over_devices(

@@ -5,16 +5,20 @@ holds what `[get_device_capability(i) for i in range(torch.cuda.device_count())]
 items in order. unsloth's helpers gather the machine's capabilities so before testing
 `min(c[0] for c in caps) >= 9`; written as a comprehension, the same helper was read.
 
-Only that shape: a `for` (not async, no `else`) whose body is the one call `name.append(
-expr)` (perhaps in a `try` whose handlers skip the iteration, or past `try: local = value`
-with such handlers: unsloth reads each card guarded so), `expr` not reading the list, the
-list known before the loop (for the machine's devices, empty); read where the statement
-walk runs the loop (statements.exec_block), or where a condition after it reads the list
-(resolve.resolve_name) when its binding is the empty display right before, in the same
-block, and that loop is the only change of it."""
+Only that shape: a `for` (not async, no `else`) whose body ends with the one call
+`name.append(expr)`, perhaps in a `try` whose handlers skip the iteration (a device that
+cannot be read), or under `if expr not in name:` (the item added once: DeepSpeed's JIT
+builder gathers `f"{major}.{minor}"` so), after assignments of plain names that the
+iteration makes first (`major, minor = get_device_capability(i)`; each perhaps alone in
+such a `try`: unsloth reads each card guarded so); nothing but that test reads the list,
+which is known before the loop (for the machine's devices, empty). Read where the
+statement walk runs the loop (statements.exec_block), or where a condition after it reads
+the list (resolve.resolve_name) when its binding is the empty display right before, in
+the same block, and that loop is the only change of it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from astroid import nodes
@@ -28,47 +32,98 @@ if TYPE_CHECKING:
 
 class Appending(NamedTuple):
     """What a loop of loop_append's shape does each iteration: `name.append(item)`, past
-    `local = value` where an iteration first binds one (each item read with it)."""
+    the assignments it makes first (`prelude`: each target and value, in order)."""
 
     name: str
     item: nodes.NodeNG
-    local: str | None = None
-    value: nodes.NodeNG | None = None
+    prelude: tuple[tuple[nodes.NodeNG, nodes.NodeNG], ...] = ()
     guarded: bool = False  # in a `try` whose handlers skip the iteration
+    once: bool = False  # under `if item not in name:`
 
 
 def loop_append(stmt: nodes.NodeNG) -> Appending | None:
-    """What loop `stmt` appends each iteration, where its body is `name.append(item)`, or
-    that call in a `try` whose handlers skip the iteration (`except Exception: continue`,
-    a device that cannot be read), or `try: local = value` with such handlers before the
-    call; None for any other statement. A skipped iteration adds nothing: the items are
-    those of the iterations that ran, each as the others (a machine's devices, at least
-    one of which is read, as the comprehension over them assumes)."""
+    """What loop `stmt` appends each iteration, where its body is `name.append(item)`
+    (in a `try` whose handlers skip the iteration, `except Exception: continue`, or under
+    `if item not in name:`), after assignments to plain names (each perhaps alone in such
+    a `try`); None for any other statement. A skipped iteration adds nothing: the items
+    are those of the iterations that ran, each as the others (a machine's devices, at
+    least one of which is read, as the comprehension over them assumes)."""
     if not isinstance(stmt, nodes.For) or isinstance(stmt, nodes.AsyncFor) or stmt.orelse:
         return None
     body = list(stmt.body)
-    local: str | None = None
-    value: nodes.NodeNG | None = None
-    guarded = bool(body) and _skipping_try(body[0])
-    if len(body) == 2 and _skipping_try(body[0]):
-        bound = body[0].body
-        if len(bound) != 1 or not isinstance(bound[0], nodes.Assign):
+    if not body:
+        return None
+    prelude: list[tuple[nodes.NodeNG, nodes.NodeNG]] = []
+    guarded = False
+    for statement in body[:-1]:
+        if _skipping_try(statement):
+            guarded = True
+            if len(statement.body) != 1:
+                return None
+            statement = statement.body[0]
+        bound = _plain_assignment(statement)
+        if bound is None:
             return None
-        (target,) = bound[0].targets if len(bound[0].targets) == 1 else (None,)
-        if not isinstance(target, nodes.AssignName):
-            return None
-        local, value, body = str(target.name), bound[0].value, body[1:]
-    elif len(body) == 1 and _skipping_try(body[0]):
-        body = list(body[0].body)
-    found = _append_call(body)
+        prelude.append(bound)
+    last = body[-1]
+    once = False
+    if _skipping_try(last):
+        guarded = True
+        found = _append_call(list(last.body))
+    else:
+        found = _append_call([last])
+        if found is None:
+            found = _appended_once(last)
+            once = found is not None
     if found is None:
         return None
     name, item = found
-    if any(n.name == name for n in stmt.target.nodes_of_class(nodes.AssignName)) or local == name:
+    bound_names = {
+        n.name
+        for target in (stmt.target, *(t for t, _ in prelude))
+        for n in target.nodes_of_class(nodes.AssignName)
+    }
+    if name in bound_names:
         return None
-    if value is not None and any(n.name == name for n in value.nodes_of_class(nodes.Name)):
+    if any(_reads(value, name) for _, value in prelude):
         return None
-    return Appending(name, item, local, value, guarded)
+    return Appending(name, item, tuple(prelude), guarded, once)
+
+
+def _plain_assignment(stmt: nodes.NodeNG) -> tuple[nodes.NodeNG, nodes.NodeNG] | None:
+    """(target, value) of `name = value` or `a, b = value` (plain names, no `*`)."""
+    if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
+        return None
+    (target,) = stmt.targets
+    if isinstance(target, (nodes.Tuple, nodes.List)):
+        if not all(isinstance(e, nodes.AssignName) for e in target.elts):
+            return None
+    elif not isinstance(target, nodes.AssignName):
+        return None
+    return target, stmt.value
+
+
+def _appended_once(stmt: nodes.NodeNG) -> tuple[str, nodes.NodeNG] | None:
+    """(the list's name, the item) of `if item not in name: name.append(item)`, the item
+    the same expression in the test and the call."""
+    if not isinstance(stmt, nodes.If) or stmt.orelse:
+        return None
+    test = stmt.test
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1):
+        return None
+    operator, container = test.ops[0]
+    if operator != "not in" or not isinstance(container, nodes.Name):
+        return None
+    found = _append_call(list(stmt.body))
+    if found is None or found[0] != container.name:
+        return None
+    if found[1].as_string() != test.left.as_string():
+        return None
+    return found
+
+
+def _reads(node: nodes.NodeNG, name: str) -> bool:
+    return any(n.name == name for n in node.nodes_of_class(nodes.Name))
 
 
 def _skipping_try(stmt: nodes.NodeNG) -> bool:
@@ -97,7 +152,7 @@ def _append_call(body: list[nodes.NodeNG]) -> tuple[str, nodes.NodeNG] | None:
     name, item = str(func.expr.name), call.args[0]
     if isinstance(item, nodes.Starred):
         return None
-    if any(n.name == name for n in item.nodes_of_class(nodes.Name)):
+    if _reads(item, name):
         return None
     return name, item
 
@@ -112,13 +167,33 @@ def after_loop(ev: Evaluator, stmt: nodes.For, before: Any, env: Env | None) -> 
     if found is None or type(before) is not list:
         return None
     target, items = stmt.target, stmt.iter
-    made = comprehended(ev, list, target, items, found.item, (), env, found.local, found.value)
+    made = comprehended(ev, list, target, items, found.item, (), env, found.prelude)
     if type(made) is list:
         # Over known items every iteration appends, unless one may be skipped.
-        return None if found.guarded else [*before, *made]
+        if found.guarded:
+            return None
+        return _added_once([*before], made) if found.once else [*before, *made]
     if isinstance(made, EachDevice) and not before:
         return made
     return None
+
+
+def _added_once(held: list[Any], items: Sequence[Any]) -> list[Any] | None:
+    """`held` after `if x not in held: held.append(x)` for each of `items`, in order;
+    None where an item is not a plain constant (whether it is in already is not known:
+    one of several values may be equal to one held, or not)."""
+    if not all(_plain(v) for v in (*held, *items)):
+        return None
+    for item in items:
+        if item not in held:
+            held.append(item)
+    return held
+
+
+def _plain(value: Any) -> bool:
+    if isinstance(value, tuple) and type(value) is tuple:
+        return all(_plain(v) for v in value)
+    return value is None or type(value) in (int, str, float, bool)
 
 
 def filled_by_loop(

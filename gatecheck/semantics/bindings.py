@@ -10,7 +10,7 @@ from astroid import nodes
 
 from gatecheck.loading.resolve import decorator_names, destructure_path
 from gatecheck.semantics import callers, constructions, conventions, dispatch, replay
-from gatecheck.semantics.env import index_path, loop_item, loop_items
+from gatecheck.semantics.env import index_path, loop_target
 from gatecheck.semantics.expressions import may_be_none
 from gatecheck.semantics.mutations import filled_at_import, holds_container, may_change
 from gatecheck.semantics.reads import NOTHING, enter, leave
@@ -119,7 +119,8 @@ def _assigned_value(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) ->
 
 def _loop_target_value(ev: Evaluator, node: nodes.AssignName, loop: nodes.For) -> Any:
     """A `for` target over a known list or tuple (env.loop_items): one of the items, as
-    the statement walk reads it (env.loop_item), for a condition read in the loop's body
+    the statement walk reads it (env.loop_target; over the machine's devices, a device's
+    item: `for cap in caps: if cap < (8, 0): raise`), for a condition read in the loop's body
     where no walk binds it (the audit's): xFormers looks its device up in a table of
     records, `for lim in LIMITS: if lim.sm == device_sm`, true where some record's `sm`
     can be the device's. Each iteration binds the target before its body runs, and a
@@ -129,7 +130,7 @@ def _loop_target_value(ev: Evaluator, node: nodes.AssignName, loop: nodes.For) -
     path = destructure_path(loop.target, node)
     if path is None or _rebound_in_body(ev, node, loop):
         return UNKNOWN
-    return index_path(loop_item(loop_items(ev.eval(loop.iter, None))), path)
+    return index_path(loop_target(ev.eval(loop.iter, None)), path)
 
 
 def _rebound_in_body(ev: Evaluator, node: nodes.AssignName, loop: nodes.For) -> bool:

@@ -10,6 +10,7 @@ from astroid import nodes
 from gatecheck.semantics.logic import either, item_of_options, join_returns
 from gatecheck.semantics.values import (
     UNKNOWN,
+    EachDevice,
     Iterating,
     NoneOr,
     OneOf,
@@ -43,6 +44,16 @@ def loop_item(items: tuple[Any, ...] | None) -> Any:
     true where it can for some item: `for kernel in (Fast, Slow): if
     kernel.min_capability() > cc: continue` tests both classes' bounds."""
     return UNKNOWN if items is None else either(items)
+
+
+def loop_target(iterated: Any) -> Any:
+    """What a `for` target holds in the loop's body, given what the loop runs over: one of
+    a few known items (loop_item), or, over the machine's devices (values.EachDevice:
+    `for cap in caps:`, caps an item per device), the item: each device is the one
+    generation the condition is read for. Unknown otherwise."""
+    if isinstance(iterated, EachDevice):
+        return iterated.item
+    return loop_item(loop_items(iterated))
 
 
 def index_path(value: Any, path: Sequence[int]) -> Any:

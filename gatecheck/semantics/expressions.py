@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
 
 Handler = Callable[["Evaluator", Any, "Env | None"], Any]
+# A loop's own assignments before the item it appends, each (target, value), in order.
+Prelude = Sequence[tuple[nodes.NodeNG, nodes.NodeNG]]
 
 # The comparison operators as Python runs them on constants (`in` is read apart).
 COMPARE: dict[str, Callable[[Any, Any], Any]] = {
@@ -810,20 +812,20 @@ def comprehended(
     elt: nodes.NodeNG,
     ifs: Sequence[nodes.NodeNG],
     env: Env | None,
-    local: str | None = None,
-    value: nodes.NodeNG | None = None,
+    prelude: Prelude = (),
 ) -> Any:
     """What `kind(elt for target in iterated if ...)` gives (a list, set or tuple; a
     `for` loop appending to a list is one too: appended.py, whose iterations may first
-    bind `local = value`, read with the target bound, before `elt`)."""
+    bind locals, `prelude`'s (target, value) pairs in order, read with the loop's target
+    bound, before `elt`)."""
     if not isinstance(target, (nodes.AssignName, nodes.Tuple)):
         return UNKNOWN
     items = _viewed(ev.eval(iterated, env))
     if isinstance(items, OneOf):
-        found = _over_options(ev, kind, target, items, elt, ifs, env, local, value)
+        found = _over_options(ev, kind, target, items, elt, ifs, env, prelude)
         if found is not None:
             return found
-    return _over_items(ev, kind, target, items, elt, ifs, env, local, value)
+    return _over_items(ev, kind, target, items, elt, ifs, env, prelude)
 
 
 def _over_options(
@@ -834,8 +836,7 @@ def _over_options(
     elt: nodes.NodeNG,
     ifs: Sequence[nodes.NodeNG],
     env: Env | None,
-    local: str | None,
-    value: nodes.NodeNG | None,
+    prelude: Prelude,
 ) -> Any | None:
     """Over one of a few sequences (a helper giving the devices' capabilities, or `[]`
     where its query raised: unsloth's `cuda_visible_capabilities()`): the comprehension
@@ -846,7 +847,7 @@ def _over_options(
         return None
     found = []
     for option in items.options:
-        result = _over_items(ev, kind, target, option, elt, ifs, env, local, value)
+        result = _over_items(ev, kind, target, option, elt, ifs, env, prelude)
         if result is UNKNOWN or not is_option(result):
             return None
         found.append(result)
@@ -861,18 +862,17 @@ def _over_items(
     elt: nodes.NodeNG,
     ifs: Sequence[nodes.NodeNG],
     env: Env | None,
-    local: str | None,
-    value: nodes.NodeNG | None,
+    prelude: Prelude,
 ) -> Any:
     if not isinstance(target, nodes.AssignName):
         # `major * 10 + minor for major, minor in caps`: over the devices, or over a
         # known list of known tuples (`[cap(0), cap(1)]`), each unpacked.
         if isinstance(items, EachDevice):
-            return _over_devices(ev, target, elt, ifs, items, env, local, value)
+            return _over_devices(ev, target, elt, ifs, items, env, prelude)
         if not isinstance(items, (tuple, list)) or contains_unknown(items):
             return UNKNOWN
     if not isinstance(items, (tuple, list, str)) or contains_unknown(items):
-        found = _over_devices(ev, target, elt, ifs, items, env, local, value)
+        found = _over_devices(ev, target, elt, ifs, items, env, prelude)
         if kind is set and isinstance(found, EachDevice):
             return one_value_set(found)  # a machine's devices give one value
         return found
@@ -882,8 +882,7 @@ def _over_items(
     for item in items:
         inner = dict(env or {})
         bind_target(target, item, inner)
-        if local is not None and value is not None:
-            inner[local] = ev.eval(value, inner)
+        _bind_prelude(ev, prelude, inner)
         keep = True
         for test in ifs:
             verdict = truth(ev.eval(test, inner))
@@ -902,19 +901,18 @@ def _over_devices(
     ifs: Sequence[nodes.NodeNG],
     items: Any,
     env: Env | None,
-    local: str | None = None,
-    value: nodes.NodeNG | None = None,
+    prelude: Prelude = (),
 ) -> Any:
     """An item per device: `get_device_capability(i) for i in range(device_count())`,
     over a sequence not known, whose item uses the loop's name and is read from the
     device, known though the name is not (every device of the machine gives it); or
     any unfiltered comprehension over such a sequence (`x >= 100 for x in caps`).
-    Either is values.EachDevice of its item; anything else is unknown. `local =
-    value`: bound first in each iteration (a loop appending: appended.py)."""
+    Either is values.EachDevice of its item; anything else is unknown. `prelude`:
+    bound first in each iteration (a loop appending: appended.py)."""
     if ifs:
         return UNKNOWN
     inner = dict(env or {})
-    read = [elt] if value is None else [elt, value]
+    read = [elt, *(value for _, value in prelude)]
     if isinstance(items, EachDevice):
         bind_target(target, items.item, inner)
     elif isinstance(target, nodes.AssignName) and any(
@@ -924,12 +922,18 @@ def _over_devices(
     else:
         return UNKNOWN
     with ev.tracking() as reads:
-        if local is not None and value is not None:
-            inner[local] = ev.eval(value, inner)
+        _bind_prelude(ev, prelude, inner)
         item = ev.eval(elt, inner)
     if contains_unknown(item) or not (reads.device or isinstance(items, EachDevice)):
         return UNKNOWN
     return EachDevice(item)
+
+
+def _bind_prelude(ev: Evaluator, prelude: Prelude, env: Env) -> None:
+    """An iteration's own assignments before its item, in order (`major, minor =
+    get_device_capability(i)`), each read with what the ones before bound."""
+    for target, value in prelude:
+        bind_target(target, ev.eval(value, env), env)
 
 
 def _str(value: Any) -> Any:

@@ -362,8 +362,12 @@ def changed_before(ev: Evaluator, read: nodes.Name, function: nodes.NodeNG) -> b
     """Whether a change of the local `read` names (a container, in `function`) may run
     before this read: one earlier in the text, one in a loop around the read (a later
     iteration's read follows it), or one in a nested function (it runs when called);
-    any, for a read in a nested function."""
-    changes = local_changes(ev, function, str(read.name))
+    any, for a read in a nested function. Not a later change inside a `for` whose
+    target binds the name, around the read too: the next iteration's read is of the
+    next item (`for cc in [c.split(".") for c in ccs]: if int(cc[0]) >= 8:
+    kept.append(cc)`; that two items may be one object, `[x] * 2`, is not followed)."""
+    name = str(read.name)
+    changes = local_changes(ev, function, name)
     if not changes:
         return False
     if _run_in(read) is not function:
@@ -375,9 +379,24 @@ def changed_before(ev: Evaluator, read: nodes.Name, function: nodes.NodeNG) -> b
             continue
         if _run_in(change) is not function or (change.lineno or 0, change.col_offset or 0) < here:
             return True
-        if loops and any(id(n) in loops for n in _around(change, function)):
+        # The innermost loop around both: its next iteration reads after the change.
+        shared = next((n for n in _around(change, function) if id(n) in loops), None)
+        if shared is not None and not _rebinds(shared, change, name):
             return True
     return False
+
+
+def _rebinds(loop: nodes.NodeNG, change: nodes.NodeNG, name: str) -> bool:
+    """Whether `loop` is a `for` binding `name` each iteration, `change` in its body (not
+    its iterable or `else`): the next iteration's read is of the next item."""
+    if not isinstance(loop, nodes.For):
+        return False
+    if not any(n.name == name for n in loop.target.nodes_of_class(nodes.AssignName)):
+        return False
+    node = change
+    while node.parent is not None and node.parent is not loop:
+        node = node.parent
+    return node in loop.body
 
 
 # Comprehensions that run where they are written (a generator runs when consumed).

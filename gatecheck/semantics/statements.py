@@ -17,8 +17,8 @@ from gatecheck.semantics.env import (
     bind_target,
     forget_assigned,
     forget_assigned_in,
-    loop_item,
     loop_items,
+    loop_target,
     merge_into,
     narrowed,
 )
@@ -73,8 +73,8 @@ def _appending(ev: Evaluator, stmt: nodes.For, env: Env) -> Any | None:
     if filled is None:
         return None
     env[found.name] = filled
-    if found.local is not None:
-        env[found.local] = UNKNOWN  # the last read item's, or as before
+    for target, _ in found.prelude:
+        forget_assigned(target, env)  # the last read item's, or as before
     forget_assigned(stmt.target, env)  # the last item, or as before where there is none
     return filled
 
@@ -284,7 +284,8 @@ def _catching(
 
 
 def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[Any]) -> bool:
-    items = loop_items(ev.eval(stmt.iter, env)) if isinstance(stmt, nodes.For) else None
+    iterated = ev.eval(stmt.iter, env) if isinstance(stmt, nodes.For) else UNKNOWN
+    items = loop_items(iterated)
     if isinstance(stmt, nodes.For) and items is not None and not _jumps(stmt.body):
         # Known items, no break or continue: the body once per item, in order.
         for item in items:
@@ -296,14 +297,14 @@ def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[
         r, falls = exec_block(ev, stmt.orelse, env)
         returns += r
         return falls
-    alike = _iterations_alike(ev, stmt, env, returns, items)
+    alike = _iterations_alike(ev, stmt, env, returns, loop_target(iterated))
     if alike is not None:
         return alike
     # Any number of iterations: what the body assigns is unknown after it.
     forget_assigned(stmt, env)
     body_env = dict(env)
     if isinstance(stmt, nodes.For):
-        bind_target(stmt.target, loop_item(items), body_env)
+        bind_target(stmt.target, loop_target(iterated), body_env)
     r, _ = exec_block(ev, stmt.body, body_env)
     returns += r
     r, _ = exec_block(ev, stmt.orelse, dict(env))
@@ -316,10 +317,10 @@ def _iterations_alike(
     stmt: nodes.For | nodes.While,
     env: Env,
     returns: list[Any],
-    items: tuple[Any, ...] | None,
+    item: Any,
 ) -> bool | None:
-    """A loop whose iterations all start alike: the body run once (the item one of the
-    known items, env.loop_item, else unknown) leaves every name it assigns as it found
+    """A loop whose iterations all start alike: the body run once (the target `item`:
+    env.loop_target) leaves every name it assigns as it found
     it, on each path that goes on to a next iteration. Then every iteration does what
     the first did, and the loop ends where it started (no iteration, or none that
     breaks; the `else` then runs) or at one of the first iteration's `break`s: `found =
@@ -330,19 +331,19 @@ def _iterations_alike(
     start = dict(env)
     first = dict(env)
     if isinstance(stmt, nodes.For):
-        bind_target(stmt.target, loop_item(items), first)
+        bind_target(stmt.target, item, first)
     ev.loop_exits.append([])
     try:
         body_returns, falls = exec_block(ev, stmt.body, first)
     finally:
         exits = ev.loop_exits.pop()
     # The item is bound anew by each iteration: not what it starts from.
-    item = (
+    bound = (
         {n.name for n in stmt.target.nodes_of_class(nodes.AssignName)}
         if isinstance(stmt, nodes.For)
         else set()
     )
-    assigned = {n.name for n in own_nodes(stmt.body, nodes.AssignName)} - item
+    assigned = {n.name for n in own_nodes(stmt.body, nodes.AssignName)} - bound
     again = [first] if falls else []
     again += [e for kind, e in exits if kind == "continue"]
     if any(not _alike(e, start, assigned) for e in again):

@@ -172,7 +172,7 @@ def call_builtin(ev: Evaluator, name: str, args: Sequence[Any], kwargs: Mapping[
         return _mapped(args[0], args[1])
     if len(args) == 1 and isinstance(args[0], Iterating) and name in _CONSUMERS:
         args = [args[0].items]  # what tuple(), sorted(), min() ... read of it
-    if len(args) == 1 and isinstance(args[0], EachDevice) and not kwargs:
+    if len(args) == 1 and isinstance(args[0], EachDevice) and _ordering_only(name, kwargs):
         return _of_each_device(name, args[0])
     if len(args) == 1 and isinstance(args[0], OneOf) and not kwargs and name in _PER_OPTION:
         return _per_option(ev, name, args[0])
@@ -234,6 +234,16 @@ def _mapped(func: Any, items: Any) -> Any:
         return UNKNOWN
     converted = tuple(safe(partial(impl, v)) for v in items)
     return UNKNOWN if UNKNOWN in converted else Iterating(converted)
+
+
+# Keywords that only order the items or pick among them (a default stands for no item,
+# and a machine has a device at least): over items that are all one value, no change.
+_ORDERING = {"sorted": frozenset({"key", "reverse"}), "min": frozenset({"key", "default"})}
+_ORDERING["max"] = _ORDERING["min"]
+
+
+def _ordering_only(name: str, kwargs: Mapping[str, Any]) -> bool:
+    return not kwargs or set(kwargs) <= _ORDERING.get(name, frozenset())
 
 
 def _of_each_device(name: str, devices: EachDevice) -> Any:

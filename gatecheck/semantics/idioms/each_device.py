@@ -8,7 +8,8 @@ least one. The comprehension's item must use the loop's name and be read from th
 values.EachDevice, and a set of it is that one item (`{major for ...}`: `len(...) == 1`,
 `next(iter(majors))`, unsloth's FlashAttention choice). The semantics is in expressions
 (_over_devices, an item, `in`, a set comprehension) and builtin_calls (min, max, any,
-all, sorted, tuple, set, iter and next); this module carries its examples."""
+all, sorted, tuple, set, iter and next; a `key`, `reverse` or `default` orders or picks
+only); this module carries its examples."""
 
 from __future__ import annotations
 
@@ -76,6 +77,12 @@ IDIOM = Idiom(
             _HELPERS,
         ),
         Example(
+            "sorted-by-a-key",
+            "sorted(all_capabilities(), key=lambda c: c[0], reverse=True)[0] >= (9, 0)",
+            generations(*_NVIDIA_FROM_SM90, *_ROCM),
+            _HELPERS,
+        ),
+        Example(
             "unpacked-per-device",
             "120 in all_sms()",
             generations("sm120"),
@@ -111,6 +118,12 @@ IDIOM = Idiom(
             "items-not-read-from-the-device",
             "'0' in names_only()",
             "an item the device does not decide is not one value for every item",
+            _HELPERS,
+        ),
+        Noop(
+            "a-keyword-that-is-no-ordering",
+            "sorted(all_capabilities(), cmp=None)[0] >= (9, 0)",
+            "sorted() takes no `cmp`: the call raises, no value",
             _HELPERS,
         ),
         Noop(

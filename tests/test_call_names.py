@@ -14,8 +14,11 @@ from gatecheck.semantics.call_names import (
     call_arguments,
     called_name_set,
     called_names,
+    import_shape,
     may_reach,
     reaching_words,
+    reaching_words_in,
+    spelled_words,
     spells_call_of,
 )
 
@@ -171,11 +174,28 @@ def _inits(texts: dict[str, str]) -> Callable[[str], str | None]:
         ("a.b.mod", {"a.b": "", "a": "from .b.mod import f as g\n"}, {"mod", "a"}),
         ("a.b.mod", {"a.b": "from .mod import *\n"}, {"mod", "b"}),
         ("a.b.mod", {"a.b": "from .mod import ff\n"}, {"mod"}),  # another name
+        ("a.b.mod", {"a.b": "from .mod import fé, f_\n"}, {"mod"}),  # longer words
+        ("a.b.mod", {"a.b": "__all__ = ['f']\n"}, {"mod", "b"}),
         ("mod", {}, {"mod"}),
     ],
 )
 def test_reaching_words(module: str, inits: dict[str, str], expected: set[str]) -> None:
     assert reaching_words(module, "f", _inits(inits)) == expected
+    # Each package's words made once (a search of many names): the same answer.
+    words = {package: spelled_words(text) for package, text in inits.items()}
+    assert reaching_words_in(module, "f", words.get) == expected
+
+
+def test_spelled_words_are_what_a_bounded_search_finds() -> None:
+    alphabet = "ab_9é d(ef\n\t).xZ*\u00a0"
+    rnd = random.Random(65)
+    for _ in range(20_000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 24)))
+        word = "".join(rnd.choice("ab_9é") for _ in range(rnd.randint(1, 3)))
+        found = spelled_words(text)
+        assert found is not None
+        assert (word in found) is (re.search(rf"\b{re.escape(word)}\b", text) is not None)
+    assert spelled_words(None) is None
 
 
 @pytest.mark.parametrize(
@@ -195,3 +215,6 @@ def test_reaching_words(module: str, inits: dict[str, str], expected: set[str]) 
 )
 def test_may_reach(text: str, module: str, reaches: bool) -> None:
     assert may_reach(text, module, "f", {"mod", "b"}) is reaches
+    # The text's import shape made once (a search of many names): the same answer.
+    shape = import_shape(text)
+    assert may_reach(text, module, "f", {"mod", "b"}, shape=shape) is reaches

@@ -34,8 +34,11 @@ from gatecheck.semantics.call_names import (
     MAX_CALLER_FILES,
     MAX_CONSTRUCTION_FILES,
     MAX_METHOD_CALLER_FILES,
+    ImportShape,
+    import_shape,
     may_reach,
-    reaching_words,
+    reaching_words_in,
+    spelled_words,
 )
 
 Reader = Callable[[Path], str | None]
@@ -516,9 +519,21 @@ def reached_files(
     most = max(MAX_CALLER_FILES, MAX_METHOD_CALLER_FILES, MAX_CONSTRUCTION_FILES)
     by_name = {module: path for path, module in names.items()}
 
-    def package_text(package: str) -> str | None:
-        path = by_name.get(package)
-        return texts[path] if path is not None and path.name == "__init__.py" else None
+    package_words: dict[str, frozenset[str] | None] = {}
+    shapes: dict[Path, ImportShape] = {}  # each made once: a text is searched for many names
+
+    def words_of(package: str) -> frozenset[str] | None:
+        if package not in package_words:
+            path = by_name.get(package)
+            text = texts[path] if path is not None and path.name == "__init__.py" else None
+            package_words[package] = spelled_words(text)
+        return package_words[package]
+
+    def reaches(path: Path, name: str, words: frozenset[str]) -> bool:
+        text = texts[path] or ""
+        if path not in shapes:
+            shapes[path] = import_shape(text)
+        return may_reach(text, names[path], name, words, shape=shapes[path])
 
     for name in sorted({n for called in (calls or {}).values() for n in called}):
         calling, dotted = _calling(name), _calling_attribute(name)
@@ -536,8 +551,8 @@ def reached_files(
             if text is None or not _defining(name).search(text):
                 continue
             if many:
-                reach = reaching_words(names[path], name, package_text)
-                reaching = [p for p in callers if may_reach(texts[p] or "", names[p], name, reach)]
+                reach = reaching_words_in(names[path], name, words_of)
+                reaching = [p for p in callers if reaches(p, name, reach)]
                 if len(reaching) > most:
                     continue  # every search of a definition here gives up
             found = facts_of(path)

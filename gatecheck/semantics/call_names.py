@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 
 # The files spelling a call of a function before the callers search gives up on it (a
 # name called everywhere is a helper whose callers cannot all be read): semantics.callers
@@ -136,26 +137,71 @@ def reaching_words(
     """The words an importer of `name` from `module` spells: the module's last name, and
     each enclosing package's whose `__init__` (`package_text(package)`, None when there
     is none) spells `name` or imports `*`."""
+    return reaching_words_in(module, name, lambda package: spelled_words(package_text(package)))
+
+
+def reaching_words_in(
+    module: str, name: str, package_words: Callable[[str], frozenset[str] | None]
+) -> frozenset[str]:
+    """reaching_words, each package's `__init__` given as its spelled_words (which a
+    search of many names makes once per package)."""
     parts = module.split(".")
     words = {parts[-1]}
-    spelled = re.compile(rf"\b{re.escape(name)}\b")
     for end in range(len(parts) - 1, 0, -1):
-        text = package_text(".".join(parts[:end]))
-        if text is not None and (_STAR_IMPORT in text or spelled.search(text)):
+        spelled = package_words(".".join(parts[:end]))
+        if spelled is not None and (STAR in spelled or name in spelled):
             words.add(parts[end - 1])
     return frozenset(words)
 
 
+# In spelled_words: the text imports `*` (no word is spelled so).
+STAR = "*"
+_WORD = re.compile(r"\w+")
+
+
+def spelled_words(text: str | None) -> frozenset[str] | None:
+    """The words `text` spells (what `\\bword\\b` finds), and STAR where it imports `*`;
+    None for no text."""
+    if text is None:
+        return None
+    found = set(_WORD.findall(text))
+    if _STAR_IMPORT in text:
+        found.add(STAR)
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class ImportShape:
+    """What may_reach reads of a file's text whatever the name looked for: whether it
+    imports `*`, and whether it imports relatively (`from .`: the file's own packages
+    are then named without being spelled). A search of many names makes it once a file."""
+
+    star: bool
+    relative: bool
+
+
+def import_shape(text: str) -> ImportShape:
+    return ImportShape(_STAR_IMPORT in text, "from ." in text)
+
+
 def may_reach(
-    text: str, module: str, name: str, words: Collection[str], dotted: bool | None = None
+    text: str,
+    module: str,
+    name: str,
+    words: Collection[str],
+    dotted: bool | None = None,
+    shape: ImportShape | None = None,
 ) -> bool:
     """Whether `text` (of module `module`) can call `name` defined where `words`
     (reaching_words) are spelled by its importers. A relative import (`from .. import
     f`) names the file's own packages without spelling them. `dotted`: whether the text
-    spells `x.name(` (from attribute_called_name_set), when the caller knows."""
-    if _STAR_IMPORT in text:
+    spells `x.name(` (from attribute_called_name_set), `shape` its import_shape, when
+    the caller knows."""
+    if shape is None:
+        shape = import_shape(text)
+    if shape.star:
         return True
-    own = set(module.split(".")) if "from ." in text else set()
+    own = set(module.split(".")) if shape.relative else set()
     for word in words:
         # A substring first: most files do not spell the word at all.
         if word in own or (word in text and re.search(rf"\b{re.escape(word)}\b", text)):

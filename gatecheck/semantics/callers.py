@@ -59,11 +59,14 @@ from gatecheck.semantics.call_names import (
     MAX_CALLER_FILES,
     MAX_CONSTRUCTION_FILES,
     MAX_METHOD_CALLER_FILES,
+    ImportShape,
     attribute_called_name_set,
     call_arguments,
     called_name_set,
+    import_shape,
     may_reach,
-    reaching_words,
+    reaching_words_in,
+    spelled_words,
 )
 from gatecheck.semantics.lazy_joins import unknown_anyway
 from gatecheck.semantics.logic import REFERENCES, either, join_optional
@@ -468,13 +471,17 @@ def _reaching(
     if found is None:
         project = ev.project
 
-        def package_text(package: str) -> str | None:
+        def package_words(package: str) -> frozenset[str] | None:
             path = project.path_of(package)
             if path is None or path.name != "__init__.py":
                 return None
-            return project.text_of(path)
+            shape_key = ("package-words", path)  # the text's: read once for every name
+            if shape_key not in ev.facts:
+                ev.facts[shape_key] = spelled_words(project.text_of(path))
+            spelled: frozenset[str] | None = ev.facts[shape_key]
+            return spelled
 
-        words = reaching_words(module, name, package_text)
+        words = reaching_words_in(module, name, package_words)
         home_path = project.path_of(module)
         dotted = set(_files_calling_attribute(ev).get(name, ()))
         kept = []
@@ -483,13 +490,30 @@ def _reaching(
                 text = project.text_of(path)
                 if path == home_path or (
                     text is not None
-                    and may_reach(text, project.name_of(path), name, words, path in dotted)
+                    and may_reach(
+                        text,
+                        project.name_of(path),
+                        name,
+                        words,
+                        path in dotted,
+                        _import_shape(ev, path, text),
+                    )
                 ):
                     kept.append(path)
                     if len(kept) > most:
                         break
         found = ev.facts[key] = tuple(kept)
     return tuple(found)
+
+
+def _import_shape(ev: Evaluator, path: Path, text: str) -> ImportShape:
+    """call_names.import_shape of a file, made once a run (a search of each name read
+    the whole text twice for it: a tenth of FlashInfer 0.7.4's audit)."""
+    key = ("import-shape", path)
+    shape: ImportShape | None = ev.facts.get(key)
+    if shape is None:
+        shape = ev.facts[key] = import_shape(text)
+    return shape
 
 
 def _method_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:

@@ -7,7 +7,7 @@ the working tree's reads meet the change) gives the same report. Then the reads 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ import pytest
 from gatecheck.audit import run_audit
 from gatecheck.audit.report import AuditReport
 from gatecheck.config.loader import load_ruleset
+from gatecheck.containment import is_internal_error
 from gatecheck.impact.overlay import amended_index
 from gatecheck.impact.reuse import Change, dirty_files, everything_moves, hop_files, meets
 from gatecheck.impact.run import (
@@ -25,7 +26,7 @@ from gatecheck.impact.run import (
     uses_unknown_name,
 )
 from gatecheck.loading.readlog import FileReads
-from gatecheck.semantics.call_names import called_names
+from gatecheck.semantics.call_names import attribute_called_name_set, called_name_set
 from tests.conftest import write_tree
 from tests.test_impact import commit_all, git
 
@@ -275,6 +276,41 @@ def test_reuse_answers_as_both_sides_whole(
         assert all(p.name != "unrelated.py" for p in asked), asked  # BASE audited less
 
 
+def test_bases_audit_searches_callers_over_the_amended_indexes(tmp_path: Path) -> None:
+    """BASE's audit over the working tree's facts (overlay.py) searches `_pick`'s callers:
+    with the index of `name(` amended and that of `x.name(` left out, every such search
+    raised (KeyError), and BASE was audited whole to make up for what it then missed."""
+    repo = _repo(tmp_path, {"pkg/kern.py": KERNEL, "pkg/caller.py": CALLER}, {})
+    write_tree(repo, {"pkg/kern.py": KERNEL.replace("[100, 110]", "[100, 110, 120]")})
+    ruleset = load_ruleset(None)
+    reports: list[tuple[bool, AuditReport]] = []
+
+    def audit(
+        targets: Sequence[Path],
+        only: Sequence[Path] | None,
+        *,
+        record_reads: bool = False,
+        on_open: OnOpen | None = None,
+        laid_over: bool = False,
+    ) -> AuditReport:
+        report = run_audit(
+            list(targets),
+            ruleset,
+            "sm120",
+            only=only,
+            record_reads=record_reads,
+            on_open=on_open,
+        )
+        reports.append((laid_over, report))
+        return report
+
+    run_impact([repo], "main", audit, ruleset.registry, "sm120", strategy=Strategy.REUSE)
+    laid = [report for laid_over, report in reports if laid_over]
+    assert laid, "BASE was not audited over the working tree's facts"
+    assert not [d for _, r in reports for d in r.diagnostics if is_internal_error(d)]
+    assert len(reports) == 2  # the working tree, then BASE over it: not BASE whole again
+
+
 def test_reuse_leaves_unread_files_to_the_working_tree(tmp_path: Path) -> None:
     repo = _repo(tmp_path, {"pkg/a.py": USER}, {"pkg/utils.py": UTILS.replace("12)", "12, 13)")})
     _, _, asked = _impact(repo, Strategy.REUSE)
@@ -411,11 +447,15 @@ def test_changed_calls_of_one_method_only() -> None:
     assert changed_calls(old, old.replace("g(1)", "g(2)")) == {"g"}
 
 
-def _index(files: Sequence[Path], texts: Mapping[Path, str]) -> dict[str, tuple[Path, ...]]:
-    """The callers' index as semantics/callers.py builds it: name -> files, in order."""
+def _index(
+    files: Sequence[Path],
+    texts: Mapping[Path, str],
+    names_in: Callable[[str], Collection[str]] = called_name_set,
+) -> dict[str, tuple[Path, ...]]:
+    """A callers' index as semantics/callers.py builds it: name -> files, in order."""
     found: dict[str, list[Path]] = {}
     for path in files:
-        for name in set(called_names(texts[path])):
+        for name in set(names_in(texts[path])):
             found.setdefault(name, []).append(path)
     return {name: tuple(paths) for name, paths in found.items()}
 
@@ -431,6 +471,7 @@ A, B, C, D = (Path(f"{n}.py") for n in "abcd")
         ({A: "f()", B: "f(); h()", C: "f()"}, {B: "x = 1"}, [A, B, C]),  # stops calling
         ({A: "f()", D: "f()"}, {}, [A]),  # d.py added since BASE
         ({A: "g()", C: "g()"}, {B: "f()"}, [A, C, B]),  # b.py deleted since: put back last
+        ({A: "x.f()", B: "f()"}, {B: "y.f(); k[g](1)"}, [A, B]),  # `x.name(`, a launch
     ],
 )
 def test_amended_callers_index_is_bases_own(
@@ -441,6 +482,12 @@ def test_amended_callers_index_is_bases_own(
     base_texts = {p: base.get(p, now.get(p, "")) for p in base_files}
     amended = amended_index(_index(now_files, now), base_files, base_texts.__getitem__, changed)
     assert amended == _index(base_files, base_texts)
+    # The index of `x.name(` too, which the callers search of a method reads.
+    dotted = attribute_called_name_set
+    amended = amended_index(
+        _index(now_files, now, dotted), base_files, base_texts.__getitem__, changed, dotted
+    )
+    assert amended == _index(base_files, base_texts, dotted)
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 from gatecheck.impact.reuse import Change, meets
 from gatecheck.loading.project import Project
 from gatecheck.loading.readlog import ReadLog
-from gatecheck.semantics.call_names import called_names
+from gatecheck.semantics.call_names import attribute_called_name_set, called_name_set
+from gatecheck.semantics.callers import ATTRIBUTE_CALLERS_INDEX, CALLERS_INDEX
 
 if TYPE_CHECKING:
     from gatecheck.semantics.admitted import Semantics
@@ -80,18 +81,23 @@ def laid_over(
         bits = dirty_bits(log, changes)
         semantics.adopt(semantics_before, lambda recorded: not (recorded & bits))
         semantics.adopt_facts(semantics_before, _facts_kept(bits))
-        index = semantics_before.fact(CALLERS_INDEX)
-        if index is not None:
+        # semantics/callers.py's indexes of the files spelling a call of each name: one
+        # pass over every file's text, the same at BASE but for the changed files. Both
+        # or neither: callers.py builds both when one is missing.
+        indexes = [(key, semantics_before.fact(key), names) for key, names in _INDEXES]
+        if all(index is not None for _key, index, _names in indexes):
             with project.scanning():
-                amended = amended_index(index, project.files, project.text_of, changed)
-                semantics.put_fact(CALLERS_INDEX, amended)
+                for key, index, names in indexes:
+                    amended = amended_index(index, project.files, project.text_of, changed, names)
+                    semantics.put_fact(key, amended)
 
     return seed
 
 
-# semantics/callers.py's index of the files spelling a call of each name: one pass over
-# every file's text, the same at BASE but for the changed files.
-CALLERS_INDEX = "files-calling"
+_INDEXES: tuple[tuple[str, Callable[[str], Collection[str]]], ...] = (
+    (CALLERS_INDEX, called_name_set),
+    (ATTRIBUTE_CALLERS_INDEX, attribute_called_name_set),
+)
 
 
 def amended_index(
@@ -99,10 +105,13 @@ def amended_index(
     files: Sequence[Path],
     text_of: Callable[[Path], str | None],
     changed: Collection[Path],
+    names_in: Callable[[str], Collection[str]] = called_name_set,
 ) -> dict[str, tuple[Path, ...]]:
-    """The callers' index as BASE (`files`, read by `text_of`) would build it, from the
-    working tree's: the changed files' entries read again from their text at BASE, each
-    list in the order of `files` (callers.py reads them in that order)."""
+    """An index of the files spelling each name (`names_in` of their text: callers.py's
+    CALLERS_INDEX or ATTRIBUTE_CALLERS_INDEX) as BASE (`files`, read by `text_of`) would
+    build it, from the working tree's: the changed files' entries read again from their
+    text at BASE, each list in the order of `files` (callers.py reads them in that
+    order)."""
     found: dict[str, list[Path]] = {}
     for name, paths in index.items():
         kept = [p for p in paths if p not in changed]
@@ -112,7 +121,7 @@ def amended_index(
     for path in files:
         if path not in changed or (text := text_of(path)) is None:
             continue
-        for name in set(called_names(text)):
+        for name in set(names_in(text)):
             found.setdefault(name, []).append(path)
             touched.add(name)
     place = {path: n for n, path in enumerate(files)}

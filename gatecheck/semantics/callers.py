@@ -624,13 +624,22 @@ def _modules(ev: Evaluator, home: nodes.NodeNG, files: tuple[Path, ...]) -> Iter
             yield module
 
 
+# The shared facts' keys of the index of the files spelling a call of each name
+# (called_name_set: `name(`, `x.name(`, `name[grid](`) and of those spelling `x.name(`
+# (attribute_called_name_set); impact's BASE amends both (impact/overlay.py).
+CALLERS_INDEX = "files-calling"
+ATTRIBUTE_CALLERS_INDEX = "files-calling-attribute"
+
+
 def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
     """Each name spelled before `(` (outside a `def`) -> the files that spell it so: one
     pass over the project's text, kept in the shared facts (a text search per function
     made the search cost more than the audit). A function passed as a value (a callback)
     is not a call: its callers are not followed."""
-    index = ev.facts.get("files-calling")
-    if index is None:
+    index = ev.facts.get(CALLERS_INDEX)
+    if index is None or ATTRIBUTE_CALLERS_INDEX not in ev.facts:
+        # Both halves or neither: a run seeded with one (impact's BASE, overlay.py) that
+        # lacked the other raised KeyError in every callers search of a function.
         found: dict[str, list[Path]] = {}
         dotted: dict[str, list[Path]] = {}
         with ev.project.scanning():  # read per name searched (CALLS), not per file
@@ -643,8 +652,8 @@ def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
                 for name in attribute_called_name_set(text):
                     dotted.setdefault(name, []).append(path)
         index = {name: tuple(paths) for name, paths in found.items()}
-        ev.facts["files-calling"] = index
-        ev.facts["files-calling-attribute"] = {n: tuple(p) for n, p in dotted.items()}
+        ev.facts[CALLERS_INDEX] = index
+        ev.facts[ATTRIBUTE_CALLERS_INDEX] = {n: tuple(p) for n, p in dotted.items()}
     return index
 
 
@@ -652,7 +661,7 @@ def _files_calling_attribute(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
     """Each name spelled `x.name(` -> the files that spell it so (built with
     _files_calling's index, in the same pass)."""
     _files_calling(ev)
-    index: dict[str, tuple[Path, ...]] = ev.facts["files-calling-attribute"]
+    index: dict[str, tuple[Path, ...]] = ev.facts[ATTRIBUTE_CALLERS_INDEX]
     return index
 
 

@@ -211,9 +211,13 @@ def _repo(tmp_path: Path, base: Mapping[str, str], after: Mapping[str, str | Non
 
 
 def _impact(
-    repo: Path, strategy: Strategy, speculate: bool | None = False
+    repo: Path,
+    strategy: Strategy,
+    speculate: bool | None = False,
+    reports: list[tuple[bool, AuditReport]] | None = None,
 ) -> tuple[list[tuple[object, ...]], int, list[Path]]:
-    """(the issues, the unchanged count, every file BASE's audits were asked for)."""
+    """(the issues, the unchanged count, every file BASE's audits were asked for);
+    `reports`: each audit's report, after whether it ran over the working tree's facts."""
     ruleset = load_ruleset(None)
     asked: list[Path] = []
 
@@ -227,7 +231,7 @@ def _impact(
     ) -> AuditReport:
         if laid_over or "impact-" in str(targets[0]):  # BASE's
             asked.extend(only or [Path("<everything>")])
-        return run_audit(
+        report = run_audit(
             list(targets),
             ruleset,
             "sm120",
@@ -235,6 +239,9 @@ def _impact(
             record_reads=record_reads,
             on_open=on_open,
         )
+        if reports is not None:
+            reports.append((laid_over, report))
+        return report
 
     report = run_impact(
         [repo], "main", audit, ruleset.registry, "sm120", strategy=strategy, speculate=speculate
@@ -282,33 +289,10 @@ def test_bases_audit_searches_callers_over_the_amended_indexes(tmp_path: Path) -
     raised (KeyError), and BASE was audited whole to make up for what it then missed."""
     repo = _repo(tmp_path, {"pkg/kern.py": KERNEL, "pkg/caller.py": CALLER}, {})
     write_tree(repo, {"pkg/kern.py": KERNEL.replace("[100, 110]", "[100, 110, 120]")})
-    ruleset = load_ruleset(None)
     reports: list[tuple[bool, AuditReport]] = []
-
-    def audit(
-        targets: Sequence[Path],
-        only: Sequence[Path] | None,
-        *,
-        record_reads: bool = False,
-        on_open: OnOpen | None = None,
-        laid_over: bool = False,
-    ) -> AuditReport:
-        report = run_audit(
-            list(targets),
-            ruleset,
-            "sm120",
-            only=only,
-            record_reads=record_reads,
-            on_open=on_open,
-        )
-        reports.append((laid_over, report))
-        return report
-
-    run_impact([repo], "main", audit, ruleset.registry, "sm120", strategy=Strategy.REUSE)
-    laid = [report for laid_over, report in reports if laid_over]
-    assert laid, "BASE was not audited over the working tree's facts"
+    _impact(repo, Strategy.REUSE, reports=reports)
+    assert [laid_over for laid_over, _ in reports] == [False, True]  # not BASE whole again
     assert not [d for _, r in reports for d in r.diagnostics if is_internal_error(d)]
-    assert len(reports) == 2  # the working tree, then BASE over it: not BASE whole again
 
 
 def test_reuse_leaves_unread_files_to_the_working_tree(tmp_path: Path) -> None:

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from gatecheck.impact.reuse import Change, meets
 from gatecheck.loading.project import Project
 from gatecheck.loading.readlog import ReadLog
-from gatecheck.semantics.call_names import attribute_called_name_set, called_name_set
-from gatecheck.semantics.callers import ATTRIBUTE_CALLERS_INDEX, CALLERS_INDEX
+from gatecheck.semantics.call_names import called_name_set
+from gatecheck.semantics.callers import INDEXES
 
 if TYPE_CHECKING:
     from gatecheck.semantics.admitted import Semantics
@@ -84,7 +84,7 @@ def laid_over(
         # semantics/callers.py's indexes of the files spelling a call of each name: one
         # pass over every file's text, the same at BASE but for the changed files. Both
         # or neither: callers.py builds both when one is missing.
-        indexes = [(key, semantics_before.fact(key), names) for key, names in _INDEXES]
+        indexes = [(key, semantics_before.fact(key), names) for key, names in INDEXES]
         if all(index is not None for _key, index, _names in indexes):
             with project.scanning():
                 for key, index, names in indexes:
@@ -94,12 +94,6 @@ def laid_over(
     return seed
 
 
-_INDEXES: tuple[tuple[str, Callable[[str], Collection[str]]], ...] = (
-    (CALLERS_INDEX, called_name_set),
-    (ATTRIBUTE_CALLERS_INDEX, attribute_called_name_set),
-)
-
-
 def amended_index(
     index: Mapping[str, tuple[Path, ...]],
     files: Sequence[Path],
@@ -107,8 +101,8 @@ def amended_index(
     changed: Collection[Path],
     names_in: Callable[[str], Collection[str]] = called_name_set,
 ) -> dict[str, tuple[Path, ...]]:
-    """An index of the files spelling each name (`names_in` of their text: callers.py's
-    CALLERS_INDEX or ATTRIBUTE_CALLERS_INDEX) as BASE (`files`, read by `text_of`) would
+    """An index of the files spelling each name (`names_in` of their text: one of
+    callers.py's INDEXES) as BASE (`files`, read by `text_of`) would
     build it, from the working tree's: the changed files' entries read again from their
     text at BASE, each list in the order of `files` (callers.py reads them in that
     order)."""

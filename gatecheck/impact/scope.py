@@ -529,7 +529,7 @@ def reached_files(
             package_words[package] = spelled_words(text)
         return package_words[package]
 
-    def reaches(path: Path, name: str, words: frozenset[str]) -> bool:
+    def can_call(path: Path, name: str, words: frozenset[str]) -> bool:
         text = texts[path] or ""
         if path not in shapes:
             shapes[path] = import_shape(text)
@@ -552,7 +552,7 @@ def reached_files(
                 continue
             if many:
                 reach = reaching_words_in(names[path], name, words_of)
-                reaching = [p for p in callers if reaches(p, name, reach)]
+                reaching = [p for p in callers if can_call(p, name, reach)]
                 if len(reaching) > most:
                     continue  # every search of a definition here gives up
             found = facts_of(path)

@@ -238,8 +238,11 @@ def _mapped(func: Any, items: Any) -> Any:
 
 # Keywords that only order the items or pick among them (a default stands for no item,
 # and a machine has a device at least): over items that are all one value, no change.
-_ORDERING = {"sorted": frozenset({"key", "reverse"}), "min": frozenset({"key", "default"})}
-_ORDERING["max"] = _ORDERING["min"]
+_ORDERING = {
+    "sorted": frozenset({"key", "reverse"}),
+    "min": frozenset({"key", "default"}),
+    "max": frozenset({"key", "default"}),
+}
 
 
 def _ordering_only(name: str, kwargs: Mapping[str, Any]) -> bool:

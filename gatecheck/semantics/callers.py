@@ -44,7 +44,7 @@ value and is left out (`cls.base_type.is_supported(compute_capability)` inside a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -475,10 +475,10 @@ def _reaching(
             path = project.path_of(package)
             if path is None or path.name != "__init__.py":
                 return None
-            shape_key = ("package-words", path)  # the text's: read once for every name
-            if shape_key not in ev.facts:
-                ev.facts[shape_key] = spelled_words(project.text_of(path))
-            spelled: frozenset[str] | None = ev.facts[shape_key]
+            key = ("package-words", path)  # the text's: read once for every name
+            if key not in ev.facts:
+                ev.facts[key] = spelled_words(project.text_of(path))
+            spelled: frozenset[str] | None = ev.facts[key]
             return spelled
 
         words = reaching_words_in(module, name, package_words)
@@ -629,6 +629,11 @@ def _modules(ev: Evaluator, home: nodes.NodeNG, files: tuple[Path, ...]) -> Iter
 # (attribute_called_name_set); impact's BASE amends both (impact/overlay.py).
 CALLERS_INDEX = "files-calling"
 ATTRIBUTE_CALLERS_INDEX = "files-calling-attribute"
+# Each index's key and what it reads of a text, built in one pass (_files_calling).
+INDEXES: tuple[tuple[str, Callable[[str], Collection[str]]], ...] = (
+    (CALLERS_INDEX, called_name_set),
+    (ATTRIBUTE_CALLERS_INDEX, attribute_called_name_set),
+)
 
 
 def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
@@ -636,25 +641,22 @@ def _files_calling(ev: Evaluator) -> dict[str, tuple[Path, ...]]:
     pass over the project's text, kept in the shared facts (a text search per function
     made the search cost more than the audit). A function passed as a value (a callback)
     is not a call: its callers are not followed."""
-    index = ev.facts.get(CALLERS_INDEX)
-    if index is None or ATTRIBUTE_CALLERS_INDEX not in ev.facts:
-        # Both halves or neither: a run seeded with one (impact's BASE, overlay.py) that
-        # lacked the other raised KeyError in every callers search of a function.
-        found: dict[str, list[Path]] = {}
-        dotted: dict[str, list[Path]] = {}
+    if any(key not in ev.facts for key, _ in INDEXES):
+        # Both or neither: a run seeded with one (impact's BASE, overlay.py) that lacked
+        # the other raised KeyError in every callers search of a function.
+        found: list[dict[str, list[Path]]] = [{} for _ in INDEXES]
         with ev.project.scanning():  # read per name searched (CALLS), not per file
             for path in ev.project.files:
                 text = ev.project.text_of(path)
                 if text is None:
                     continue
-                for name in called_name_set(text):
-                    found.setdefault(name, []).append(path)
-                for name in attribute_called_name_set(text):
-                    dotted.setdefault(name, []).append(path)
-        index = {name: tuple(paths) for name, paths in found.items()}
-        ev.facts[CALLERS_INDEX] = index
-        ev.facts[ATTRIBUTE_CALLERS_INDEX] = {n: tuple(p) for n, p in dotted.items()}
-    return index
+                for (_key, names_in), index in zip(INDEXES, found, strict=True):
+                    for name in names_in(text):
+                        index.setdefault(name, []).append(path)
+        for (key, _names_in), index in zip(INDEXES, found, strict=True):
+            ev.facts[key] = {name: tuple(paths) for name, paths in index.items()}
+    built: dict[str, tuple[Path, ...]] = ev.facts[CALLERS_INDEX]
+    return built
 
 
 def _files_calling_attribute(ev: Evaluator) -> dict[str, tuple[Path, ...]]:

@@ -297,14 +297,15 @@ def _loop(ev: Evaluator, stmt: nodes.For | nodes.While, env: Env, returns: list[
         r, falls = exec_block(ev, stmt.orelse, env)
         returns += r
         return falls
-    alike = _iterations_alike(ev, stmt, env, returns, loop_target(iterated))
+    item = loop_target(iterated)
+    alike = _iterations_alike(ev, stmt, env, returns, item)
     if alike is not None:
         return alike
     # Any number of iterations: what the body assigns is unknown after it.
     forget_assigned(stmt, env)
     body_env = dict(env)
     if isinstance(stmt, nodes.For):
-        bind_target(stmt.target, loop_target(iterated), body_env)
+        bind_target(stmt.target, item, body_env)
     r, _ = exec_block(ev, stmt.body, body_env)
     returns += r
     r, _ = exec_block(ev, stmt.orelse, dict(env))
@@ -320,14 +321,13 @@ def _iterations_alike(
     item: Any,
 ) -> bool | None:
     """A loop whose iterations all start alike: the body run once (the target `item`:
-    env.loop_target) leaves every name it assigns as it found
-    it, on each path that goes on to a next iteration. Then every iteration does what
-    the first did, and the loop ends where it started (no iteration, or none that
-    breaks; the `else` then runs) or at one of the first iteration's `break`s: `found =
-    False; for i in range(n): if cap(i) < 100: found = True; break` leaves found True
-    where the device is older, False elsewhere. Whether control goes on after the
-    loop; None (nothing done) when an iteration changes what the next one starts
-    from."""
+    env.loop_target) leaves every name it assigns as it found it, on each path that goes
+    on to a next iteration. Then every iteration does what the first did, and the loop
+    ends where it started (no iteration, or none that breaks; the `else` then runs) or
+    at one of the first iteration's `break`s: `found = False; for i in range(n): if
+    cap(i) < 100: found = True; break` leaves found True where the device is older,
+    False elsewhere. Whether control goes on after the loop; None (nothing done) when an
+    iteration changes what the next one starts from."""
     start = dict(env)
     first = dict(env)
     if isinstance(stmt, nodes.For):

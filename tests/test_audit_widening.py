@@ -392,12 +392,28 @@ HARDWARE = (
     "    text = f'{cap[0]}.{cap[1]}'\n"
     "    print(text)\n"
     "    return 1\n\n\n"
+    "def smem_per_device():\n"
+    "    try:\n"
+    "        return [\n"
+    "            torch.cuda.get_device_properties(i).shared_memory_per_block_optin\n"
+    "            for i in range(torch.cuda.device_count())\n"
+    "        ]\n"
+    "    except RuntimeError:\n"
+    "        return [-1]\n\n\n"
+    "def smem_at_least(kind, index=0):\n"
+    "    need = {'big': 200000, 'mid': 160000}.get(kind, 0)\n"
+    "    return smem_per_device()[index] >= need\n\n\n"
+    "def enough_sms(n):\n"
+    "    return PROPS.multi_processor_count >= n\n\n\n"
     "PROPS = torch.cuda.get_device_properties(0)\n"
     "NUM_SMS = torch.cuda.get_device_properties(0).multi_processor_count\n"
     "ROCM_NAME = torch.cuda.get_device_properties(0).gcnArchName\n"
     "ON_ROCM = torch.version.hip is not None\n"
 )
 SM100_UP = ("sm100", "sm103", "sm110", "sm120", "sm121")
+# Shared memory per block (opted in) of at least 200,000 / 160,000 bytes (the registry's).
+SMEM_BIG = ("gfx90a", "gfx942", "gfx950", "sm100", "sm103", "sm110", "sm90")
+SMEM_MID = ("gfx90a", "gfx942", "gfx950", "sm100", "sm103", "sm110", "sm80", "sm87", "sm90")
 
 
 def value_rows(
@@ -504,6 +520,32 @@ VALUE_CASES = [
         [("plan.py", 10, ("sm100", "sm103"))],
         id="a-record-field-given-the-device",
     ),
+    pytest.param(
+        # A list with an item per device (FLA's `get_all_max_shared_mem()`).
+        {
+            "pkg/user.py": "from pkg.hw import smem_per_device\n\n\n"
+            "def stages():\n"
+            "    if smem_per_device()[0] >= 200000:\n"
+            "        return 4\n"
+            "    return 2\n"
+        },
+        [("user.py", 5, SMEM_BIG)],
+        id="a-sequence-with-an-item-per-device",
+    ),
+    pytest.param(
+        # A predicate answering by the device once a call names what it asks for
+        # (FLA's `check_shared_mem("ampere")`): read alone it is unknown, a caller
+        # passing its own parameter on; each call is read with its own arguments.
+        {
+            "pkg/user.py": "from pkg.hw import smem_at_least\n\n\n"
+            "def stages(kind):\n"
+            "    if smem_at_least('mid'):\n"
+            "        return 4\n"
+            "    return 2 if smem_at_least(kind) else 1\n"
+        },
+        [("user.py", 5, SMEM_MID)],
+        id="a-predicate-answering-by-its-argument",
+    ),
 ]
 
 
@@ -564,3 +606,17 @@ def test_noop_values_the_same_on_every_generation_of_the_vendor(
     rows_found, searched = value_rows(make_tree, {"pkg/user.py": text})
     assert rows_found == []
     assert "user.py" not in searched
+
+
+def test_noop_an_argument_compared_with_a_value_the_same_everywhere(make_tree: MakeTree) -> None:
+    """A function comparing its parameter with a device's value the generation does not
+    decide (the SM count of an object whose other attributes it does) answers alike on
+    every generation whatever a call passes: its name carries nothing (the callers search
+    still reads the calling file)."""
+    user = "from pkg import hw\n\n\ndef fits(k):\n    return 2 if hw.enough_sms(k) else 1\n"
+    assert not mentions_arch(user)
+    root = make_tree({"pkg/__init__.py": "", "pkg/hw.py": HARDWARE, "pkg/user.py": user})
+    report = run_audit([root], load_ruleset([]), "sm120")
+    assert "smem_at_least" in report.device_names  # the same rounds do find the other
+    assert "enough_sms" not in report.device_names
+    assert all(g.path.name != "user.py" for g in report.gates)

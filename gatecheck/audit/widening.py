@@ -46,7 +46,7 @@ from gatecheck.audit.conditions import (
 from gatecheck.audit.prefilter import IDIOM_PIECES, mentions_arch
 from gatecheck.containment import Containment
 from gatecheck.loading.lazy import spelled_nodes
-from gatecheck.loading.resolve import absolute_import_name
+from gatecheck.loading.resolve import absolute_import_name, decorator_names
 from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.class_writes import ASSIGNED_ATTRIBUTE
@@ -57,8 +57,10 @@ from gatecheck.semantics.values import (
     CudaCoreDevice,
     CuteArch,
     DeviceProps,
+    EachDevice,
     EnumMember,
     InstanceRef,
+    OneOf,
     TritonTarget,
     is_constant,
 )
@@ -352,8 +354,10 @@ class Widening:
         audit tells gfx942 apart, and its uses are gates)."""
         if definition.keyword:
             return self._each_value(definition, self._is_identity)
-        return self._each_value(definition, self._truth_varies) or self._each_value(
-            definition, self._value_varies
+        return (
+            self._each_value(definition, self._truth_varies)
+            or self._each_value(definition, self._value_varies)
+            or self._each_value(definition, self._answers_by_arguments)
         )
 
     def _truth_varies(self, value: nodes.NodeNG) -> bool:
@@ -364,6 +368,43 @@ class Widening:
         found = self.semantics.values(value, self.semantics.registry.names)
         return any(
             len({key for g in group if (key := generation_value(found[g])) is not None}) > 1
+            for group in self.vendors
+        )
+
+    def _answers_by_arguments(self, value: nodes.NodeNG) -> bool:
+        """Whether `value`, returned by a function, compares a value that differs
+        between generations of a vendor with one made of the function's parameters:
+        `def check_shared_mem(arch): return max_smem()[0] >=
+        Backend.get_shared_memory(arch)` answers by the device once a call gives `arch`
+        (`check_shared_mem("ampere")`), though read alone (its callers too many to read,
+        or their values many) it is unknown on every generation. Its calls are tested
+        where they are made: the files spelling them are searched, and each call is read
+        with its own arguments. A value computed from the parameters and the device some
+        other way (a kernel's output) is no answer another file tests."""
+        function = function_scope(value)
+        if not isinstance(value.parent, nodes.Return) or not isinstance(
+            function, nodes.FunctionDef
+        ):
+            return False
+        parameters = _parameters(function)
+        if not parameters:
+            return False
+        carried = _carried(parameters, function_parts(function, self._parts).assigned)
+        for compare in own_nodes([value], nodes.Compare):
+            operands = [compare.left, *(operand for _, operand in compare.ops)]
+            given = [not _names_in(o).isdisjoint(carried) for o in operands]
+            for index, operand in enumerate(operands):
+                others = given[:index] + given[index + 1 :]
+                if any(others) and self._differs(operand):
+                    return True
+        return False
+
+    def _differs(self, operand: nodes.NodeNG) -> bool:
+        """Whether `operand`'s value differs between generations of a vendor, one of a
+        few values (values.OneOf: `[-1]` where the device cannot be asked) by them all."""
+        found = self.semantics.values(operand, self.semantics.registry.names)
+        return any(
+            len({key for g in group if (key := _choice_value(found[g])) is not None}) > 1
             for group in self.vendors
         )
 
@@ -414,7 +455,8 @@ class Definition:
 def generation_value(value: Any) -> Hashable | None:
     """`value` as generations are told apart by it, None when it is not known: a
     constant, a capability, a device's properties or target, an enum member, a tuple of
-    them, an object by its class and its attributes so known. Two generations whose
+    them, a sequence with an item per device by that item, an object by its class and
+    its attributes so known. Two generations whose
     keys differ hold different values."""
     if isinstance(
         value, (Capability, DeviceProps, CudaCoreDevice, TritonTarget, CuteArch, EnumMember)
@@ -423,6 +465,11 @@ def generation_value(value: Any) -> Hashable | None:
     if isinstance(value, tuple) and not isinstance(value, Capability):
         items = tuple(generation_value(v) for v in value)
         return None if None in items else items
+    if isinstance(value, EachDevice):
+        # An item per device (`[props(i)["max_shared_mem"] for i in range(count)]`):
+        # every item is the device's, so the sequence differs where the item does.
+        item = generation_value(value.item)
+        return None if item is None else ("each device", item)
     if isinstance(value, InstanceRef):
         attributes = {k: generation_value(v) for k, v in value.attrs.items()}
         known = tuple(sorted((k, v) for k, v in attributes.items() if v is not None))
@@ -748,6 +795,29 @@ def _bound_in(statement: nodes.If, stars: list[str]) -> Iterator[str]:
                     yield (alias or name).split(".")[0]
         elif isinstance(inner, (nodes.Assign, nodes.AnnAssign)):
             yield from _assigned_outside(inner, outside_functions=True)
+
+
+def _choice_value(value: Any) -> Hashable | None:
+    """generation_value, of each option of a OneOf (None unless all are known)."""
+    if isinstance(value, OneOf):
+        options = tuple(generation_value(v) for v in value.options)
+        return None if None in options else ("one of", options)
+    return generation_value(value)
+
+
+def _parameters(function: nodes.FunctionDef) -> set[str]:
+    """The names a call gives `function` its values by: its parameters, less a method's
+    receiver (`self`, `cls`: the object the call is made on, not an argument)."""
+    arguments = function.args
+    positional = [*(arguments.posonlyargs or []), *(arguments.args or [])]
+    if (
+        isinstance(function.parent, nodes.ClassDef)
+        and positional
+        and "staticmethod" not in decorator_names(function)
+    ):
+        positional = positional[1:]
+    names = {str(a.name) for a in (*positional, *(arguments.kwonlyargs or []))}
+    return names | {str(n) for n in (arguments.vararg, arguments.kwarg) if n}
 
 
 def _exported(name: str) -> bool:

@@ -90,6 +90,22 @@ CASES = [
         id="a-method-given-two-floors-by-keyword-and-by-position",
     ),
     pytest.param(
+        # No receiver: the first parameter is what the callers pass, through the class
+        # or an instance (FlashInfer's CompilationContext._normalize_cuda_arch).
+        "class Arch:\n"
+        "    @staticmethod\n"
+        "    def hopper(major, minor):\n"
+        "        return major == 9  # gate\n"
+        "\n"
+        "    def here(self):\n"
+        "        return self.hopper(major(), 0)\n"
+        "\n"
+        "def run():\n"
+        "    return Arch.hopper(major(), 0)\n",
+        {"sm90", "gfx90a", "gfx942", "gfx950"},
+        id="a-staticmethod-s-first-parameter-is-an-argument",
+    ),
+    pytest.param(
         CAPABILITY_CLASS.format(test="cc < self.min_cc")
         + "A = Cap(min_cc=(9, 0))\n"
         + "B = Cap((10, 0))\n",

@@ -173,7 +173,9 @@ def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -
     ):
         decorators = decorator_names(func)
         if "staticmethod" in decorators:
-            return UNKNOWN
+            # No receiver: its first parameter is an argument like the others
+            # (`_normalize_cuda_arch(major, minor)`, what its callers pass).
+            return conventions.parameter_by_convention(ev, node, args)
         if "classmethod" in decorators:
             # The class it runs for, when the question names one (subclasses.py).
             chosen = ev.flag_values.get(RECEIVER)

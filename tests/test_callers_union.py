@@ -29,6 +29,16 @@ CAPABILITY_CLASS = (
     "\n"
 )
 
+# A check called in a comprehension over each device's capability (its `return` to come).
+FITS_EACH_DEVICE = (
+    "def fits(cc):\n"
+    "    return cc >= (9, 0)  # gate\n"
+    "\n"
+    "def run():\n"
+    "    n = torch.cuda.device_count()\n"
+    "    caps = [torch.cuda.get_device_capability(i) for i in range(n)]\n"
+)
+
 # (source after DEVICE, the generations the line marked `# gate` admits)
 CASES = [
     pytest.param(
@@ -106,6 +116,23 @@ CASES = [
         id="a-staticmethod-s-first-parameter-is-an-argument",
     ),
     pytest.param(
+        # The argument is a comprehension's target: an item of what it runs over, here
+        # each device's capability.
+        FITS_EACH_DEVICE + "    return all(fits(c) for c in caps)\n",
+        FROM_9,
+        id="a-comprehension-passing-its-target",
+    ),
+    pytest.param(
+        "def fits(arch):\n"
+        "    return arch in ('sm90', 'sm100')  # gate\n"
+        "\n"
+        "def run():\n"
+        "    a, b = torch.cuda.get_device_capability()\n"
+        "    return [fits(x) for x in (f'sm{a}{b}',)]\n",
+        {"sm90", "sm100", "gfx90a"},
+        id="a-comprehension-over-one-known-item",
+    ),
+    pytest.param(
         CAPABILITY_CLASS.format(test="cc < self.min_cc")
         + "A = Cap(min_cc=(9, 0))\n"
         + "B = Cap((10, 0))\n",
@@ -178,6 +205,11 @@ CASES = [
 
 # Each must stay unknown: not a gate, every generation admitted.
 NOOPS = [
+    pytest.param(
+        # Under the comprehension's `if` only some items are passed: not read.
+        FITS_EACH_DEVICE + "    return all(fits(c) for c in caps if c[1] == 0)\n",
+        id="a-comprehension-target-under-its-if",
+    ),
     pytest.param(
         "def check(tag):\n"
         "    return major() >= tag - 1  # gate\n"

@@ -68,6 +68,7 @@ from gatecheck.semantics.call_names import (
     reaching_words_in,
     spelled_words,
 )
+from gatecheck.semantics.env import Env, bind_target, loop_target
 from gatecheck.semantics.lazy_joins import unknown_anyway
 from gatecheck.semantics.logic import REFERENCES, either, join_optional
 from gatecheck.semantics.reads import remembered
@@ -818,11 +819,40 @@ def _extra_keywords_met(ev: Evaluator, sites: list[_Site], func: nodes.FunctionD
 def _passed(ev: Evaluator, argument: nodes.NodeNG) -> Any:
     """An argument's value; a local that may be None (`cap = probe(); f(cap)`) is passed
     as such (values.NoneOr): the parameter is unknown where it is read as a whole, its
-    value where None would raise (`major, minor = cap`)."""
-    value = ev.value(argument, optional=True)
+    value where None would raise (`major, minor = cap`). In a comprehension, its targets
+    hold what they run over (_comprehension_targets)."""
+    value = ev.value(argument, _comprehension_targets(ev, argument), optional=True)
     if isinstance(value, NoneOr) and contains_unknown(value.value) and not _options(value.value):
         return UNKNOWN
     return value
+
+
+_COMPREHENSIONS = (nodes.ListComp, nodes.SetComp, nodes.DictComp, nodes.GeneratorExp)
+
+
+def _comprehension_targets(ev: Evaluator, node: nodes.NodeNG) -> Env | None:
+    """The targets of the comprehensions a call's argument sits in, each bound to what a
+    `for` over the same iterable binds (env.loop_target: one of a few known items, over
+    the machine's devices the device's item): `all(supported(c) for c in caps)` passes
+    each device's capability. None where no comprehension holds it, or where one filters
+    its items with an `if` (those it lets through are not all of them): its targets stay
+    unknown, as before."""
+    chain: list[nodes.NodeNG] = []
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.Module)):
+        # Not its first iterable, which runs where the comprehension is made.
+        if isinstance(parent, _COMPREHENSIONS) and child is not parent.generators[0]:
+            chain.append(parent)
+        child, parent = parent, parent.parent
+    if not chain:
+        return None
+    env: Env = {}
+    for comprehension in reversed(chain):  # the outermost first
+        for generator in comprehension.generators:
+            if generator.ifs:
+                return None
+            bind_target(generator.target, loop_target(ev.eval(generator.iter, env)), env)
+    return env
 
 
 def _spread(ev: Evaluator, arguments: list[nodes.NodeNG]) -> list[Any] | None:

@@ -828,6 +828,8 @@ def _passed(ev: Evaluator, argument: nodes.NodeNG) -> Any:
 
 
 _COMPREHENSIONS = (nodes.ListComp, nodes.SetComp, nodes.DictComp, nodes.GeneratorExp)
+# Where the comprehensions around an argument end: its own function, lambda, class or module.
+_SCOPES = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef, nodes.Module)
 
 
 def _comprehension_targets(ev: Evaluator, node: nodes.NodeNG) -> Env | None:
@@ -839,7 +841,7 @@ def _comprehension_targets(ev: Evaluator, node: nodes.NodeNG) -> Env | None:
     unknown, as before."""
     chain: list[nodes.NodeNG] = []
     child, parent = node, node.parent
-    while parent is not None and not isinstance(parent, (nodes.FunctionDef, nodes.Module)):
+    while parent is not None and not isinstance(parent, _SCOPES):
         # Not its first iterable, which runs where the comprehension is made.
         if isinstance(parent, _COMPREHENSIONS) and child is not parent.generators[0]:
             chain.append(parent)
@@ -851,7 +853,9 @@ def _comprehension_targets(ev: Evaluator, node: nodes.NodeNG) -> Env | None:
         for generator in comprehension.generators:
             if generator.ifs:
                 return None
-            bind_target(generator.target, loop_target(ev.eval(generator.iter, env)), env)
+            # An entry of its own (ev.value): the search may run outside an evaluation
+            # (field_arguments, for the audit's construction bounds).
+            bind_target(generator.target, loop_target(ev.value(generator.iter, env)), env)
     return env
 
 

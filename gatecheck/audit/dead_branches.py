@@ -35,6 +35,7 @@ from gatecheck.audit.conditions import (
 )
 from gatecheck.gates.branches import branch_disables, branch_exits, call_name
 from gatecheck.gates.model import Polarity
+from gatecheck.loading.resolve import parameter_names
 from gatecheck.semantics import callers
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.evaluator import Evaluator
@@ -191,8 +192,5 @@ def _dead_side(
 def _reads_parameters(condition: nodes.NodeNG, function: nodes.FunctionDef) -> bool:
     """Whether the condition reads a parameter of the function (`self` included: an
     attribute of the object is what its constructor's callers passed)."""
-    args = function.args
-    named = (*(args.posonlyargs or ()), *(args.args or ()), *(args.kwonlyargs or ()))
-    parameters = {str(a.name) for a in named}
-    parameters.update(str(rest) for rest in (args.vararg, args.kwarg) if rest)
+    parameters = parameter_names(function)
     return any(str(n.name) in parameters for n in condition.nodes_of_class(nodes.Name))

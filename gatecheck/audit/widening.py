@@ -46,7 +46,7 @@ from gatecheck.audit.conditions import (
 from gatecheck.audit.prefilter import IDIOM_PIECES, mentions_arch
 from gatecheck.containment import Containment
 from gatecheck.loading.lazy import spelled_nodes
-from gatecheck.loading.resolve import absolute_import_name, decorator_names
+from gatecheck.loading.resolve import absolute_import_name, parameter_names
 from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.class_writes import ASSIGNED_ATTRIBUTE
@@ -386,16 +386,16 @@ class Widening:
             function, nodes.FunctionDef
         ):
             return False
-        parameters = _parameters(function)
+        parameters = parameter_names(function, receiver=False)
         if not parameters:
             return False
         carried = _carried(parameters, function_parts(function, self._parts).assigned)
         for compare in own_nodes([value], nodes.Compare):
             operands = [compare.left, *(operand for _, operand in compare.ops)]
             given = [not _names_in(o).isdisjoint(carried) for o in operands]
-            for index, operand in enumerate(operands):
-                others = given[:index] + given[index + 1 :]
-                if any(others) and self._differs(operand):
+            for operand, own in zip(operands, given, strict=True):
+                # Another operand made of the parameters, this one the device's.
+                if sum(given) - own > 0 and self._differs(operand):
                     return True
         return False
 
@@ -803,21 +803,6 @@ def _choice_value(value: Any) -> Hashable | None:
         options = tuple(generation_value(v) for v in value.options)
         return None if None in options else ("one of", options)
     return generation_value(value)
-
-
-def _parameters(function: nodes.FunctionDef) -> set[str]:
-    """The names a call gives `function` its values by: its parameters, less a method's
-    receiver (`self`, `cls`: the object the call is made on, not an argument)."""
-    arguments = function.args
-    positional = [*(arguments.posonlyargs or []), *(arguments.args or [])]
-    if (
-        isinstance(function.parent, nodes.ClassDef)
-        and positional
-        and "staticmethod" not in decorator_names(function)
-    ):
-        positional = positional[1:]
-    names = {str(a.name) for a in (*positional, *(arguments.kwonlyargs or []))}
-    return names | {str(n) for n in (arguments.vararg, arguments.kwarg) if n}
 
 
 def _exported(name: str) -> bool:

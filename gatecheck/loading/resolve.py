@@ -65,6 +65,23 @@ def enclosing_class(node: nodes.NodeNG) -> nodes.ClassDef | None:
     return None
 
 
+def parameter_names(func: nodes.FunctionDef, receiver: bool = True) -> set[str]:
+    """The names `func`'s parameters bind (`*args` and `**kwargs` too); without a
+    method's receiver (`self`, `cls`: the object a call is made on, not an argument)
+    when `receiver` is False."""
+    arguments = func.args
+    positional = [*(arguments.posonlyargs or ()), *(arguments.args or ())]
+    if (
+        not receiver
+        and positional
+        and isinstance(func.parent, nodes.ClassDef)
+        and "staticmethod" not in decorator_names(func)
+    ):
+        positional = positional[1:]
+    names = {str(a.name) for a in (*positional, *(arguments.kwonlyargs or ()))}
+    return names | {str(rest) for rest in (arguments.vararg, arguments.kwarg) if rest}
+
+
 def decorator_names(func: nodes.FunctionDef) -> list[str]:
     names: list[str] = []
     if func.decorators is None:

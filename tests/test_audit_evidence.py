@@ -68,6 +68,30 @@ CASES = [
         "a workaround",
         id="workaround",
     ),
+    # In the branch, over a test of its own, a comment naming the hardware is the gate's.
+    pytest.param(
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    # a workaround: SM120 hangs in the fused kernel\n"
+        "    if nnodes == 1:\n"
+        "        fuse = True\n",
+        "sm120",
+        [(3, "probably-deliberate")],
+        "a workaround",
+        id="workaround-naming-the-hardware-over-a-nested-test",
+    ),
+    # Or naming a product (vLLM 0.33.0's recurrent FLA kernel, tuned in the branch).
+    pytest.param(
+        "def pick(n):\n"
+        "    if is_sm90_supported() or is_sm100_supported():\n"
+        "        # Tuned on GB300; validated on GB200 and with 148 SMs.\n"
+        "        if n <= 64:\n"
+        "            return 4\n"
+        "    return 32\n",
+        "sm120",
+        [(4, "probably-deliberate")],
+        "validated or tuned",
+        id="a-product-named-over-a-nested-test",
+    ),
     pytest.param(
         "def fast():\n"
         '    """Only validated end to end on Hopper and SM100."""\n'
@@ -615,6 +639,16 @@ def test_classified_with_evidence(
 
 
 NOOPS = [
+    # A comment just above a test inside the branch speaks of that test (sglang 0.5.6's
+    # `# workaround for flashinfer#2006` over a dp-attention check), not of the gate.
+    pytest.param(
+        "if is_sm90_supported() or is_sm100_supported():\n"
+        "    # a workaround for a known issue with several nodes\n"
+        "    if nnodes == 1:\n"
+        "        fuse = True\n",
+        [(3, "likely-gap")],
+        id="a-nested-tests-comment-is-not-the-gates",
+    ),
     # A parameter's docstring is not the gate's reason: "tokens for tuning" says what the
     # argument is for (flashinfer 0.6.3's fused MoE, whose gate says "not yet").
     pytest.param(

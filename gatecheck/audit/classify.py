@@ -77,6 +77,7 @@ class Classifier:
         self._predicates: dict[str, list[ScopePredicate]] = {}
         self._names: dict[str, set[str]] = {}
         self._comments: dict[Path, list[evidence.Words]] = {}
+        self._hardware = evidence.hardware_words(self.registry.generations)
         self._registrations: dict[str, dict[str, list[str]]] = {}
         # Classes of the gates a gate is reached past (_behind_likely_gaps), and those
         # being classified (a cycle reads as not a likely gap).
@@ -1019,7 +1020,9 @@ class Classifier:
         if path not in self._comments:
             text = self.project.text_of(path)
             self._comments[path] = evidence.comments(text) if text else []
-        return evidence.texts_near(found.statement, found.condition, self._comments[path])
+        return evidence.texts_near(
+            found.statement, found.condition, self._comments[path], self._hardware
+        )
 
     def _summary_asks(self, found: ArchCondition) -> list[str]:
         """The function's only gate: its docstring's summary can speak of no other

@@ -405,11 +405,15 @@ def apply(rules: tuple[Rule, ...], texts: list[Words], generation: Generation) -
 
 
 def texts_near(
-    statement: nodes.NodeNG, condition: nodes.NodeNG, file_comments: list[Words]
+    statement: nodes.NodeNG,
+    condition: nodes.NodeNG,
+    file_comments: list[Words],
+    hardware: re.Pattern[str],
 ) -> list[Words]:
     """Comments from a few lines above the condition to the first lines of its branch,
     the branch's strings (not those of nested definitions or elif branches) and the
-    enclosing function's docstring."""
+    enclosing function's docstring. `hardware` (hardware_words): what a comment in the
+    branch over a test of its own names to speak of the gate (_nested_test_lines)."""
     first = int(condition.lineno or 1)
     last = int(condition.end_lineno or first)
     body = getattr(statement, "body", None)
@@ -419,16 +423,60 @@ def texts_near(
     # A note that ends on the line just above the statement (or the condition) speaks of
     # it, however early it starts; one ending above other code speaks of that code.
     above = {int(statement.lineno or first) - 1, first - 1}
+    nested = _nested_test_lines(statement, body_end + 1)
     found = [
         w
         for w in file_comments
-        if w.line <= body_end and (first - _COMMENT_LINES_BEFORE <= w.line or w.end in above)
+        if w.line <= body_end
+        and (first - _COMMENT_LINES_BEFORE <= w.line or w.end in above)
+        and not (w.line > last and w.end + 1 in nested and not hardware.search(w.text))
     ]
     found += branch_strings(statement)
     scope = statement.scope()
     if isinstance(scope, nodes.FunctionDef) and scope.doc_node is not None:
         found.append(Words(int(scope.doc_node.lineno or 1), "docstring", str(scope.doc_node.value)))
     return found
+
+
+def hardware_words(generations: Iterable[Generation]) -> re.Pattern[str]:
+    """Words that speak of the hardware: arch words, an SM number or count, the
+    instruction-set features of HARDWARE_WORDS, and each generation's name, family and
+    products (`Tuned on GB300; validated on GB200 and with 148 SMs.`)."""
+    names = {
+        word
+        for g in generations
+        for word in (g.name, g.family, *g.products)
+        if word and len(word) > 1
+    }
+    spellings = [_ARCH_WORDS.pattern, _ANY_SM.pattern, r"\bSMs?\b"]
+    spellings += [p.pattern for p in HARDWARE_WORDS.values()]
+    spellings += [rf"\b{re.escape(word)}\b" for word in sorted(names, key=len, reverse=True)]
+    return re.compile("|".join(spellings), re.IGNORECASE)
+
+
+def _nested_test_lines(statement: nodes.NodeNG, until: int) -> frozenset[int]:
+    """The lines (to `until`) where an `if` inside the gate's branch begins. A comment in the branch
+    ending just above one speaks of that test, as one just above the gate speaks of the
+    gate (sglang 0.5.6's `if is_sm100_supported(): # workaround for flashinfer#2006` over
+    `if not self.enable_dp_attention and self.nnodes == 1:`): unless it speaks of the
+    hardware, which that test does not read, it is not the gate's. As for the branch's
+    strings, a branch that only refuses options keeps them (branch_strings)."""
+    if not isinstance(statement, nodes.If) or (
+        not statement.orelse and refuses_options(statement.body)
+    ):
+        return frozenset()
+    lines: set[int] = set()
+    pending: list[nodes.NodeNG] = list(statement.body)
+    while pending:
+        node = pending.pop()
+        if int(node.lineno or 0) > until or isinstance(
+            node, (nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)
+        ):
+            continue
+        if isinstance(node, nodes.If):
+            lines.add(int(node.lineno or 0))
+        pending.extend(node.get_children())
+    return frozenset(lines)
 
 
 def branch_strings(statement: nodes.NodeNG) -> list[Words]:

@@ -92,6 +92,21 @@ CASES = [
         id="a-table-of-tables",
     ),
     pytest.param(
+        # FlashInfer 0.3.1's DeepGEMM: keyed by arch and dtype, the dtype not known; the
+        # arch part alone decides where a key may be found (sm103 added a release later).
+        "def scale(dtype):\n    return {('100a', torch.float): 1, ('100a', torch.int32): 2,"
+        " ('90a', torch.float): 3}[(get_device_arch(), dtype)]\n",
+        "sm103",
+        [(1, SM90_SM100, "likely-gap")],
+        id="a-table-keyed-by-arch-and-a-name",
+    ),
+    pytest.param(
+        "def scale(dtype):\n    return {('100a', 'f32'): 1}[get_device_arch(), dtype]\n",
+        "sm103",
+        [(1, ("sm100",), "likely-gap")],
+        id="a-table-keyed-by-arch-and-a-string",
+    ),
+    pytest.param(
         "def is_k_major():\n    return {'90a': True, '100a': False}[get_device_arch()]\n",
         "sm120",
         # A predicate's answer is its return, read as before: the value's truth
@@ -210,6 +225,15 @@ NOOPS = [
     pytest.param(
         "def tile(n):\n    return {1: 64, 2: 128}[n]\n",
         id="a-key-the-device-does-not-decide",
+    ),
+    pytest.param(
+        "def tile(dtype, n):\n    return {(torch.float, 1): 64, (torch.half, 2): 128}[(dtype, n)]\n",
+        id="a-tuple-key-with-no-part-known",  # nothing of the device in it
+    ),
+    pytest.param(
+        "def tile(dtype):\n    return {('100a', torch.float): 64, '90a': 128}"
+        "[(get_device_arch(), dtype)]\n",
+        id="keys-of-other-shapes",  # a key not a tuple of the index's length: not read
     ),
     pytest.param(
         "def tile():\n    sizes = [64, 128]\n    return sizes[torch.cuda.get_device_capability()[0] - 9]\n",

@@ -436,9 +436,25 @@ def _membership_tested(
 
 
 def _constant_key(key: nodes.NodeNG) -> bool:
+    """A constant, or a tuple of constants and dotted names from outside (`("100a",
+    torch.float)`: FlashInfer's DeepGEMM tables, keyed by arch and dtype) with one
+    constant at least."""
     if isinstance(key, nodes.Const):
         return True
-    return isinstance(key, nodes.Tuple) and all(isinstance(e, nodes.Const) for e in key.elts)
+    return (
+        isinstance(key, nodes.Tuple)
+        and all(isinstance(e, nodes.Const) or _dotted(e) for e in key.elts)
+        and any(isinstance(e, nodes.Const) for e in key.elts)
+    )
+
+
+def _dotted(node: nodes.NodeNG) -> bool:
+    """`torch.float`, `DataType.FP8`: an attribute of a name, however deep."""
+    while isinstance(node, nodes.Attribute):
+        node = node.expr
+        if isinstance(node, nodes.Name):
+            return True
+    return False
 
 
 def _module_dict(name: nodes.Name) -> nodes.NodeNG | None:

@@ -599,7 +599,13 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
         return safe(lambda: container[slice(*parts)])
     index = ev.eval(node.slice, env)
     if contains_unknown(index):
-        return _item_at_any_index(container)
+        matching = _keys_matching(container, index)
+        if matching is None:
+            return _item_at_any_index(container)
+        if not matching:
+            ev.raising.append(node)  # a KeyError: no key has the known parts
+            return UNKNOWN
+        return either([container[key] for key in matching])
     if isinstance(container, OneOf):
         return item_of_options(container, index)
     if isinstance(container, EachDevice):
@@ -629,6 +635,28 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     # A value an idiom made (Triton's device properties dict): what the idiom says.
     item = ev.idioms.value_item(container, index)
     return UNKNOWN if item is NOT_MINE else item
+
+
+def _keys_matching(container: Any, index: Any) -> list[Any] | None:
+    """The keys of a dict of tuples that a tuple index with some parts not known may be
+    (`{("100a", torch.float): ...}[(get_device_arch(), dtype)]`, FlashInfer 0.3.1's
+    DeepGEMM table: the device's part known, the dtype not): those whose every known
+    constant part is the index's there (a part that is a name from outside, or the
+    index's part not known, may be anything). An empty list: no key may be, the lookup
+    raises. None where nothing is learnt: no part of the index is a known constant, or
+    a key is not a tuple of its length."""
+    if not isinstance(container, dict) or not isinstance(index, tuple):
+        return None
+    known = [i for i, part in enumerate(index) if not contains_unknown(part) and is_constant(part)]
+    if not known or not container:
+        return None
+    if not all(isinstance(k, tuple) and len(k) == len(index) for k in container):
+        return None
+    return [
+        key
+        for key in container
+        if all(not is_constant(key[i]) or key[i] == index[i] for i in known)
+    ]
 
 
 def _item_at_any_index(container: Any) -> Any:

@@ -116,6 +116,28 @@ RULE = FAST_THING_RULE
         pytest.param(
             "if torch.version.cuda:\n            self.enable_fast_thing = True", 0, id="not-a-gate"
         ),
+        # A dict of the settings, keyed by the flag's name (SGLang's
+        # global_server_args_dict before 0.5.4): read and written like the field.
+        pytest.param(
+            "if major == 10 and SETTINGS['enable_fast_thing']:\n            fuse()",
+            1,
+            id="read-from-a-settings-dict",
+        ),
+        pytest.param(
+            "if major == 10 and SETTINGS.get('enable_fast_thing'):\n            fuse()",
+            1,
+            id="got-from-a-settings-dict",
+        ),
+        pytest.param(
+            "if major in (9, 10):\n            SETTINGS['enable_fast_thing'] = True",
+            1,
+            id="written-into-a-settings-dict",
+        ),
+        pytest.param(
+            "if major == 10 and SETTINGS['enable_other_thing']:\n            fuse()",
+            0,
+            id="another-key-of-the-dict",
+        ),
     ],
 )
 def test_gate_shapes(make_tree, gate: str, findings: int) -> None:  # type: ignore[no-untyped-def]

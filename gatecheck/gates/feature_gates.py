@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from astroid import nodes
+from astroid.const import Context
 
 from gatecheck.config.model import Feature
 from gatecheck.gates.branches import branch_disables, branch_exits
@@ -95,7 +96,25 @@ def _is_flag_target(target: nodes.NodeNG, flags: set[str]) -> bool:
         return target.attrname in flags
     if isinstance(target, nodes.AssignName):
         return target.name in flags
-    return False
+    return isinstance(target, nodes.Subscript) and _keyed_flag(target) in flags
+
+
+def _keyed_flag(node: nodes.NodeNG) -> str | None:
+    """The key a settings dict is read or written at by a constant string:
+    `global_server_args_dict["enable_flashinfer_allreduce_fusion"]` (SGLang's settings
+    before 0.5.4, a dict of the server's arguments), `args.get("flag")`; else None."""
+    if isinstance(node, nodes.Subscript):
+        key = node.slice
+    elif (
+        isinstance(node, nodes.Call)
+        and isinstance(node.func, nodes.Attribute)
+        and node.func.attrname == "get"
+        and node.args
+    ):
+        key = node.args[0]
+    else:
+        return None
+    return key.value if isinstance(key, nodes.Const) and isinstance(key.value, str) else None
 
 
 def _flag_gates(module: nodes.Module, path: Path, flags: set[str]) -> Iterator[Gate]:
@@ -153,9 +172,16 @@ def _true_when_on(read: nodes.NodeNG, condition: nodes.NodeNG) -> bool:
 
 
 def _flag_reads(module: nodes.Module, flags: set[str]) -> Iterator[nodes.NodeNG]:
-    for node in spelled_nodes(module, (nodes.Attribute, nodes.Name), flags):
-        assert isinstance(node, (nodes.Attribute, nodes.Name))
-        name = node.attrname if isinstance(node, nodes.Attribute) else node.name
+    kinds = (nodes.Attribute, nodes.Name, nodes.Subscript, nodes.Call)
+    for node in spelled_nodes(module, kinds, flags):
+        if isinstance(node, nodes.Attribute):
+            name: str | None = node.attrname
+        elif isinstance(node, nodes.Name):
+            name = node.name
+        elif isinstance(node, nodes.Subscript) and node.ctx is not Context.Load:
+            continue  # a write (`d["flag"] = ...`): _flag_gates reads those
+        else:
+            name = _keyed_flag(node)
         if name in flags:
             yield node
 

@@ -92,6 +92,31 @@ CASES = [
         "validated or tuned",
         id="a-product-named-over-a-nested-test",
     ),
+    # A floor on the other vendor and one older part of this one's (torchao 0.17.0's
+    # float8 check, which let gfx950 through a release later).
+    pytest.param(
+        "def check():\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        "    arch = torch.cuda.get_device_properties(0).gcnArchName\n"
+        "    if not (torch.version.cuda is not None and cap >= (8, 9) or 'gfx942' in arch):\n"
+        "        raise ValueError('float8 needs a recent GPU')\n",
+        "gfx950",
+        [(6, "likely-gap")],
+        "admits nvidia from sm89 up to its newest, but of amd only gfx942",
+        id="a-floor-on-the-other-vendor",
+    ),
+    # The other vendor's newest part alone is no floor: it may be the one that has it.
+    pytest.param(
+        "def check():\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        "    arch = torch.cuda.get_device_properties(0).gcnArchName\n"
+        "    if not (torch.version.cuda is not None and cap >= (12, 0) or 'gfx942' in arch):\n"
+        "        raise ValueError('needs FP4')\n",
+        "gfx950",
+        [(6, "probably-deliberate")],
+        "a single-generation gate: admits only gfx942",
+        id="the-other-vendors-newest-alone",
+    ),
     pytest.param(
         "def fast():\n"
         '    """Only validated end to end on Hopper and SM100."""\n'

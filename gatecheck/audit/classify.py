@@ -748,7 +748,39 @@ class Classifier:
         chained = self._chain_enumerates(found) if len(majors) < 2 else None
         if chained is not None:
             reasons.append(chained)
+        floor = self._floor_beside(found, inside)
+        if floor is not None:
+            reasons.append(floor)
         return reasons
+
+    def _floor_beside(self, found: ArchCondition, inside: frozenset[str]) -> str | None:
+        """`is_sm_at_least_89() or is_MI300()` audited for gfx950 (torchao 0.17.0, which
+        admitted gfx950 in 0.18.0): the gate lets another vendor through from one
+        generation up to its newest, a floor, and of this generation's vendor only
+        generations older than it: the newer parts left out where the other vendor's
+        are not."""
+        gen = self.generation
+        if not inside or not all(self.registry.get(g).capability < gen.capability for g in inside):
+            return None
+        for vendor in sorted({g.vendor for g in self.registry.generations} - {gen.vendor}):
+            theirs = sorted(
+                (g for g in self.registry.generations if g.vendor == vendor),
+                key=lambda g: g.capability,
+            )
+            admitted = [g.name in found.admits for g in theirs]
+            if not any(admitted) or all(admitted):
+                continue
+            start = admitted.index(True)
+            majors = {g.major for g in theirs[start:]}
+            # Everything from one generation up, over majors: a floor (not the newest
+            # part alone, which may be the one that has what the gate needs).
+            if all(admitted[start:]) and len(majors) >= 2:
+                shown = ", ".join(self.registry.ordered(inside))
+                return (
+                    f"admits {vendor} from {theirs[start].name} up to its newest, but of "
+                    f"{gen.vendor} only {shown}, older than {gen.name}"
+                )
+        return None
 
     def _around_evidence(self, found: ArchCondition, worded: list[str]) -> list[str]:
         """What the code around the gate says it is for: its function's messages ask for

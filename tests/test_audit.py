@@ -633,6 +633,34 @@ def test_rules_exclude_is_the_decision_ledger(make_tree: MakeTree, tmp_path: Pat
     assert gate.reasons == ("rules exclude sm120 from 'fused-moe': no tcgen05 on SM120",)
 
 
+@pytest.mark.parametrize(
+    ("require", "expected", "reason"),
+    [
+        # Required: what `check` reports, though a single-generation gate reads as meant.
+        ("[sm90, sm100, sm120]", GateClass.LIKELY_GAP, "the rule 'fused-moe' requires sm120"),
+        ("[sm100]", GateClass.DELIBERATE, "a single-generation gate: admits only sm100, sm103"),
+    ],
+    ids=["required-by-the-rules", "not-required"],
+)
+def test_rules_require_is_a_likely_gap(
+    make_tree: MakeTree, tmp_path: Path, require: str, expected: GateClass, reason: str
+) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "features:\n  - id: fused-moe\n    description: fused MoE\n"
+        f"    flags: [enable_fused_moe]\n    require: {require}\n"
+    )
+    source = """\
+    class Args:
+        def post_init(self):
+            if is_sm100_supported():
+                self.enable_fused_moe = True
+    """
+    (gate,) = mod_gates(audit(make_tree, source, ruleset=load_ruleset([rules])))
+    assert (gate.gate_class, gate.feature) == (expected, "fused-moe")
+    assert gate.reasons[0].startswith(reason)
+
+
 def test_inline_suppression_is_a_decision(make_tree: MakeTree) -> None:
     source = """\
     # gatecheck: ignore[fused-moe] sm120 has no TMA multicast

@@ -113,6 +113,13 @@ class Classifier:
             gate_class, reasons = GateClass.LIKELY_GAP, (dead, *reasons)
         required = self.features.get(rule_feature or "")
         gen = self.generation.name
+        excluded = gen not in found.admits
+        if gate_class is GateClass.DELIBERATE and required and gen in required.require and excluded:
+            # What `check` reports (GC001), whatever the shape or the words say (sglang
+            # 0.5.1's `_is_sm100_supported and ...` runtime gate of the allreduce fusion,
+            # audited for sm90: a single-generation gate otherwise).
+            gate_class = GateClass.LIKELY_GAP
+            reasons = ("`check` reports it (GC001)", *_but(list(reasons)))
         if gate_class is GateClass.LIKELY_GAP and required and gen in required.require:
             reasons = (f"the rule '{required.id}' requires {gen}", *reasons)
         if gate_class is GateClass.LIKELY_GAP and (passed := _parameter_read(found)) is not None:

@@ -215,3 +215,20 @@ def test_the_top_rows_are_scored_by_the_labels_that_judge_them() -> None:
     top = run.top_likely_gaps(rows, [run.match(lab, rows) for lab in labels])
     assert [r["worth"] for r in top] == [True, False, None]
     assert run.worth_figure(top) == "1/3 worth a maintainer's time (2 judged)"
+
+
+def test_a_row_spans_its_whole_condition() -> None:
+    # The row's `end_line` is its anchor's (the part that shuts the generation out); the
+    # condition may go on (TransformerEngine 1.13.0's head-size filter, 477-481).
+    gate = {
+        "path": "pkg/mod.py",
+        "line": 477,
+        "end_line": 477,
+        "condition_line": 477,
+        "condition_end_line": 481,
+        "condition": "use_fa and (d > 256 or d > 192 and cap not in ((8, 0), (9, 0)))",
+        "class": "admits",
+        "admitted": ["sm90"],
+    }
+    (row,) = run.rows_of({"gates": [gate]}, run.REPO)
+    assert (row.first, row.last) == (477, 481)

@@ -221,7 +221,12 @@ def rows_of(report: dict[str, Any], root: Path) -> list[Row]:
             Row(
                 path=_relative(gate["path"], root),
                 first=first,
-                last=max(gate["end_line"], gate["condition_line"], first),
+                last=max(
+                    gate["end_line"],
+                    gate.get("condition_end_line", 0),
+                    gate["condition_line"],
+                    first,
+                ),
                 condition=gate["condition"],
                 gate_class=gate["class"],
                 admitted=frozenset(gate["admitted"]),

@@ -113,8 +113,8 @@ class Classifier:
             gate_class, reasons = GateClass.LIKELY_GAP, (dead, *reasons)
         required = self.features.get(rule_feature or "")
         gen = self.generation.name
-        excluded = gen not in found.admits
-        if gate_class is GateClass.DELIBERATE and required and gen in required.require and excluded:
+        shut_out = gen not in found.admits
+        if gate_class is GateClass.DELIBERATE and required and gen in required.require and shut_out:
             # What `check` reports (GC001), whatever the shape or the words say (sglang
             # 0.5.1's `_is_sm100_supported and ...` runtime gate of the allreduce fusion,
             # audited for sm90: a single-generation gate otherwise).
@@ -767,14 +767,12 @@ class Classifier:
         generations older than it: the newer parts left out where the other vendor's
         are not."""
         gen = self.generation
-        if not inside or not all(self.registry.get(g).capability < gen.capability for g in inside):
+        if not inside or not self._older(inside):
             return None
         for vendor in sorted({g.vendor for g in self.registry.generations} - {gen.vendor}):
-            theirs = sorted(
-                (g for g in self.registry.generations if g.vendor == vendor),
-                key=lambda g: g.capability,
-            )
-            admitted = [g.name in found.admits for g in theirs]
+            names = self.registry.ordered(self.registry.vendor_names(vendor))
+            theirs = [self.registry.get(name) for name in names]
+            admitted = [name in found.admits for name in names]
             if not any(admitted) or all(admitted):
                 continue
             start = admitted.index(True)

@@ -599,7 +599,7 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
         return safe(lambda: container[slice(*parts)])
     index = ev.eval(node.slice, env)
     if contains_unknown(index):
-        matching = _keys_matching(container, index)
+        matching = _keys_matching(ev, container, index)
         if matching is None:
             return _item_at_any_index(container)
         if not matching:
@@ -637,26 +637,18 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     return UNKNOWN if item is NOT_MINE else item
 
 
-def _keys_matching(container: Any, index: Any) -> list[Any] | None:
-    """The keys of a dict of tuples that a tuple index with some parts not known may be
+def _keys_matching(ev: Evaluator, container: Any, index: Any) -> list[Any] | None:
+    """The keys of a dict that a tuple index with some parts not known may equal
     (`{("100a", torch.float): ...}[(get_device_arch(), dtype)]`, FlashInfer 0.3.1's
-    DeepGEMM table: the device's part known, the dtype not): those whose every known
-    constant part is the index's there (a part that is a name from outside, or the
-    index's part not known, may be anything). An empty list: no key may be, the lookup
-    raises. None where nothing is learnt: no part of the index is a known constant, or
-    a key is not a tuple of its length."""
-    if not isinstance(container, dict) or not isinstance(index, tuple):
+    DeepGEMM table: the device's part known, the dtype not), read as `.get` reads such a
+    key (equal_to_known; calls._lookup_of_unknown_key). An empty list: none may, the
+    lookup raises. None where no key is told apart (nothing is learnt)."""
+    if not (isinstance(container, dict) and isinstance(index, tuple) and container):
         return None
-    known = [i for i, part in enumerate(index) if not contains_unknown(part) and is_constant(part)]
-    if not known or not container:
+    matches = [equal_to_known(ev, index, key) for key in container]
+    if all(match is not False for match in matches):
         return None
-    if not all(isinstance(k, tuple) and len(k) == len(index) for k in container):
-        return None
-    return [
-        key
-        for key in container
-        if all(not is_constant(key[i]) or key[i] == index[i] for i in known)
-    ]
+    return [key for key, match in zip(container, matches, strict=True) if match is not False]
 
 
 def _item_at_any_index(container: Any) -> Any:

@@ -144,29 +144,73 @@ def convention_for(
     # What the verb says of the device comes after it: `target_is_volta`, not
     # `sm120_geometry_is_valid` (a geometry is valid; for sm120 kernels, whatever runs).
     lowered = lowered[verb.end() :]
+    named = _named_generations(lowered, registry)
+    if named is None:
+        return None
+    admits, rest = named
+    if _OR_NEWER.match(rest):
+        admits = _and_newer(admits, registry)
+    return Convention("predicate", admits, f"name '{bare}' (naming convention)")
+
+
+# What follows a generation's name that makes it a floor: `is_hopper_plus`,
+# `is_sm90_or_later`, `supports_blackwell_and_newer`.
+_OR_NEWER = re.compile(
+    r"_?(?:plus|or_(?:newer|later|above|higher)|and_(?:newer|later|above|up|higher)|onwards?)"
+    r"(?:_|$)"
+)
+
+
+def _named_generations(lowered: str, registry: Registry) -> tuple[frozenset[str], str] | None:
+    """The generations a predicate's name names after its verb (an SM number, a gfx
+    name, an AMD product, a family), and the rest of the name after that word."""
     sm = _SM_NAME.search(lowered)
     if sm:
-        admits = _sm_generations(sm.group(1), sm.group(2), registry)
-        return Convention("predicate", admits, f"name '{bare}' (naming convention)")
+        named = _sm_generations(sm.group(1), sm.group(2), registry)
+        return named, lowered[sm.end(2) if sm.group(2) else sm.end(1) :]
     gfx = _GFX_NAME.search(lowered)
     if gfx:
         prefix = gfx.group(1)
         admits = frozenset(g.name for g in registry.generations if g.name.startswith(prefix))
-        return Convention("predicate", admits, f"name '{bare}' (naming convention)")
+        return admits, lowered[gfx.end(1) :]
     for product, gfx_name in _AMD_PRODUCTS.items():
-        if product in lowered:
+        at = lowered.find(product)
+        if at >= 0:
             admits = frozenset({gfx_name}) if gfx_name in registry else frozenset()
-            return Convention("predicate", admits, f"name '{bare}' (naming convention)")
+            return admits, lowered[at + len(product) :]
     for family, (vendor, majors) in _FAMILY_MAJORS.items():
-        if re.search(rf"(?:^|_){family}(?:_|$)", lowered):
+        found = re.search(rf"(?:^|_){family}(?=_|$)", lowered)
+        if found:
             exact = _EXACT_FAMILY.get(family)
             admits = frozenset(
                 g.name
                 for g in registry.generations
                 if g.vendor == vendor and (g.capability == exact if exact else g.major in majors)
             )
-            return Convention("predicate", admits, f"name '{bare}' (naming convention)")
+            return admits, lowered[found.end() :]
+    # The registry's other families (`is_cdna4`: AMD's, as the registry names them).
+    for generation in registry.generations:
+        family = generation.family.lower()
+        if family in _FAMILY_MAJORS or not family:
+            continue
+        found = re.search(rf"(?:^|_){re.escape(family)}(?=_|$)", lowered)
+        if found:
+            admits = frozenset(g.name for g in registry.generations if g.family.lower() == family)
+            return admits, lowered[found.end() :]
     return None
+
+
+def _and_newer(admits: frozenset[str], registry: Registry) -> frozenset[str]:
+    """The named generations and every newer one of their vendor: a floor at the
+    oldest named."""
+    named = [registry.get(g) for g in admits]
+    if not named or len({g.vendor for g in named}) != 1:
+        return admits
+    floor = min(g.capability for g in named)
+    vendor = named[0].vendor
+    return frozenset(
+        g.name for g in registry.generations if g.vendor == vendor and g.capability >= floor
+    )
 
 
 def by_convention(ev: Evaluator, name: str) -> Any:
@@ -510,6 +554,55 @@ def attribute_by_convention(ev: Evaluator, name: str) -> Any:
         return UNKNOWN
     ev.reads.assumed.add(f"{ATTRIBUTE_ASSUMED}{name}' (naming convention: the device's)")
     return _capability(ev)
+
+
+def predicate_attribute(ev: Evaluator, node: nodes.Attribute) -> Any:
+    """`current_platform().is_hopper`, `_is_blackwell = plat.is_blackwell` with
+    `current_platform` imported from a package outside the scanned roots (tokenspeed's
+    platform object): no class to read the property from, so what its name promises as
+    a predicate (is_/has_/supports_/use_ and a generation), marked assumed, as a call
+    `current_platform().is_hopper()` is (by_convention); UNKNOWN for any other name or
+    receiver."""
+    convention = convention_for(node.attrname, ev.registry, ev.vocabulary)
+    if convention is None or convention.kind != "predicate":
+        return UNKNOWN
+    if not _from_outside(ev, node.expr, _OUTSIDE_DEPTH):
+        return UNKNOWN
+    ev.reads.assumed.add(f"{ATTRIBUTE_ASSUMED}{node.attrname}' ({convention.why})")
+    return _promised(ev, convention)
+
+
+# How many plain assignments are followed back from a receiver (`p = current_platform()`
+# then `flag = p.is_hopper`).
+_OUTSIDE_DEPTH = 2
+
+
+def _from_outside(ev: Evaluator, node: nodes.NodeNG, depth: int) -> bool:
+    """`node` is made by a call of, or read off, a name from outside the scanned roots
+    (`current_platform()`, `ext.platform().info`), directly or through a name assigned
+    once from such an expression."""
+    while isinstance(node, (nodes.Call, nodes.Attribute, nodes.Subscript)):
+        node = (
+            node.func
+            if isinstance(node, nodes.Call)
+            else (node.value if isinstance(node, nodes.Subscript) else node.expr)
+        )
+    if not isinstance(node, nodes.Name):
+        return False
+    if isinstance(ev.eval(node, None), ExternalRef):
+        return True
+    if depth == 0:
+        return False
+    try:
+        _scope, found = node.lookup(node.name)
+    except Exception:
+        return False
+    if len(found) != 1 or not isinstance(found[0], nodes.AssignName):
+        return False
+    assign = found[0].parent
+    if not isinstance(assign, nodes.Assign) or assign.targets != [found[0]]:
+        return False
+    return _from_outside(ev, assign.value, depth - 1)
 
 
 def _capability(ev: Evaluator) -> Capability:

@@ -100,11 +100,15 @@ def _attribute(ev: Evaluator, node: nodes.Attribute, env: Env | None) -> Any:
         return ev.get_attribute(ev.eval(node.expr, env), node.attrname)  # None has these
     receiver = dereferenced(ev, node.expr, env)
     value = ev.get_attribute(receiver, node.attrname, node)
-    if value is UNKNOWN and receiver is UNKNOWN and conventions.reads_a_parameter(node.expr):
-        # Nothing says what the parameter is: its attribute's name may (a device record).
-        # An unknown call's result is not read so: an idiom's UNKNOWN may mean the call
-        # fails there (cuda.core's Device on an AMD GPU).
-        return conventions.attribute_by_convention(ev, node.attrname)
+    if value is UNKNOWN and receiver is UNKNOWN:
+        if conventions.reads_a_parameter(node.expr):
+            # Nothing says what the parameter is: its attribute's name may (a device
+            # record). An unknown call's result is not read so: an idiom's UNKNOWN may
+            # mean the call fails there (cuda.core's Device on an AMD GPU).
+            return conventions.attribute_by_convention(ev, node.attrname)
+        # An object from outside the scanned roots: a predicate's name says what its
+        # property is, as it says what its method returns.
+        return conventions.predicate_attribute(ev, node)
     return value
 
 

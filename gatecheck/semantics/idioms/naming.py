@@ -100,8 +100,68 @@ IDIOM = Idiom(
             "from ext import d",
             assumed=True,
         ),
+        # A property of an object made outside the scanned roots (tokenspeed's
+        # `current_platform()` from tokenspeed_kernel): its name, as a method's is.
+        Example(
+            "predicate-property-of-an-outside-object",
+            "current_platform().is_hopper",
+            generations("sm90"),
+            "from ext.platform import current_platform",
+            assumed=True,
+        ),
+        Example(
+            "predicate-property-through-names",
+            "_is_new",
+            _BLACKWELL,
+            "from ext.platform import current_platform\n"
+            "_platform = current_platform()\n"
+            "_is_new = _platform.is_blackwell",
+            assumed=True,
+        ),
+        Example(
+            "or-newer",
+            "ext.is_hopper_plus()",
+            generations("sm90") | _BLACKWELL,
+            "import ext",
+            assumed=True,
+        ),
+        Example(
+            "sm-or-later",
+            "ext.is_sm100_or_later()",
+            _BLACKWELL,
+            "import ext",
+            assumed=True,
+        ),
+        Example(
+            "registry-family",
+            "ext.platform().is_cdna4",
+            generations("gfx950"),
+            "import ext",
+            assumed=True,
+        ),
     ),
     noops=(
+        Noop(
+            "property-without-a-verb",
+            "current_platform().hopper",
+            "only is_/has_/supports_/use_/check_ names promise a truth value",
+            "from ext.platform import current_platform",
+        ),
+        Noop(
+            "property-of-a-project-function-result",
+            "platform().is_hopper",
+            "the object is made by a project function: what it holds is read from the "
+            "project, not from the property's name",
+            "import pickle\n\ndef platform():\n    return pickle.loads(b'')",
+        ),
+        Noop(
+            "property-of-a-project-object",
+            "Platform(flag()).is_hopper",
+            "a project class's attribute is read from the class (here a constructor "
+            "argument nothing describes), not from its name",
+            "from ext import flag\n\nclass Platform:\n    def __init__(self, hopper):\n"
+            "        self.is_hopper = hopper",
+        ),
         Noop(
             "record-field-of-another-name",
             "(lambda dev: dev.target_capability == (12, 0))(d())",

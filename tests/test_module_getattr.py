@@ -1,6 +1,8 @@
 """A module's `__getattr__` (PEP 562) answers for a name the module binds nowhere
-(semantics/resolve._module_getattr): DeepSpeed's `deepspeed.HAS_TRITON`, made on first
-use by a module function, is read from the hook's body."""
+(semantics/bindings.getattr_hook): DeepSpeed's `deepspeed.HAS_TRITON`, made on first
+use by a module function, is read from the hook's body; so is a name declared only for
+type checkers (`if TYPE_CHECKING: VLLM_FLASH_ATTN_VERSION: Optional[int] = None`, vLLM's
+envs), which the module does not bind when it runs."""
 
 from __future__ import annotations
 
@@ -28,6 +30,28 @@ def __getattr__(name):
     raise AttributeError(name)
 """
 
+DECLARED = """\
+import torch
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    HAS_TRITON: bool = False
+
+_TABLE = {"HAS_TRITON": lambda: torch.cuda.get_device_capability()[0] >= 8}
+
+def __getattr__(name):
+    if name in _TABLE:
+        return _TABLE[name]()
+    raise AttributeError(name)
+"""
+
+DECLARED_ONLY = """\
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    HAS_TRITON: bool = False
+"""
+
 CASES = [
     pytest.param("import mypkg\n", "mypkg.HAS_TRITON", FROM_SM80, id="module-attribute"),
     pytest.param("from mypkg import HAS_TRITON\n", "HAS_TRITON", FROM_SM80, id="imported-name"),
@@ -42,7 +66,22 @@ CASES = [
     pytest.param("import mypkg\n", 'mypkg.__doc__ == "x"', EVERY, id="a-dunder-is-not-asked"),
 ]
 
+DECLARED_CASES = [
+    pytest.param(DECLARED, "mypkg.HAS_TRITON", FROM_SM80, id="declared-for-type-checkers"),
+    pytest.param(DECLARED, "HAS_TRITON", FROM_SM80, id="declared-and-imported", marks=[]),
+    # Noop: without a hook, what runs binds nothing the analysis can read.
+    pytest.param(DECLARED_ONLY, "mypkg.HAS_TRITON", EVERY, id="declared-without-a-hook"),
+]
+
 
 @pytest.mark.parametrize(("source", "expr", "expected"), CASES)
 def test_module_getattr(ruleset: RuleSet, source: str, expr: str, expected: object) -> None:
     assert_can_be_true(ruleset, source, expr, expected, modules={"mypkg": HOOKED})
+
+
+@pytest.mark.parametrize(("module", "expr", "expected"), DECLARED_CASES)
+def test_declared_names_ask_the_hook(
+    ruleset: RuleSet, module: str, expr: str, expected: object
+) -> None:
+    source = "from mypkg import HAS_TRITON\n" if expr == "HAS_TRITON" else "import mypkg\n"
+    assert_can_be_true(ruleset, source, expr, expected, modules={"mypkg": module})

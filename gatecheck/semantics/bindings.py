@@ -87,10 +87,20 @@ def _assigned_value(ev: Evaluator, node: nodes.AssignName | nodes.AssignAttr) ->
         parent = parent.parent
     if _under_type_checking(ev, parent):
         # Declarations for type checkers (vllm's envs, current_platform): the
-        # runtime value comes from elsewhere (a module __getattr__, env vars).
+        # runtime value comes from elsewhere. An instance of a project class: the one
+        # serving the device (dispatch.py). Any other name of the module's top level
+        # is not bound when it runs: its `__getattr__` is asked, where it has one
+        # (vLLM's `envs.VLLM_FLASH_ATTN_VERSION`, each a lambda reading the environment).
         annotation = getattr(parent, "annotation", None)
         declared = None if annotation is None else ev.eval(annotation, None)
-        return dispatch.declared(ev, declared.node) if isinstance(declared, ClassRef) else UNKNOWN
+        if isinstance(declared, ClassRef):
+            return dispatch.declared(ev, declared.node)
+        scope = parent.scope()
+        if isinstance(scope, nodes.Module) and isinstance(node, nodes.AssignName):
+            hook = getattr_hook(scope, str(node.name))
+            if hook is not None:
+                return ev.invoke(FunctionRef(hook), [str(node.name)], {})
+        return UNKNOWN
     if isinstance(parent, nodes.Assign):
         found = (destructure_path(t, node) for t in parent.targets)
         path = next((p for p in found if p is not None), None)
@@ -185,6 +195,19 @@ def _parameter_value(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments) -
         # The construction it is read for, when the question names one (constructions.py).
         return constructions.instance_for(ev.flag_values, func)
     return conventions.parameter_by_convention(ev, node, args)
+
+
+def getattr_hook(module: nodes.Module, attr: str) -> nodes.FunctionDef | None:
+    """The module's `__getattr__` (PEP 562), which Python asks for a name the module does
+    not bind (one `def` at its top level), read with the name (DeepSpeed's
+    `deepspeed.HAS_TRITON`, made on first use); None where it has none, and for a
+    dunder, which Python does not ask it for."""
+    if attr.startswith("__") and attr.endswith("__"):
+        return None
+    hook = module.locals.get("__getattr__")
+    if not hook or len(hook) != 1 or not isinstance(hook[0], nodes.FunctionDef):
+        return None
+    return hook[0]
 
 
 def _in_function(node: nodes.NodeNG) -> bool:

@@ -14,7 +14,7 @@ from gatecheck.loading.project import Project
 from gatecheck.loading.resolve import absolute_import_name, import_target, imported_name
 from gatecheck.loading.trees import bound_in_scopes, lookup
 from gatecheck.semantics import appended, bounds, flow, global_writes, replay
-from gatecheck.semantics.bindings import binding_value, keywords_parameter_value
+from gatecheck.semantics.bindings import binding_value, getattr_hook, keywords_parameter_value
 from gatecheck.semantics.builtin_calls import BUILTINS
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either
@@ -246,14 +246,9 @@ def _module_binding(ev: Evaluator, bound: Sequence[nodes.NodeNG], attr: str) -> 
 
 def _module_getattr(ev: Evaluator, module: nodes.Module, attr: str) -> Any:
     """A name the module binds nowhere (nor a star import does): Python asks the
-    module's `__getattr__` (PEP 562) for it, so its body is read with the name
-    (DeepSpeed's `deepspeed.HAS_TRITON`, made on first use). A dunder is not asked."""
-    if attr.startswith("__") and attr.endswith("__"):
-        return UNKNOWN
-    hook = module.locals.get("__getattr__")
-    if not hook or len(hook) != 1 or not isinstance(hook[0], nodes.FunctionDef):
-        return UNKNOWN
-    return ev.invoke(FunctionRef(hook[0]), [attr], {})
+    module's `__getattr__` (bindings.getattr_hook)."""
+    hook = getattr_hook(module, attr)
+    return UNKNOWN if hook is None else ev.invoke(FunctionRef(hook), [attr], {})
 
 
 def binding_of(ev: Evaluator, bound: nodes.NodeNG, local: str) -> Any:

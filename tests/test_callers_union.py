@@ -41,6 +41,19 @@ FITS_EACH_DEVICE = (
 
 # (source after DEVICE, the generations the line marked `# gate` admits)
 CASES = [
+    # A table looked up with one of the names its callers pass: those names' items,
+    # not every item of the table.
+    pytest.param(
+        "def floor(kind):\n"
+        '    table = {"fa2": 8, "fa3": 9, "fa4": 10}\n'
+        "    return major() >= table[kind]  # gate\n"
+        "\n"
+        "def run():\n"
+        '    floor("fa3")\n'
+        '    floor("fa4")\n',
+        FROM_9,
+        id="a-table-looked-up-with-one-of-two-names",
+    ),
     pytest.param(
         "def check(name, min_major=None):\n"
         "    return major() < min_major  # gate\n"

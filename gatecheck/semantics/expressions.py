@@ -602,6 +602,15 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
             return UNKNOWN
         return safe(lambda: container[slice(*parts)])
     index = ev.eval(node.slice, env)
+    if isinstance(index, OneOf) and isinstance(container, dict):
+        # One of a few keys (`sm_to_cls[name]`, `name` one of "act" and "gated"): the
+        # item of each one there is, an option without one raising there.
+        found = _items_of_options(container, index)
+        if found is not None:
+            if not found:
+                ev.raising.append(node)
+                return UNKNOWN
+            return either(found)
     if contains_unknown(index):
         matching = _keys_matching(ev, container, index)
         if matching is None:
@@ -639,6 +648,24 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     # A value an idiom made (Triton's device properties dict): what the idiom says.
     item = ev.idioms.value_item(container, index)
     return UNKNOWN if item is NOT_MINE else item
+
+
+def _items_of_options(container: dict[Any, Any], index: OneOf) -> list[Any] | None:
+    """The items of a dict of constant keys at each option of `index` that is a key
+    (none: every option raises); None where an option or a key is not a constant."""
+    options = constant_options(index)
+    if options is None or not all(is_constant(o) for o in options):
+        return None
+    if not all(is_constant(k) for k in container):
+        return None
+    found: list[Any] = []
+    for option in options:
+        try:
+            if option in container:
+                found.append(container[option])
+        except TypeError:  # an unhashable option: not a key
+            continue
+    return found
 
 
 def _keys_matching(ev: Evaluator, container: Any, index: Any) -> list[Any] | None:

@@ -82,7 +82,7 @@ def parameter_names(func: nodes.FunctionDef, receiver: bool = True) -> set[str]:
     return names | {str(rest) for rest in (arguments.vararg, arguments.kwarg) if rest}
 
 
-def decorator_names(func: nodes.FunctionDef) -> list[str]:
+def decorator_names(func: nodes.FunctionDef | nodes.ClassDef) -> list[str]:
     names: list[str] = []
     if func.decorators is None:
         return names

@@ -12,7 +12,7 @@ from astroid.const import Context
 
 from gatecheck.loading.lazy import Spelling
 from gatecheck.loading.resolve import decorator_names
-from gatecheck.semantics import class_writes, dataclass_init, flow
+from gatecheck.semantics import class_writes, dataclass_init, flow, instance_classes
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either, join_all
 from gatecheck.semantics.values import (
@@ -101,7 +101,7 @@ def class_attribute(
             # A class-level value read through an instance is only a default (dataclass
             # fields, config objects): the instance may hold anything. Unless it was
             # made without arguments and no method assigns it on the instance.
-            return UNKNOWN
+            return _tagged(ev, cls, name, receiver, reader)
         if isinstance(node, nodes.FunctionDef):
             return _method(ev, node, klass, cls, receiver)
         value = ev.binding_value(node)
@@ -141,9 +141,27 @@ def class_attribute(
                 flowed = join_all(until_unknown(ev, values))
             # else `self.use_x = False` then `if cap >= ...: self.use_x = True`
             return _also_set_elsewhere(ev, cls, name, flowed, assigned)
-        if fallback:
-            return _getattr_hook(ev, cls, name, receiver)
+        tagged = _tagged(ev, cls, name, receiver, reader)
+        if tagged is not UNKNOWN or not fallback:
+            return tagged
+        return _getattr_hook(ev, cls, name, receiver)
     return UNKNOWN
+
+
+def _tagged(
+    ev: Evaluator,
+    cls: nodes.ClassDef,
+    name: str,
+    receiver: InstanceRef,
+    reader: nodes.NodeNG | None,
+) -> Any:
+    """`self.arch` in a method of a family whose classes each set their own at class
+    level, the class chosen by the device where one is made (instance_classes.py);
+    UNKNOWN otherwise."""
+    if reader is None or receiver.defaults_hold:
+        return UNKNOWN
+    tagged = instance_classes.tag_value(ev, cls, name, reader)
+    return UNKNOWN if tagged is None else tagged
 
 
 def _value_set(ev: Evaluator, value: nodes.NodeNG) -> Any:

@@ -232,3 +232,41 @@ def test_a_row_spans_its_whole_condition() -> None:
     }
     (row,) = run.rows_of({"gates": [gate]}, run.REPO)
     assert (row.first, row.last) == (477, 481)
+
+
+def test_a_hop_under_no_row_is_listed_with_its_own_set() -> None:
+    gate = {
+        "path": "pkg/flags.py",
+        "line": 26,
+        "end_line": 26,
+        "condition_line": 26,
+        "condition_end_line": 26,
+        "condition": "sm_version == 90",
+        "class": "probably-deliberate",
+        "admitted": ["sm90"],
+        "call_sites": [{"path": "pkg/a.py", "line": 5, "condition": "FLAG", "admitted": ["sm90"]}],
+    }
+    hops = [
+        {"path": "pkg/a.py", "line": 5, "condition": "FLAG", "admitted": ["sm90"]},
+        {"path": "pkg/b.py", "line": 9, "end_line": 10, "condition": "FLAG and x", "admitted": []},
+    ]
+    rows = run.rows_of({"gates": [gate], "hops": hops}, run.REPO)
+    # The hop under the gate stays one of its call sites; the other is a row of its own.
+    assert [(r.path, r.first, r.last, r.gate_class) for r in rows[1:]] == [
+        ("pkg/b.py", 9, 10, "hop")
+    ]
+    label = run._label(
+        {
+            "corpus": "pkg==1",
+            "path": "pkg/b.py",
+            "line": 10,
+            "condition": "FLAG and x",
+            "admitted": [],
+            "kind": "gate",
+            "reason": "r",
+        },
+        "t#1",
+        {"sm90", "sm120"},
+    )
+    outcome = run.match(label, rows)
+    assert outcome.listed and outcome.exact and not outcome.likely_gap

@@ -234,6 +234,25 @@ def rows_of(report: dict[str, Any], root: Path) -> list[Row]:
                 sites=sites,
             )
         )
+    # The report's hops under no row (a reader of a flag whose gate it is not attributed
+    # to: sglang 0.4.6's `if _ENABLE_JIT_DEEPGEMM:`): listed, each with its own set.
+    under_rows = {(path, line) for r in rows for path, line, _ in r.sites}
+    for hop in report.get("hops", []):
+        path = _relative(hop["path"], root)
+        if (path, hop["line"]) in under_rows:
+            continue
+        rows.append(
+            Row(
+                path=path,
+                first=hop["line"],
+                last=max(hop.get("end_line", hop["line"]), hop["line"]),
+                condition=hop["condition"],
+                gate_class="hop",
+                admitted=frozenset(hop["admitted"]),
+                rank=len(rows),
+                sites=(),
+            )
+        )
     return rows
 
 

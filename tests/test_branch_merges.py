@@ -62,6 +62,28 @@ def with_object():
     return cc >= (8, 9)
 
 
+def flag_in_try():
+    use = False
+    try:
+        if torch.cuda.get_device_capability()[0] >= 9:
+            import fast_kernel  # noqa: F401
+            use = True
+    except ImportError:
+        pass
+    return use
+
+
+def flag_in_try_then_reset():
+    use = False
+    try:
+        use = True
+        probe()
+        use = torch.cuda.get_device_capability()[0] >= 9
+    except ImportError:
+        pass
+    return use
+
+
 def every_cap_or_none(device):
     if device == "cuda":
         caps = tuple(torch.cuda.get_device_capability(i) for i in range(torch.cuda.device_count()))
@@ -108,7 +130,19 @@ CASES = [
         EVERY,
         id="the-device-in-its-own-per-device-values",
     ),
+    # A handler that binds nothing sees what the body left where it raised: the value
+    # before the `try` or one the body's statements bound (lmdeploy 0.7.3's
+    # flash_mla_available: `use = True` past an import that may fail, sm90 up only).
+    pytest.param(
+        "flag_in_try()",
+        frozenset({"sm90", "sm100", "sm103", "sm110", "sm120", "sm121", "gfx90a", "gfx942"})
+        | {"gfx950"},
+        id="a-flag-set-in-a-try-whose-handler-passes",
+    ),
     # noops: a branch leaves what is not a constant
+    pytest.param(
+        "flag_in_try_then_reset()", EVERY, id="noop-a-handler-past-a-constant-the-body-bound"
+    ),
     pytest.param("(7, 5) in every_cap_or_unknown(d)", EVERY, id="noop-per-device-or-unknown"),
     pytest.param("with_unknown()", EVERY, id="noop-a-branch-leaves-an-unknown"),
     pytest.param("with_object()", EVERY, id="noop-a-branch-leaves-an-object"),

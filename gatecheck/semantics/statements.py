@@ -35,6 +35,7 @@ from gatecheck.semantics.values import (
     FunctionRef,
     NoneOr,
     OneOf,
+    is_constant,
     truth,
 )
 
@@ -208,10 +209,14 @@ def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
     # statement (only the handlers that may catch it run), or complete (none does).
     raised = certain_raise(ev, stmt.body[0], try_env) if stmt.body else None
     handlers = stmt.handlers
+    # The constants each name the body binds holds at its statements' ends (a handler
+    # sees one of them, or the value before: where the body raised).
+    seen: dict[str, list[Any]] | None = None
     if raised is not None:
         handlers = _catching(ev, handlers, raised)
     else:
-        r, falls = exec_block(ev, stmt.body, try_env)
+        seen = {} if handlers else None
+        r, falls = _walked(ev, stmt.body, try_env, seen)
         returns += r
         if falls:
             r, f = exec_block(ev, stmt.orelse, try_env)
@@ -229,6 +234,8 @@ def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
     for handler in handlers:
         handler_env = dict(env)
         forget_assigned_in(stmt.body, handler_env)
+        if seen is not None:
+            handler_env.update(_flags_left(env, seen))
         handler_env.update(partly)
         if handler.name is not None:
             bind_target(handler.name, UNKNOWN, handler_env)
@@ -241,6 +248,40 @@ def _try(ev: Evaluator, stmt: nodes.Try, env: Env, returns: list[Any]) -> bool:
     r, f = exec_block(ev, stmt.finalbody, env)
     returns += r
     return bool(exits) and f
+
+
+def _walked(
+    ev: Evaluator, body: Sequence[nodes.NodeNG], env: Env, seen: dict[str, list[Any]] | None
+) -> tuple[list[Any], bool]:
+    """exec_block(body), one statement at a time: with `seen`, the value each name a
+    statement binds holds after it, collected there."""
+    if seen is None:
+        return exec_block(ev, body, env)
+    returns: list[Any] = []
+    for statement in body:
+        r, falls = exec_block(ev, [statement], env)
+        returns += r
+        for node in statement.nodes_of_class(nodes.AssignName):
+            seen.setdefault(str(node.name), []).append(env.get(node.name, UNKNOWN))
+        if not falls:
+            return returns, False
+    return returns, True
+
+
+def _flags_left(before: Env, seen: dict[str, list[Any]]) -> Env:
+    """What a handler sees of a name the body binds, where it held a constant before the
+    `try` and at the end of each statement of the body that binds it (`use = False`,
+    then `try: if cap[0] >= 9: import kernel; use = True` / `except ImportError: pass`):
+    one of those constants, the body having raised before, between or after them. Any
+    other name stays unknown (forget_assigned_in)."""
+    left: Env = {}
+    for name, values in seen.items():
+        if name not in before:
+            continue
+        options = [before[name], *values]
+        if all(is_constant(v) for v in options):
+            left[name] = either(options)
+    return left
 
 
 def _partly_changed(

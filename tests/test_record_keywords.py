@@ -134,8 +134,49 @@ CASES += [
     ),
 ]
 
+# A NamedTuple record read by place (vLLM's ROCm DeviceCapability(major=..., minor=...)):
+# an item and an unpacking give the field made at that place.
+POSITIONAL = (
+    "from typing import NamedTuple\n"
+    "\n"
+    "class Cap(NamedTuple):\n"
+    "    major: int\n"
+    "    minor: int\n"
+    "\n"
+    "def cap():\n"
+    "    return Cap(major=major(), minor=0)\n"
+    "\n"
+)
+NOT_MAJOR_9 = {
+    *("sm70", "sm75", "sm80", "sm86", "sm87", "sm89"),
+    *("sm100", "sm103", "sm110", "sm120", "sm121"),
+}
+CASES += [
+    pytest.param(
+        POSITIONAL + "def run():\n    return cap()[0] != 9  # gate\n",
+        NOT_MAJOR_9,
+        id="a-record-item-by-place",
+    ),
+    pytest.param(
+        POSITIONAL + "def run():\n    return cap()[-2] != 9  # gate\n",
+        NOT_MAJOR_9,
+        id="a-record-item-from-the-end",
+    ),
+    pytest.param(
+        POSITIONAL + "def run():\n    first, _ = cap()\n    return first == 10  # gate\n",
+        {"sm100", "sm103"},
+        id="a-record-unpacked",
+    ),
+]
+
 # The record's field stays unknown: every generation.
 NOOPS = [
+    # A plain class's instance has no items by place (unpacking it raises in Python).
+    pytest.param(
+        POSITIONAL.replace("(NamedTuple)", "")
+        + "def run():\n    first, _ = cap()\n    return first == 10  # gate\n",
+        id="an-instance-that-is-no-record-unpacked",
+    ),
     pytest.param(
         RECORD + "def _make(**fields):\n"
         "    return pick(Inputs(head_dim=1, **fields))\n"

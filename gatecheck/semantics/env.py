@@ -11,6 +11,7 @@ from gatecheck.semantics.logic import either, item_of_options, join_returns
 from gatecheck.semantics.values import (
     UNKNOWN,
     EachDevice,
+    InstanceRef,
     Iterating,
     NoneOr,
     OneOf,
@@ -69,11 +70,31 @@ def index_path(value: Any, path: Sequence[int]) -> Any:
         if isinstance(value, OneOf):
             value = item_of_options(value, index)
             continue
+        if isinstance(value, InstanceRef):
+            value = _record_field(value, index)
+            continue
         try:
             value = value[index]
         except Exception:
             return UNKNOWN
     return value
+
+
+def _record_field(record: InstanceRef, index: int) -> Any:
+    """The field at `index` of a NamedTuple instance its class spells as one (`major,
+    minor = DeviceCapability(major=..., minor=...)`), as made; UNKNOWN otherwise."""
+    spelled = (b.as_string() for b in record.cls.bases)
+    if not any(b.endswith(("NamedTuple", "namedtuple")) for b in spelled):
+        return UNKNOWN
+    fields = [
+        s.target.name
+        for s in record.cls.body
+        if isinstance(s, nodes.AnnAssign) and isinstance(s.target, nodes.AssignName)
+    ]
+    at = index + len(fields) if index < 0 else index
+    if 0 <= at < len(fields) and fields[at] in record.attrs:
+        return record.attrs[fields[at]]
+    return UNKNOWN
 
 
 def bind_target(target: nodes.NodeNG, value: Any, env: Env) -> None:

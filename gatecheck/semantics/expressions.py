@@ -25,6 +25,7 @@ from gatecheck.semantics.values import (
     ClassRef,
     EachDevice,
     FunctionRef,
+    InstanceRef,
     NoneOr,
     OneOf,
     Opaque,
@@ -639,6 +640,18 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
         return safe(lambda: container.get(index, False))  # an unhashable key raises
     if isinstance(container, (tuple, list, str)):
         return safe(lambda: container[index])
+    if (
+        isinstance(container, InstanceRef)
+        and type(index) is int
+        and classes.is_namedtuple(ev, container.cls)
+    ):
+        # `cap[0]` of a NamedTuple instance (vLLM's DeviceCapability(major, minor) on
+        # ROCm): the field at that place, as made.
+        fields = classes.annotated_fields(container.cls)
+        at = index + len(fields) if index < 0 else index
+        if 0 <= at < len(fields) and fields[at] in container.attrs:
+            return container.attrs[fields[at]]
+        return UNKNOWN
     if isinstance(container, ClassRef) and isinstance(index, str):
         # `Backend["HOPPER"]`: an Enum's member by name (a missing name raises).
         if not classes.is_enum(ev, container.node):

@@ -10,7 +10,7 @@ import pytest
 from astroid import nodes
 
 from gatecheck.config.model import RuleSet
-from gatecheck.semantics.admitted import Semantics, in_memory_project
+from gatecheck.semantics.admitted import Admission, Semantics, in_memory_project
 
 DEVICE = "import torch\n\ndef major():\n    return torch.cuda.get_device_capability()[0]\n\n"
 
@@ -299,13 +299,18 @@ def _marked(module: nodes.Module, source: str) -> nodes.NodeNG:
     return found.value
 
 
-def _admits(ruleset: RuleSet, source: str) -> frozenset[str]:
+def _admission(ruleset: RuleSet, source: str) -> Admission:
+    """The admission of the line marked `# gate` in DEVICE + `source`."""
     text = DEVICE + source
     project = in_memory_project({"gate": text})
     module = project.module("gate")
     assert module is not None
     semantics = Semantics(project, ruleset.registry, follow_callers=True)
-    return semantics.admission(_marked(module, text)).can_be_true
+    return semantics.admission(_marked(module, text))
+
+
+def _admits(ruleset: RuleSet, source: str) -> frozenset[str]:
+    return _admission(ruleset, source).can_be_true
 
 
 @pytest.mark.parametrize(("source", "expected"), CASES)

@@ -8,8 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gatecheck.config.model import RuleSet
-from gatecheck.semantics.admitted import Semantics, in_memory_project
-from tests.test_callers_union import DEVICE, _admits, _marked
+from tests.test_callers_union import _admission, _admits
 
 GFX = {"gfx90a", "gfx942", "gfx950"}  # ROCm reports capability 9.x: major 9's class
 FAMILY = """\
@@ -211,18 +210,15 @@ def test_tags_that_stay_unknown(ruleset: RuleSet, source: str) -> None:
 def test_a_class_also_made_by_name_is_made_everywhere(ruleset: RuleSet) -> None:
     """ActSm90 made by its name as well: on every generation it may be the instance
     (true everywhere); false only where the table makes another one too."""
-    text = DEVICE + family(
-        "def pick():\n"
-        "    table = {9: ActSm90, 10: ActSm100, 12: ActSm120}\n"
-        "    return table[major()]()\n\n"
-        "def fallback():\n"
-        "    return ActSm90()\n"
-    )
-    project = in_memory_project({"gate": text})
-    module = project.module("gate")
-    assert module is not None
-    admission = Semantics(project, ruleset.registry, follow_callers=True).admission(
-        _marked(module, text)
+    admission = _admission(
+        ruleset,
+        family(
+            "def pick():\n"
+            "    table = {9: ActSm90, 10: ActSm100, 12: ActSm120}\n"
+            "    return table[major()]()\n\n"
+            "def fallback():\n"
+            "    return ActSm90()\n"
+        ),
     )
     assert admission.can_be_true == ruleset.registry.all_names()
     assert admission.can_be_false == {"sm100", "sm103", "sm120", "sm121"}

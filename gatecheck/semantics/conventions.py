@@ -15,6 +15,7 @@ from astroid import nodes
 
 from gatecheck.config.model import Generation, Registry, VocabularyEntry
 from gatecheck.semantics import callers, classes, flow, replay
+from gatecheck.semantics.free_atoms import single_binding
 from gatecheck.semantics.idioms import tvm_device
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.idioms.device_presence import another_backend
@@ -593,16 +594,8 @@ def _from_outside(ev: Evaluator, node: nodes.NodeNG, depth: int) -> bool:
         return True
     if depth == 0:
         return False
-    try:
-        _scope, found = node.lookup(node.name)
-    except Exception:
-        return False
-    if len(found) != 1 or not isinstance(found[0], nodes.AssignName):
-        return False
-    assign = found[0].parent
-    if not isinstance(assign, nodes.Assign) or assign.targets != [found[0]]:
-        return False
-    return _from_outside(ev, assign.value, depth - 1)
+    value = single_binding(node, any_scope=True)
+    return value is not None and _from_outside(ev, value, depth - 1)
 
 
 def _capability(ev: Evaluator) -> Capability:

@@ -44,9 +44,10 @@ class _TooLarge(Exception):
     pass
 
 
-def single_binding(name: nodes.Name) -> nodes.NodeNG | None:
+def single_binding(name: nodes.Name, *, any_scope: bool = False) -> nodes.NodeNG | None:
     """The value of the one plain assignment `name = <expr>` in its own scope, if that
-    is the only binding of the name there."""
+    is the only binding of the name there (`any_scope`: the one binding the name's
+    lookup finds, wherever it is: a module global read in a function)."""
     try:
         _scope, found = name.lookup(name.name)
     except Exception:
@@ -58,7 +59,7 @@ def single_binding(name: nodes.Name) -> nodes.NodeNG | None:
         return None
     if assign.targets[0] is not found[0]:
         return None
-    if assign.scope() is not name.scope():
+    if not any_scope and assign.scope() is not name.scope():
         return None
     return assign.value
 

@@ -190,9 +190,8 @@ def _named_generations(lowered: str, registry: Registry) -> tuple[frozenset[str]
             )
             return admits, lowered[found.end() :]
     # The registry's other families (`is_cdna4`: AMD's, as the registry names them).
-    for generation in registry.generations:
-        family = generation.family.lower()
-        if family in _FAMILY_MAJORS or not family:
+    for family in dict.fromkeys(g.family.lower() for g in registry.generations):
+        if not family or family in _FAMILY_MAJORS or family not in lowered:
             continue
         found = re.search(rf"(?:^|_){re.escape(family)}(?=_|$)", lowered)
         if found:

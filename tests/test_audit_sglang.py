@@ -259,7 +259,11 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # fused_moe_kernel, launched with `swap_ab=swap_ab, **config` (a keyword beside a
         # `**` that cannot be read gives the parameter: callers._argument), swap_ab
         # `should_enable_swap_ab(...)`, sm90 only.
-        "probably-deliberate": 123,
+        # 125: + the FA4 copy's flash_fwd.py:1352, :1356 `self.arch >= 90 and ...` in the
+        # Hopper forward class (`arch = 90`; the base's `arch: int = 80`), made only in
+        # interface.py's `if compute_capability == 9:` branch: sm90 and the gfx9 parts
+        # (semantics/instance_classes.py), single-generation.
+        "probably-deliberate": 125,
         "decided": 0,  # no rules, no `# gatecheck: ignore` comments in sglang
         # 56: `is_blackwell()` (majors 10, 11, 12), `major >= 9` / `>= 8` cut-offs, and
         # `if sm_version < 90: return False` exits (the feature is where it is false);

@@ -13,6 +13,7 @@ from astroid.const import Context
 from gatecheck.loading.lazy import Spelling
 from gatecheck.loading.resolve import decorator_names
 from gatecheck.semantics import class_writes, dataclass_init, flow, instance_classes
+from gatecheck.semantics.env import annotated_fields
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either, join_all
 from gatecheck.semantics.values import (
@@ -390,14 +391,6 @@ def as_tuple(ev: Evaluator, value: Any) -> Any:
         fields = annotated_fields(value.cls)
         return tuple(value.attrs.get(f, UNKNOWN) for f in fields)
     return value
-
-
-def annotated_fields(cls: nodes.ClassDef) -> list[str]:
-    return [
-        stmt.target.name
-        for stmt in cls.body
-        if isinstance(stmt, nodes.AnnAssign) and isinstance(stmt.target, nodes.AssignName)
-    ]
 
 
 def instantiate(

@@ -86,15 +86,26 @@ def _record_field(record: InstanceRef, index: int) -> Any:
     spelled = (b.as_string() for b in record.cls.bases)
     if not any(b.endswith(("NamedTuple", "namedtuple")) for b in spelled):
         return UNKNOWN
-    fields = [
-        s.target.name
-        for s in record.cls.body
-        if isinstance(s, nodes.AnnAssign) and isinstance(s.target, nodes.AssignName)
-    ]
+    return field_at(record, index)
+
+
+def field_at(record: InstanceRef, index: int) -> Any:
+    """The field of a record at a place (negative: from the end), as made; UNKNOWN
+    where the record has no such field or it was not given."""
+    fields = annotated_fields(record.cls)
     at = index + len(fields) if index < 0 else index
     if 0 <= at < len(fields) and fields[at] in record.attrs:
         return record.attrs[fields[at]]
     return UNKNOWN
+
+
+def annotated_fields(cls: nodes.ClassDef) -> list[str]:
+    """A NamedTuple's or dataclass's fields: its annotated class attributes, in order."""
+    return [
+        stmt.target.name
+        for stmt in cls.body
+        if isinstance(stmt, nodes.AnnAssign) and isinstance(stmt.target, nodes.AssignName)
+    ]
 
 
 def bind_target(target: nodes.NodeNG, value: Any, env: Env) -> None:

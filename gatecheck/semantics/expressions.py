@@ -14,7 +14,7 @@ from astroid import nodes
 from gatecheck.semantics import bounds, classes, conventions, patterns
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.diverging import raises_in
-from gatecheck.semantics.env import Env, bind_target, none_compared, operand_scopes
+from gatecheck.semantics.env import Env, bind_target, field_at, none_compared, operand_scopes
 from gatecheck.semantics.flow import none_filled_choice
 from gatecheck.semantics.free_atoms import single_binding
 from gatecheck.semantics.idioms._model import NOT_MINE
@@ -606,7 +606,7 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     if isinstance(index, OneOf) and isinstance(container, dict):
         # One of a few keys (`sm_to_cls[name]`, `name` one of "act" and "gated"): the
         # item of each one there is, an option without one raising there.
-        found = _items_of_options(container, index)
+        found = items_at_keys(container, index)
         if found is not None:
             if not found:
                 ev.raising.append(node)
@@ -647,11 +647,7 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     ):
         # `cap[0]` of a NamedTuple instance (vLLM's DeviceCapability(major, minor) on
         # ROCm): the field at that place, as made.
-        fields = classes.annotated_fields(container.cls)
-        at = index + len(fields) if index < 0 else index
-        if 0 <= at < len(fields) and fields[at] in container.attrs:
-            return container.attrs[fields[at]]
-        return UNKNOWN
+        return field_at(container, index)
     if isinstance(container, ClassRef) and isinstance(index, str):
         # `Backend["HOPPER"]`: an Enum's member by name (a missing name raises).
         if not classes.is_enum(ev, container.node):
@@ -663,9 +659,10 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
     return UNKNOWN if item is NOT_MINE else item
 
 
-def _items_of_options(container: dict[Any, Any], index: OneOf) -> list[Any] | None:
-    """The items of a dict of constant keys at each option of `index` that is a key
-    (none: every option raises); None where an option or a key is not a constant."""
+def items_at_keys(container: dict[Any, Any], index: Any) -> list[Any] | None:
+    """The items of a dict of constant keys at each option of `index` (one of a few
+    constants, or one) that is a key (none: every option raises); None where an option
+    or a key is not a constant."""
     options = constant_options(index)
     if options is None or not all(is_constant(o) for o in options):
         return None

@@ -41,15 +41,13 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from gatecheck.loading.resolve import decorator_names
-from gatecheck.semantics import class_writes, subclasses
+from gatecheck.semantics import class_writes, expressions, subclasses
 from gatecheck.semantics.logic import either
 from gatecheck.semantics.reads import remembered
 from gatecheck.semantics.values import (
     UNKNOWN,
     ClassRef,
     OneOf,
-    constant_options,
-    is_constant,
     truth,
 )
 
@@ -108,25 +106,35 @@ def _made(ev: Evaluator, family: _Family) -> tuple[int, ...]:
 def _reached(ev: Evaluator, node: nodes.NodeNG) -> bool:
     """Whether the branches of its function that hold `node` may be taken on this
     generation (each `if` or conditional expression around it, its test read here)."""
+    for test, taken in _branches(node):
+        value, _raised = _quietly(ev, test)
+        if truth(value) is (not taken):
+            return False
+    return True
+
+
+def _branches(node: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, bool]]:
+    """The tests of the `if`s and conditional expressions of its function around
+    `node`, each with the side `node` is on (True: the body)."""
     while node.parent is not None and not isinstance(
         node.parent, (nodes.FunctionDef, nodes.Module, nodes.ClassDef, nodes.Lambda)
     ):
         parent = node.parent
         if isinstance(parent, (nodes.If, nodes.IfExp)) and node is not parent.test:
-            answer = _truth_here(ev, parent.test)
-            taken = node in parent.body if isinstance(parent, nodes.If) else node is parent.body
-            if answer is (not taken):
-                return False
+            yield (
+                parent.test,
+                (node in parent.body if isinstance(parent, nodes.If) else node is parent.body),
+            )
         node = parent
-    return True
 
 
-def _truth_here(ev: Evaluator, test: nodes.NodeNG) -> Any:
-    """The test's truth on this generation (UNKNOWN where not known, or where reading it
-    raises: a branch not told apart)."""
+def _quietly(ev: Evaluator, node: nodes.NodeNG) -> tuple[Any, bool]:
+    """`node`'s value on this generation and whether reading it raised, the raise not
+    noted for the condition being read (it is not this expression's)."""
     before = len(ev.raising)
     try:
-        return truth(ev.eval(test, None))
+        value = ev.eval(node, None)
+        return value, len(ev.raising) > before
     finally:
         del ev.raising[before:]
 
@@ -153,8 +161,7 @@ def _family(ev: Evaluator, cls: nodes.ClassDef, name: str) -> _Family | None:
     # The tag's classes: below the last class of `cls`'s order that binds it at class
     # level (the base the others set it anew over), or below `cls` (a mixin binding
     # none). Looked for only where that base's value and the class's own are constants,
-    # or where the
-    # mixin's module defines a class of it that has one: a search for the subclasses of
+    # or where the mixin's module defines a class of it that has one: a search for the subclasses of
     # a mixin of hundreds (transformers' GenerationMixin reading `self.config`) costs
     # seconds and finds instance attributes.
     root = None
@@ -191,7 +198,7 @@ def _family(ev: Evaluator, cls: nodes.ClassDef, name: str) -> _Family | None:
             if use is _MADE_HERE:
                 assert isinstance(ref.parent, nodes.Call)
                 calls.append((ref.parent, id(klass)))
-                chosen = chosen or _in_a_branch(ref.parent)
+                chosen = chosen or any(True for _ in _branches(ref.parent))
                 continue
             found = _consumers(use) if isinstance(use, nodes.NodeNG) else []
             if not found:
@@ -239,18 +246,6 @@ def _tagged_in_its_module(ev: Evaluator, cls: nodes.ClassDef, name: str) -> bool
             continue
         if _class_level(ev, statement, name) not in (_NOT_A_TAG, _ABSENT):
             return True
-    return False
-
-
-def _in_a_branch(node: nodes.NodeNG) -> bool:
-    """Whether an `if` or a conditional expression of its function holds `node`."""
-    while node.parent is not None and not isinstance(
-        node.parent, (nodes.FunctionDef, nodes.Module, nodes.ClassDef, nodes.Lambda)
-    ):
-        parent = node.parent
-        if isinstance(parent, (nodes.If, nodes.IfExp)) and node is not parent.test:
-            return True
-        node = parent
     return False
 
 
@@ -417,12 +412,7 @@ def _chosen(ev: Evaluator, chooser: nodes.NodeNG, named: frozenset[int]) -> set[
             if all(isinstance(i, ClassRef) for i in items):
                 return {id(i.node) for i in items}
             return set(named)
-    before = len(ev.raising)
-    try:
-        value = ev.eval(chooser, None)
-        raised = len(ev.raising) > before
-    finally:
-        del ev.raising[before:]
+    value, raised = _quietly(ev, chooser)
     if isinstance(value, ClassRef):
         return {id(value.node)}
     if isinstance(value, OneOf) and all(isinstance(o, ClassRef) for o in value.options):
@@ -446,13 +436,12 @@ def _looked_up(ev: Evaluator, chooser: nodes.Subscript) -> list[Any] | None:
     for lookup in reversed(chain):
         if isinstance(lookup.slice, nodes.Slice):
             return None
-        options = constant_options(ev.eval(lookup.slice, None))
-        if options is None:
-            return None
+        index = ev.eval(lookup.slice, None)
         found: list[Any] = []
         for table in current:
-            if not isinstance(table, dict) or not all(is_constant(k) for k in table):
+            items = expressions.items_at_keys(table, index) if isinstance(table, dict) else None
+            if items is None:
                 return None
-            found.extend(table[o] for o in options if is_constant(o) and o in table)
+            found.extend(items)
         current = found
     return current

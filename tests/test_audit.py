@@ -466,15 +466,17 @@ def test_gate_binding_uses_are_hops(make_tree: MakeTree) -> None:
 @pytest.mark.parametrize(
     ("source", "gate_line", "sites"),
     [
+        # (A callee named for the arch, `_match_sm("100")`, spells the allowlist at the
+        # call: the assignment is the row, tests/test_audit_written_comparisons.py.)
         pytest.param(
             """\
-            def _match_sm(version):
+            def _matches(version):
                 major, minor = torch.cuda.get_device_capability()
                 return f"{major * 10 + minor}" == version
 
 
             def gemm(names):
-                is_sm100 = _match_sm("100")
+                is_sm100 = _matches("100")
                 if "cutlass" in names and is_sm100:
                     return 1
             """,

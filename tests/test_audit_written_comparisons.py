@@ -2,8 +2,11 @@
 has_device_capability(75)`) is a condition written there, as `capability >= 75` would be:
 a function returning it is a row at that line, and so is a flag kept on an object
 (`self.is_hopper = ...`), whose readers are its hops (issue 17 item 6: the row is at the
-allowlist, not at the line reading an attribute that holds it). A local name for it is
-vocabulary, as any alias of predicates: the row is where it is used. A predicate called
+allowlist, not at the line reading an attribute that holds it), and so is a function's
+local name for it, whatever the name says; a local name for other predicates' answers is
+vocabulary, as any alias of predicates: the row is where it is used. An arch written as
+text to a callee named for the arch (`_match_sm_version(dev, ["100", "103"])`) is a
+comparison written there too. A predicate called
 without a number decides in its own body: vocabulary, as before. A callee named for the
 comparison it makes (Triton's `cuda_capability_geq(10, 0)`) is read the same way."""
 
@@ -60,17 +63,64 @@ CASES = [
         id="returned-support-flag",
     ),
     pytest.param(
-        # A local name for predicates' answers is vocabulary, as for predicates without
-        # a number (`_is_sm100 = _is_cuda and is_sm100_supported()`): the decision is at
-        # its use; kept on an object, it is a row (the first case).
+        # A function's local name for a test written out there, however it is named:
+        # the row is where the allowlist is spelled (a fix goes there), the answer
+        # that reads it a hop (vLLM's `is_deep_gemm_supported`).
         "def is_deep_gemm_supported():\n"
         "    is_supported_arch = current_platform.is_device_capability(\n"
         "        90\n"
         "    ) or current_platform.is_device_capability(100)\n"
         "    return ENABLED and is_supported_arch\n",
-        [(4, "likely-gap")],
+        [(1, "likely-gap")],
+        [4],
+        id="local-name-for-a-written-test-is-the-row",
+    ),
+    pytest.param(
+        # The arch spelled as text to a callee named for it (FlashInfer's
+        # `_match_sm_version(a.device, ["100", "103"])`), kept in a local flag.
+        "def _match_sm_version(device, versions):\n"
+        "    return str(current_platform.get_device_capability()) in versions\n"
+        "\n"
+        "def runners(a, names):\n"
+        "    is_sm_supported = _match_sm_version(a.device, ['100', '103'])\n"
+        "    if 'cutlass' in names and is_sm_supported:\n"
+        "        return 1\n"
+        "    return 0\n",
+        [(1, "probably-deliberate"), (4, "probably-deliberate")],
+        [5],
+        id="arch-text-given-to-a-callee-named-for-the-arch",
+    ),
+    pytest.param(
+        # Local names for generations (vLLM's `gate_linear.py`): each test is listed as
+        # a predicate's would be, and their use, where the allowlist is enumerated, too.
+        "def router(bias):\n"
+        "    is_hopper = current_platform.is_device_capability(90)\n"
+        "    is_blackwell = current_platform.is_device_capability(100)\n"
+        "    if (is_hopper or is_blackwell) and not bias:\n"
+        "        return 'fast'\n"
+        "    return 'slow'\n",
+        [(1, "probably-deliberate"), (2, "likely-gap"), (3, "likely-gap")],
         [],
-        id="local-name-for-predicates-is-read-where-used",
+        id="local-names-for-generations-are-listed-beside-their-use",
+    ),
+    pytest.param(
+        # The flag's readers tell sm120 apart in their own chain: not a gap (the row is
+        # read with the tests reading it, as it would be at the `if`).
+        "def _match_sm_version(device, versions):\n"
+        "    return str(current_platform.get_device_capability()) in versions\n"
+        "\n"
+        "def heuristic(a):\n"
+        "    is_sm_supported = _match_sm_version(a.device, ['100', '103', '110'])\n"
+        "    is_sm12x = _match_sm_version(a.device, ['120', '121'])\n"
+        "    if is_sm_supported:\n"
+        "        return 'cutlass_sm10x'\n"
+        "    elif is_sm12x:\n"
+        "        return 'cutlass_sm12x'\n"
+        "    return 'cublas'\n",
+        # `is_sm12x` names generations: its test is listed, and so is its use.
+        [(4, "probably-deliberate"), (5, "admits"), (8, "admits")],
+        [6],
+        id="a-flag-read-by-a-chain-with-the-generations-own-branch",
     ),
     pytest.param(
         # Triton's `cuda_capability_geq(10, 0)`: named for the comparison it makes, kept
@@ -129,6 +179,19 @@ NOOPS = [
         id="a-predicate-without-a-number-decides-in-its-body",
     ),
     pytest.param(
+        # Other predicates' answers under a local name: vocabulary, the row is its use.
+        "def is_sm100_supported():\n"
+        "    return current_platform.is_device_capability(100)\n"
+        "\n"
+        "def pick():\n"
+        "    is_sm100 = ENABLED and is_sm100_supported()\n"
+        "    if is_sm100:\n"
+        "        return 1\n"
+        "    return 0\n",
+        [(1, "probably-deliberate"), (5, "probably-deliberate")],
+        id="a-local-alias-of-a-predicate-is-read-where-used",
+    ),
+    pytest.param(
         "def is_wide(x):\n    return x > 4096\n\nWIDE = is_wide(8192)\n",
         [],
         id="a-number-the-device-does-not-compare",
@@ -166,6 +229,14 @@ def test_noops(make_tree: MakeTree, snippet: str, rows: list[tuple[int, str]]) -
         ("x.view(-1, 8)", False),
         ("is_close(x, 0.5)", False),  # a float is no capability
         ("is_enabled(True)", False),  # nor is a bool
+        ("_match_sm_version(a.device, '100')", True),  # an arch as text, named for it
+        ("_match_sm_version(a.device, ['100', '103', '110'])", True),
+        ("supports_arch('sm_90a')", True),
+        ("matches_gfx(['gfx942', 'gfx950'])", True),
+        ("get_arch_config('default')", False),  # text that is no arch
+        ("lookup_table('100')", False),  # a callee not named for the arch
+        ("check_cuda_arch(['90a', '100a'])", True),
+        ("_resolve_target_arch(dev, supported=('sm_100a',))", False),  # it returns a name
     ],
 )
 def test_written_comparison(source: str, expected: bool) -> None:

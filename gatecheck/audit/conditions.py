@@ -16,7 +16,13 @@ from pathlib import Path
 from astroid import nodes
 from astroid.const import Context
 
-from gatecheck.audit.prefilter import has_predicate_prefix, is_predicate_name, mentions_arch
+from gatecheck.audit.prefilter import (
+    has_predicate_prefix,
+    is_predicate_name,
+    mentions_arch,
+    names_a_generation,
+    names_arch,
+)
 from gatecheck.containment import bound_hit
 from gatecheck.gates.branches import (
     call_name,
@@ -800,10 +806,31 @@ def written_comparison(node: nodes.NodeNG | None) -> bool:
     if not isinstance(node, nodes.Call):
         return False
     callee = call_name(node)
-    if not (has_predicate_prefix(callee) or _COMPARING_NAME.search(callee)):
-        return False
     arguments = [*node.args, *(k.value for k in node.keywords or [])]
-    return any(_number_literal(a) for a in arguments)
+    if has_predicate_prefix(callee) or _COMPARING_NAME.search(callee):
+        return any(_number_literal(a) or _arch_text(a) for a in arguments)
+    # An arch spelled as text, given to a callee named for matching the arch (FlashInfer's
+    # `_match_sm_version(a.device, ["100", "103"])`): the allowlist, written at the call
+    # (not `_resolve_target_arch(dev, supported=("sm_100a",))`, which returns a name).
+    return (
+        names_arch(callee)
+        and _MATCHING_WORD.search(callee) is not None
+        and any(_arch_text(a) for a in arguments)
+    )
+
+
+# A callee that answers whether something matches (`_match_sm_version`, `check_arch`).
+_MATCHING_WORD = re.compile(r"(^|_)(match|matches|check|checks|require|requires)(_|$)", re.I)
+# An SM or gfx arch written as text: "100", "90a", "sm_120", "gfx942".
+_ARCH_TEXT = re.compile(r"^(?:sm_?)?\d{2,3}[af]?$|^gfx\d[0-9a-f]+$", re.IGNORECASE)
+
+
+def _arch_text(node: nodes.NodeNG) -> bool:
+    if isinstance(node, nodes.Const):
+        return isinstance(node.value, str) and _ARCH_TEXT.match(node.value) is not None
+    if isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)):
+        return bool(node.elts) and all(_arch_text(e) for e in node.elts)
+    return False
 
 
 def _number_literal(node: nodes.NodeNG) -> bool:
@@ -1200,10 +1227,42 @@ def _in_predicate_definition(statement: nodes.NodeNG, kind: SlotKind) -> bool:
         return True
     if kind is SlotKind.ASSIGN:
         targets = assigned_names(statement)
-        if targets and all(is_predicate_name(t) for t in targets):
-            return True
+        if all(is_predicate_name(t) for t in targets) and not (
+            local_flag(statement) and not any(names_a_generation(t) for t in targets)
+        ):
+            return bool(targets)
     scope = function_scope(statement)
     return isinstance(scope, nodes.FunctionDef) and is_predicate_name(str(scope.name))
+
+
+def local_flag(statement: nodes.NodeNG) -> bool:
+    """A function's local name for a test written out there, a number or an arch written
+    in it (`is_supported_arch = is_cuda() and (cap(90) or family(100))`, `is_sm100 =
+    _match_sm_version(a.device, "100")`): the allowlist is spelled at the assignment. A
+    name that promises no generation is a gate there, its readers its hops; one that
+    names a generation (`is_sm100`, `is_hopper`) is a predicate whose uses decide, its
+    test listed beside them (audit/definitions.py), as a `def is_sm100()` body is. Under
+    a module's or a class's name, or for other predicates' answers (`is_sm100 = _is_cuda
+    and is_sm100_supported()`), a name is vocabulary."""
+    if not isinstance(statement, (nodes.Assign, nodes.AnnAssign)):
+        return False
+    if not isinstance(function_scope(statement), nodes.FunctionDef):
+        return False
+    targets = statement.targets if isinstance(statement, nodes.Assign) else [statement.target]
+    if not all(isinstance(t, nodes.AssignName) for t in targets):
+        return False
+    value = statement.value
+    return value is not None and any(
+        _compares_with_a_literal(n) if isinstance(n, nodes.Compare) else written_comparison(n)
+        for n in value.nodes_of_class((nodes.Compare, nodes.Call))
+    )
+
+
+def _compares_with_a_literal(compare: nodes.Compare) -> bool:
+    """`major >= 9`, `cap in (90, 100)`, `arch == "sm_90a"`: a number or an arch
+    written on a side (not `q.dtype == torch.float32`, not `x is not None`)."""
+    sides = [compare.left, *(right for _, right in compare.ops)]
+    return any(_number_literal(s) or _arch_text(s) for s in sides)
 
 
 def assigned_names(statement: nodes.NodeNG) -> list[str]:

@@ -16,6 +16,7 @@ from gatecheck.audit.conditions import (
     Role,
     SlotKind,
     function_scope,
+    local_flag,
     operands,
     varies,
 )
@@ -46,10 +47,11 @@ def with_arch_terms(
 
 
 def _listed(condition: ArchCondition, vendor_gens: frozenset[str]) -> bool:
-    """A test in the body of a function named as a device predicate (not an alias of
-    other predicates' answers, in a module or a function: `_is_sm100 = _is_cuda and
-    is_sm100_supported()`), telling the audited vendor's generations apart (not
-    `is_hip()`'s body)."""
+    """A test in the body of a function named as a device predicate, or kept under a
+    local name for a generation in any function (`is_sm100 = _match_sm_version(dev,
+    "100")`: conditions.local_flag), not an alias of other predicates' answers (in a
+    module or a function: `_is_sm100 = _is_cuda and is_sm100_supported()`), telling the
+    audited vendor's generations apart (not `is_hip()`'s body)."""
     if condition.kind is SlotKind.BOUND:
         # `is_blackwell = lru_cache(maxsize=1)(partial(_check, majors=[10, 12]))`: the
         # binding is the predicate's definition, its constants the allowlist.
@@ -57,7 +59,7 @@ def _listed(condition: ArchCondition, vendor_gens: frozenset[str]) -> bool:
     function = function_scope(condition.statement)
     return (
         isinstance(function, nodes.FunctionDef)
-        and is_predicate_name(str(function.name))
+        and (is_predicate_name(str(function.name)) or local_flag(condition.statement))
         and varies(condition.admission, vendor_gens)
         and not _another_predicates_answer(condition.condition)
         and not _compares_with_a_parameter(condition.condition, function)

@@ -7,6 +7,7 @@ the order they are tried."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -95,6 +96,15 @@ def has_its_own_branch(ctx: GateContext) -> str | None:
         own, chain = statement.pattern, "match"
     elif ctx.found.kind is SlotKind.IF and isinstance(statement, nodes.If):
         own, chain = statement.test, "if/elif chain"
+    elif ctx.found.kind is SlotKind.ASSIGN:
+        # A flag kept for the tests of its function (`is_sm_supported = ...` then `if
+        # is_sm_supported: ... elif is_sm120_supported: ...`): their chains.
+        for reader in _flag_readers(statement):
+            found = dataclasses.replace(ctx.found, statement=reader, kind=SlotKind.IF)
+            reason = has_its_own_branch(dataclasses.replace(ctx, found=found))
+            if reason is not None:
+                return reason
+        return None
     else:
         return None
     gen = ctx.generation.name
@@ -112,6 +122,21 @@ def has_its_own_branch(ctx: GateContext) -> str | None:
                     f"(line {call.lineno}), named for it"
                 )
     return None
+
+
+def _flag_readers(statement: nodes.NodeNG) -> Iterator[nodes.If]:
+    """The `if` statements of the assignment's function whose test reads the local name
+    it assigns, after it."""
+    targets = statement.targets if isinstance(statement, nodes.Assign) else []
+    names = {t.name for t in targets if isinstance(t, nodes.AssignName)}
+    function = statement.scope()
+    if not names or not isinstance(function, nodes.FunctionDef):
+        return
+    for node in function.nodes_of_class(nodes.If):
+        if (node.lineno or 0) > (statement.lineno or 0) and any(
+            n.name in names for n in node.test.nodes_of_class(nodes.Name)
+        ):
+            yield node
 
 
 def goes_with_its_group(ctx: GateContext) -> str | None:

@@ -41,8 +41,25 @@ def has_predicate_prefix(name: str) -> bool:
 
 
 def is_predicate_name(name: str) -> bool:
-    if not has_predicate_prefix(name):
-        return False
+    return has_predicate_prefix(name) and names_arch(name)
+
+
+# A word naming a generation or a family of them (not `sm`, `arch`, `cuda` alone).
+_GENERATION_WORD = re.compile(
+    r"^(sm_?\d+[a-z]?|sm\d+x|hopper|blackwell|ampere|ada|volta|turing|gfx\d\w*|mi\d+\w*"
+    r"|cdna\d*|rdna\d*)$",
+    re.IGNORECASE,
+)
+
+
+def names_a_generation(name: str) -> bool:
+    """One of the name's words names a generation or a family (`is_sm100`, `is_hopper_fp8`,
+    `is_sm100_family`; not `is_supported_arch`, `is_sm_supported`)."""
+    return any(_GENERATION_WORD.match(word) for word in name.split("_") if word)
+
+
+def names_arch(name: str) -> bool:
+    """One of the name's words is an arch's (`_match_sm_version`, `get_cuda_arch`)."""
     return any(_ARCH_WORD.match(word) for word in name.split("_") if word)
 
 

@@ -12,7 +12,7 @@ from gatecheck.audit.conditions import classify_condition, outermost_slots
 from gatecheck.config.model import RuleSet
 from gatecheck.semantics.admitted import Semantics, admission_of, in_memory_project
 from gatecheck.semantics.idioms.conditional_alias import _PLATFORMS
-from gatecheck.semantics.logic import MAX_OPTIONS, either
+from gatecheck.semantics.logic import MAX_OPTIONS, MAX_REFERENCES, either
 from gatecheck.semantics.values import UNKNOWN, ClassRef, OneOf
 from tests.test_audit import MakeTree, audit, verdicts
 
@@ -113,11 +113,11 @@ def test_either_keeps_differing_references_and_flattens() -> None:
     [
         pytest.param("ref-and-none", "None is no reference: the call may fail instead"),
         pytest.param("ref-and-unknown", "an unknown option can be anything"),
-        pytest.param("too-many", "past MAX_OPTIONS options the alias is unknown"),
+        pytest.param("too-many", "past MAX_REFERENCES options the alias is unknown"),
     ],
 )
 def test_either_refusals(values: str, reason: str) -> None:
-    refs = _classes(MAX_OPTIONS + 1)
+    refs = _classes(MAX_REFERENCES + 1)
     cases = {
         "ref-and-none": [refs[0], None],
         "ref-and-unknown": [refs[0], UNKNOWN],

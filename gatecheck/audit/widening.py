@@ -51,6 +51,7 @@ from gatecheck.loading.trees import own_nodes
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.class_writes import ASSIGNED_ATTRIBUTE
 from gatecheck.semantics.conventions import identifies
+from gatecheck.semantics.dispatch import serves_another_platform
 from gatecheck.semantics.module_names import block_statements
 from gatecheck.semantics.values import (
     Capability,
@@ -76,13 +77,30 @@ MAX_DEFINITIONS = 4
 # `def NAME` (a function or method) and `.NAME =` (an attribute set on an object): two
 # patterns, each scanned on its own (one alternation of both, tried at every position,
 # took half as long again: 0.59 s against 0.39 s over sglang 0.5.23's candidates).
-_DEFINES = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+_DEFINES = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
 _SETS = re.compile(ASSIGNED_ATTRIBUTE)
 # Definitions a worker evaluates at least (one takes 1-2 ms; a fork and what the worker
 # sends back, about as much as a hundred): vLLM 0.33.0's first round checks about 2,000.
 WORKER_DEFINITIONS = 150
 # Text a worker scans at least for the names found (the scan runs at about 25 MB/s).
 WORKER_CHARS = 4_000_000
+
+
+def _defined_names(text: str) -> Iterator[str]:
+    """The names the text defines with `def`, less the methods of classes named for a
+    platform no generation is (DeepSpeed's `MLU_Accelerator.is_triton_supported`): which
+    of those classes' objects the device gets is runtime platform dispatch's to say
+    (semantics/dispatch.py), so they make no name a protocol's."""
+    classes: list[tuple[int, str]] = []  # the enclosing classes, by indentation
+    for match in _DEFINES.finditer(text):
+        indent, keyword, name = match.groups()
+        depth = len(indent.expandtabs())
+        while classes and classes[-1][0] >= depth:
+            classes.pop()
+        if keyword == "class":
+            classes.append((depth, name))
+        elif not (classes and serves_another_platform(classes[-1][1])):
+            yield name
 
 
 class Widening:
@@ -241,7 +259,7 @@ class Widening:
         carry the device have their trees walked for definitions."""
         with self.project.scanning():
             text = self.project.text_of(path) or ""
-        self._counts.update(_DEFINES.findall(text))
+        self._counts.update(_defined_names(text))
         self._counts.update(_SETS.findall(text))
 
     def _passed_on(self, names: set[str]) -> set[str]:

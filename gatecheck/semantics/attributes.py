@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gatecheck.semantics import classes, replay, resolve, text_patterns
+from gatecheck.semantics import classes, dispatch, replay, resolve, text_patterns
 from gatecheck.semantics.idioms._model import NOT_MINE
 from gatecheck.semantics.lazy_joins import until_unknown
 from gatecheck.semantics.logic import either
@@ -147,7 +147,11 @@ def _one_of(ev: Evaluator, receiver: OneOf, name: str) -> Any:
     """Each option's attribute, met. Of one of two imported modules (`try: import
     cutlass.cute as cute` / `except ImportError: import cute_compat as cute`), an
     attribute from outside the project stays an option too (`cute.Arch` is either
-    module's Arch, and `cute.Arch.sm_90` each one's member)."""
+    module's Arch, and `cute.Arch.sm_90` each one's member). Of instances of platforms'
+    classes, the device's vendor's (dispatch.served_options)."""
+    served = dispatch.served_options(ev, receiver)
+    if served is not receiver:
+        return attribute(ev, served, name)
     outside = any(isinstance(option, ExternalRef) for option in receiver.options)
     values = until_unknown(ev, (attribute(ev, option, name) for option in receiver.options))
     return either(values, outside=outside)

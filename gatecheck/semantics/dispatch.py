@@ -1,19 +1,21 @@
 """Runtime platform dispatch: a module attribute declared with a class type and made at
 runtime (vLLM's and sglang's `current_platform: Platform`, resolved by a module
 __getattr__ that probes NVML/amdsmi) is an instance of the subclass serving the device's
-vendor, told apart by its name (assumed)."""
+vendor, told apart by its name (assumed); so is a value that is one of several classes'
+instances, each named for a platform (DeepSpeed's `get_accelerator()`: a CUDA_Accelerator,
+CPU_Accelerator or MLU_Accelerator, made by whichever branch the runtime probe takes)."""
 
 from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
 from gatecheck.semantics import classes, replay
 from gatecheck.semantics.reads import remembered
-from gatecheck.semantics.values import InstanceRef
+from gatecheck.semantics.values import InstanceRef, OneOf
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
@@ -23,6 +25,12 @@ PLATFORM_WORDS: dict[str, tuple[str, ...]] = {
     "amd": ("rocm", "hip", "amd"),
 }
 
+# Platforms no generation of the registry is: a class named for one serves none.
+OTHER_PLATFORM_WORDS = frozenset(
+    {"cpu", "xpu", "npu", "mlu", "hpu", "mps", "tpu", "xla", "musa", "sdaa", "supa", "klxpu"}
+    | {"neuron", "ascend", "habana", "gaudi", "ipu", "dcu", "corex", "maca", "metal"}
+)
+
 _NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.MULTILINE)
 
@@ -30,7 +38,7 @@ _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.MULTILINE)
 def serves_vendor(class_name: str, vendor: str) -> bool:
     """Whether a class is named for this vendor, and for no other, by its words
     (`NvmlCudaPlatform`, `HIPPlatform`, `rocm_platform`; not `ChipPlatform`)."""
-    words = {w.lower() for w in _NAME_WORD.findall(class_name)}
+    words = _words(class_name)
     mine = not words.isdisjoint(PLATFORM_WORDS.get(vendor, ()))
     others = any(
         not words.isdisjoint(other_words)
@@ -38,6 +46,55 @@ def serves_vendor(class_name: str, vendor: str) -> bool:
         if other != vendor
     )
     return mine and not others
+
+
+def serves_another_platform(class_name: str) -> bool:
+    """Whether a class is named for a platform no registry vendor is, and for no vendor
+    (`CPU_Accelerator`, `MLU_Accelerator`; not `CUDA_Accelerator`)."""
+    words = _words(class_name)
+    return not words.isdisjoint(OTHER_PLATFORM_WORDS) and all(
+        words.isdisjoint(w) for w in PLATFORM_WORDS.values()
+    )
+
+
+def _words(class_name: str) -> set[str]:
+    return {w.lower() for w in _NAME_WORD.findall(class_name)}
+
+
+def _named_for_a_platform(class_name: str) -> bool:
+    words = _words(class_name)
+    vendors = any(not words.isdisjoint(w) for w in PLATFORM_WORDS.values())
+    return vendors or not words.isdisjoint(OTHER_PLATFORM_WORDS)
+
+
+def served_options(ev: Evaluator, value: OneOf) -> Any:
+    """`value` when it is one of instances of two classes or more, each named for a
+    platform (and perhaps None: no branch taken), exactly one of them for the device's
+    vendor: that class's instance (marked assumed); else `value` itself. Which class the
+    runtime picks is read off the device's vendor, never off a generation. ROCm's
+    PyTorch is the "cuda" device: with no class named for AMD, an AMD GPU gets the one
+    named for CUDA (not for NVIDIA)."""
+    instances = [o for o in value.options if type(o) is InstanceRef]
+    if any(o is not None and type(o) is not InstanceRef for o in value.options):
+        return value
+    names = {id(o.cls): str(o.cls.name) for o in instances}
+    if len(names) < 2 or not all(_named_for_a_platform(n) for n in names.values()):
+        return value
+    ev.reads.device = True
+    if ev.trace is not None:
+        ev.trace.append(replay.OPAQUE)
+    vendor = ev.generation.vendor
+    served = [o for o in instances if serves_vendor(names[id(o.cls)], vendor)]
+    if not served and vendor == "amd":
+        served = [o for o in instances if _words(names[id(o.cls)]) & {"cuda", "nvidia"} == {"cuda"}]
+    if len({id(o.cls) for o in served}) != 1:
+        return value
+    chosen = served[0]
+    ev.reads.assumed.add(
+        f"one of {len(names)} platforms' classes is taken to be a '{chosen.cls.name}' on "
+        f"{vendor} (runtime platform dispatch, by class name)"
+    )
+    return chosen
 
 
 def declared(ev: Evaluator, cls: nodes.ClassDef) -> InstanceRef:

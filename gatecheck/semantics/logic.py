@@ -131,6 +131,10 @@ REFERENCES = (ClassRef, InstanceRef, ModuleRef, FunctionRef, PartialRef, RecordC
 _WITH_OUTSIDE = (*REFERENCES, ExternalRef)
 # More options than this (a long chain of conditional expressions): unknown.
 MAX_OPTIONS = 8
+# ... except references, each read by attribute or call alone: one object of a dozen
+# classes (DeepSpeed's accelerator, made by one of ten branches, runtime platform
+# dispatch then picking the device vendor's: semantics/dispatch.py).
+MAX_REFERENCES = 16
 
 
 def either(values: Iterable[Any], outside: bool = False) -> Any:
@@ -145,10 +149,10 @@ def either(values: Iterable[Any], outside: bool = False) -> Any:
             if not any(_same(option, seen) for seen in options):
                 options.append(option)
     references = _WITH_OUTSIDE if outside else REFERENCES
+    if len(options) > 1 and all(isinstance(o, references) for o in options):
+        return OneOf(tuple(options)) if len(options) <= MAX_REFERENCES else UNKNOWN
     if len(options) > 1 and (
-        all(isinstance(o, references) for o in options)
-        or all(is_option(o) for o in options)
-        or all(is_constant_method(o) for o in options)
+        all(is_option(o) for o in options) or all(is_constant_method(o) for o in options)
     ):
         return OneOf(tuple(options)) if len(options) <= MAX_OPTIONS else UNKNOWN
     return join_all(options) if options else UNKNOWN

@@ -141,7 +141,7 @@ def test_normalise(text: str, expected: str) -> None:
         ),
         pytest.param(
             _label(),
-            [_row(3, 3, "x", sites=(("pkg/mod.py", 10, "f(y)"),))],
+            [_row(3, 3, "x", sites=(("pkg/mod.py", 10, "f(y)", None),))],
             "call site",
             3,
             id="call-site-of-a-row",
@@ -173,6 +173,23 @@ def test_exact_admitted_set(admitted: set[str], exact: bool) -> None:
     label = _label(alt_admitted=["sm100", "sm103", "gfx90a"])
     row = _row(10, 10, "is_sm100_supported()", admitted=frozenset(admitted))
     assert run.Outcome(label, row, "span").exact is exact
+
+
+@pytest.mark.parametrize(
+    ("site_admitted", "exact"),
+    [
+        # `if not is_blackwell():` under the predicate's row: the site's own set decides.
+        pytest.param(frozenset({"sm90"}), True, id="the-sites-own-set"),
+        pytest.param(None, False, id="no-set-given-the-rows"),
+    ],
+)
+def test_a_call_site_is_read_with_its_own_set(
+    site_admitted: frozenset[str] | None, exact: bool
+) -> None:
+    label = _label(admitted=["sm90"])
+    sites = (("pkg/mod.py", 10, "not is_blackwell()", site_admitted),)
+    outcome = run.match(label, [_row(3, 3, "major == 10", sites=sites)])
+    assert (outcome.via, outcome.exact) == ("call site", exact)
 
 
 def test_figures_and_top_gaps() -> None:

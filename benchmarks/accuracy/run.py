@@ -25,8 +25,9 @@ A label is matched to an audit row of the same file whose lines overlap the labe
 of that file, within NEAR lines, with the same condition text (whitespace, parentheses,
 quote style and trailing commas ignored), so a label still finds its row when the audit
 reports the condition a few lines off (and not another gate that reads the same). A label found
-only among the call sites of a row (or the audit's hops) counts as listed, with that row's
-admitted set.
+only among the call sites of a row counts as listed, with the admitted set the report gives
+that call site (the row's where it gives none); one among the audit's hops under no row,
+with the hop's.
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ class Row:
     gate_class: str
     admitted: frozenset[str]
     rank: int  # position in the report (likely gaps come first)
-    sites: tuple[tuple[str, int, str], ...]  # call sites: path, line, condition
+    # call sites: path, line, condition and the site's own admitted set (None: not given)
+    sites: tuple[tuple[str, int, str, frozenset[str] | None], ...]
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,9 @@ class Outcome:
     label: Label
     row: Row | None
     via: str  # "span", "text", "call site" or "" when not listed
+    # Matched as a call site: the set the report gives that call (the condition there),
+    # not the row's (the predicate's own test).
+    site_admitted: frozenset[str] | None = None
 
     @property
     def listed(self) -> bool:
@@ -109,7 +114,8 @@ class Outcome:
     def exact(self) -> bool:
         if self.row is None:
             return False
-        return self.row.admitted in (self.label.admitted, self.label.alt_admitted)
+        admitted = self.row.admitted if self.site_admitted is None else self.site_admitted
+        return admitted in (self.label.admitted, self.label.alt_admitted)
 
     @property
     def likely_gap(self) -> bool:
@@ -214,7 +220,12 @@ def rows_of(report: dict[str, Any], root: Path) -> list[Row]:
     for rank, gate in enumerate(report.get("gates", [])):
         first = min(gate["condition_line"], gate["line"])
         sites = tuple(
-            (_relative(s["path"], root), s["line"], s.get("condition") or "")
+            (
+                _relative(s["path"], root),
+                s["line"],
+                s.get("condition") or "",
+                frozenset(s["admitted"]) if "admitted" in s else None,
+            )
             for s in gate.get("call_sites", [])
         )
         rows.append(
@@ -236,7 +247,7 @@ def rows_of(report: dict[str, Any], root: Path) -> list[Row]:
         )
     # The report's hops under no row (a reader of a flag whose gate it is not attributed
     # to: sglang 0.4.6's `if _ENABLE_JIT_DEEPGEMM:`): listed, each with its own set.
-    under_rows = {(path, line) for r in rows for path, line, _ in r.sites}
+    under_rows = {(path, line) for r in rows for path, line, _, _ in r.sites}
     for hop in report.get("hops", []):
         path = _relative(hop["path"], root)
         if (path, hop["line"]) in under_rows:
@@ -269,11 +280,11 @@ def match(label: Label, rows: list[Row]) -> Outcome:
     if same_text:
         return Outcome(label, min(same_text, key=lambda r: _distance(label, r)), "text")
     for row in rows:
-        for path, line, condition in row.sites:
+        for path, line, condition, admitted in row.sites:
             if path == label.path and (
                 label.line <= line <= label.end_line or normalise(condition) == wanted
             ):
-                return Outcome(label, row, "call site")
+                return Outcome(label, row, "call site", admitted)
     return Outcome(label, None, "")
 
 

@@ -379,7 +379,8 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     # 287: - the 21 rows above and the tests that only pass their answers on (hops).
     # 322: + the 35 vendor rows above.
     # 323: + extend_attention.py:536 (above).
-    assert report.vendor_gates == 323
+    # 324: + attention/selector.py:155 (above).
+    assert report.vendor_gates == 324
     # 48 call sites only pass a gate on: ENABLE_JIT_DEEPGEMM / DEEPGEMM_SCALE_UE8M0
     # readers, `should_deepgemm_weight_requant_ue8m0(...)`, `self.use_mha`, ...; since
     # conditions passed as call arguments are read (issue 17 item 2), also

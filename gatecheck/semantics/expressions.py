@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from astroid import nodes
 
-from gatecheck.semantics import bounds, classes, conventions, patterns
+from gatecheck.semantics import bounds, classes, conventions, patterns, stored_attributes
 from gatecheck.semantics.bounds import safe
 from gatecheck.semantics.diverging import raises_in
 from gatecheck.semantics.env import Env, bind_target, field_at, none_compared, operand_scopes
@@ -101,6 +101,11 @@ def _attribute(ev: Evaluator, node: nodes.Attribute, env: Env | None) -> Any:
         return ev.get_attribute(ev.eval(node.expr, env), node.attrname)  # None has these
     receiver = dereferenced(ev, node.expr, env)
     value = ev.get_attribute(receiver, node.attrname, node)
+    if value is UNKNOWN:
+        # `cfg.flag = probe()` earlier in the function (stored_attributes.py).
+        stored = stored_attributes.stored_before(ev, node)
+        if stored is not stored_attributes.NOT_STORED:
+            return stored
     if value is UNKNOWN and receiver is UNKNOWN:
         if conventions.reads_a_parameter(node.expr):
             # Nothing says what the parameter is: its attribute's name may (a device
@@ -423,8 +428,9 @@ def _compare_one(ev: Evaluator, op: str, left: Any, right: Any) -> Any:
         return equal if op == "==" else kleene_not(equal)
     if left_partly or right_partly:
         return UNKNOWN
-    if op in ("is", "is not") and not (left is None or right is None):
-        # Identity of ints/strings is an implementation detail; only `is None` is known.
+    if op in ("is", "is not") and not any(v is None or type(v) is bool for v in (left, right)):
+        # Identity of ints/strings is an implementation detail; only `is None` and
+        # `is True`/`is False` (singletons: lmdeploy's `use_flash_mla is True`) are known.
         return UNKNOWN
     result = safe(lambda: COMPARE[op](left, right))
     return result if isinstance(result, bool) else UNKNOWN

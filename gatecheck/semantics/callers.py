@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
@@ -390,7 +390,31 @@ def _call_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
     """Every call of `func` in the project, or None when one cannot be resolved. The
     calls are the same for every generation: kept in the shared facts."""
     # A search reached again from inside itself finds nothing.
-    return remembered(ev, ("call-sites", id(func)), lambda: _search(ev, func), None)
+    return remembered(ev, ("call-sites", id(func)), lambda: _outside_tests(_search(ev, func)), None)
+
+
+def _outside_tests(sites: list[_Site] | None) -> list[_Site] | None:
+    """The calls outside the project's tests where there are some: a test passes each
+    value a branch needs on purpose (sglang's `_can_enable(is_blackwell=True)` beside
+    the model's `is_blackwell=current_platform.is_blackwell()`), which says nothing of
+    what the device decides where the code runs."""
+    if not sites:
+        return sites
+    running = [site for site in sites if not in_tests(site.call)]
+    return running or sites
+
+
+_TEST_FOLDERS = frozenset({"test", "tests", "testing"})
+
+
+def in_tests(node: nodes.NodeNG) -> bool:
+    """Whether `node` is in a test file: under a `test`/`tests` folder, or named
+    `test_*.py`, `*_test.py` or `conftest.py`."""
+    path = PurePath(str(node.root().file or ""))
+    name = path.name
+    if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+        return True
+    return not _TEST_FOLDERS.isdisjoint(path.parts[:-1])
 
 
 def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:

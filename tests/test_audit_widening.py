@@ -136,6 +136,31 @@ def test_files_using_a_name_that_carries_the_device_are_searched(
     assert rows(make_tree, files) == expected
 
 
+def test_a_flag_set_under_a_device_test_carries_the_device(make_tree: MakeTree) -> None:
+    """lmdeploy's `flash_mla_available()`: a flag set True under `if major >= 9:` and
+    returned; its value reads no device, its `if` does (widening._tests_around), so the
+    files calling the function are searched."""
+    avail = (
+        "import torch\n\n\n"
+        "def flash_mla_available():\n"
+        "    use = False\n"
+        "    props = torch.cuda.get_device_properties(0)\n"
+        "    if props.major >= 9:\n"
+        "        use = True\n"
+        "    return use\n"
+    )
+    model = (
+        "from pkg.avail import flash_mla_available\n\n\n"
+        "def block_size():\n"
+        "    if flash_mla_available():\n"
+        "        return 64\n"
+        "    return 16\n"
+    )
+    assert not mentions_arch(model)
+    found = rows(make_tree, {"pkg/avail.py": avail, "pkg/model.py": model})
+    assert ("model.py", 5, ("hop",)) in found  # passes the flag's row on
+
+
 PROTOCOL = "".join(
     f"class Kernel{i}:\n    def forward(self, x):\n        return x + {i}\n\n\n"
     for i in range(MAX_DEFINITIONS)

@@ -598,7 +598,7 @@ def function_parts(function: nodes.FunctionDef, memo: PartsMemo) -> FunctionPart
         assigned=tuple(
             (
                 frozenset(str(t.name) for t in a.nodes_of_class(nodes.AssignName)),
-                _names_in(a.value),
+                _names_in(a.value) | _tests_around(a, function),
             )
             for a in (*assigns, *annotated)
             if a.value is not None
@@ -663,6 +663,20 @@ def _definitions(
             if not local.isdisjoint(uses):
                 found.append(Definition(str(function.name), (value,), uses | made_of))
     return found
+
+
+def _tests_around(statement: nodes.NodeNG, function: nodes.FunctionDef) -> frozenset[str]:
+    """The names the tests of the `if`s and `while`s around `statement` in `function`
+    read: a flag set under a device test carries the device (lmdeploy's
+    `flash_mla_available`: `use_flash_mla = False`, then `if major >= 9: use_flash_mla =
+    True`, `return use_flash_mla`)."""
+    found: set[str] = set()
+    child, parent = statement, statement.parent
+    while parent is not None and parent is not function:
+        if isinstance(parent, (nodes.If, nodes.While)) and child is not parent.test:
+            found |= _names_in(parent.test)
+        child, parent = parent, parent.parent
+    return frozenset(found)
 
 
 def _carried(

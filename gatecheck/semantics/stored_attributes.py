@@ -22,53 +22,73 @@ if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
 
 NOT_STORED: Any = object()
+_NOT_READ: Any = object()
 
 
 def stored_before(ev: Evaluator, node: nodes.Attribute) -> Any:
     """The value the function stores in `node`'s attribute before reading it, or
     NOT_STORED."""
-    receiver = node.expr
-    function = node.scope()
-    if not isinstance(receiver, nodes.Name) or not isinstance(function, nodes.FunctionDef):
+    if not isinstance(node.expr, nodes.Name):
         return NOT_STORED
-    key = ("stored-attribute", id(function), receiver.name, node.attrname)
-    if key not in ev.facts:  # the code's shape: the same on every generation
-        ev.facts[key] = _the_store(function, receiver.name, node.attrname)
-    store = ev.facts[key]
+    # The code's shape: the same on every generation, found once per reading node (an
+    # audit of vLLM 0.33.0 asks about 360,000 times, of far fewer nodes).
+    key = ("stored-attribute", id(node))
+    store = ev.facts.get(key, _NOT_READ)
+    if store is _NOT_READ:
+        store = ev.facts[key] = _store_before(ev, node)
     if store is None:
         return NOT_STORED
-    reading = node.statement()
-    if (reading.lineno or 0) <= (store.lineno or 0) or reading is store:
-        return NOT_STORED
+    # Kept as a binding is, with what it read (a store's value is read by every reader).
+    return ev.memoized(("stored-attribute-value", id(store)), _value, store)
+
+
+def _value(ev: Evaluator, store: nodes.Assign) -> Any:
     return ev.eval(store.value, None)
 
 
-def _the_store(function: nodes.FunctionDef, name: str, attribute: str) -> nodes.Assign | None:
-    """The one statement of `function`'s body storing `name.attribute`, when it is the
-    only store of it in the function and `name` is bound once (a parameter, or one
+def _store_before(ev: Evaluator, node: nodes.Attribute) -> nodes.Assign | None:
+    receiver = node.expr
+    function = node.scope()
+    if not isinstance(receiver, nodes.Name) or not isinstance(function, nodes.FunctionDef):
+        return None
+    key = ("stored-attributes", id(function))
+    if key not in ev.facts:  # one walk of the function for all its readers
+        ev.facts[key] = _the_stores(function)
+    store = ev.facts[key].get((receiver.name, node.attrname))
+    if store is None:
+        return None
+    reading = node.statement()
+    if (reading.lineno or 0) <= (store.lineno or 0) or reading is store:
+        return None
+    return store
+
+
+def _the_stores(function: nodes.FunctionDef) -> dict[tuple[str, str], nodes.Assign]:
+    """Each `name.attribute` of `function` stored by one statement of its own body, the
+    only store of it in the function, on a name bound once (a parameter, or one
     assignment before the store)."""
-    stores = [
-        a
-        for a in function.nodes_of_class(nodes.AssignAttr)
-        if a.attrname == attribute
-        and isinstance(a.expr, nodes.Name)
-        and a.expr.name == name
-        and a.scope() is function
-    ]
-    if len(stores) != 1:
-        return None
-    statement = stores[0].statement()
-    if (
-        not isinstance(statement, nodes.Assign)
-        or statement.parent is not function
-        or statement.targets != [stores[0]]
-    ):
-        return None
-    bindings = [
-        b
-        for b in function.nodes_of_class(nodes.AssignName)
-        if b.name == name and b.scope() is function
-    ]
-    if any((b.lineno or 0) >= (statement.lineno or 0) for b in bindings) or len(bindings) > 1:
-        return None
-    return statement
+    stores: dict[tuple[str, str], list[nodes.AssignAttr]] = {}
+    bindings: dict[str, list[nodes.AssignName]] = {}
+    for found in function.nodes_of_class((nodes.AssignAttr, nodes.AssignName)):
+        if found.scope() is not function:
+            continue
+        if isinstance(found, nodes.AssignName):
+            bindings.setdefault(str(found.name), []).append(found)
+        elif isinstance(found.expr, nodes.Name):
+            stores.setdefault((str(found.expr.name), str(found.attrname)), []).append(found)
+    kept: dict[tuple[str, str], nodes.Assign] = {}
+    for (name, attribute), spelled in stores.items():
+        if len(spelled) != 1:
+            continue
+        statement = spelled[0].statement()
+        if (
+            not isinstance(statement, nodes.Assign)
+            or statement.parent is not function
+            or statement.targets != [spelled[0]]
+        ):
+            continue
+        bound = bindings.get(name, [])
+        if len(bound) > 1 or any((b.lineno or 0) >= (statement.lineno or 0) for b in bound):
+            continue
+        kept[(name, attribute)] = statement
+    return kept

@@ -51,16 +51,33 @@ def _store_before(ev: Evaluator, node: nodes.Attribute) -> nodes.Assign | None:
     function = node.scope()
     if not isinstance(receiver, nodes.Name) or not isinstance(function, nodes.FunctionDef):
         return None
+    wanted = (receiver.name, node.attrname)
     key = ("stored-attributes", id(function))
-    if key not in ev.facts:  # one walk of the function for all its readers
-        ev.facts[key] = _the_stores(function)
-    store = ev.facts[key].get((receiver.name, node.attrname))
+    if key not in ev.facts:  # the stores of the body's own statements, read once
+        ev.facts[key] = _candidates(function)
+    if wanted not in ev.facts[key]:
+        return None
+    checked = ("stored-attributes-checked", id(function))
+    if checked not in ev.facts:  # one walk of the whole function, where there are some
+        ev.facts[checked] = _the_stores(function)
+    store = ev.facts[checked].get(wanted)
     if store is None:
         return None
     reading = node.statement()
     if (reading.lineno or 0) <= (store.lineno or 0) or reading is store:
         return None
     return store
+
+
+def _candidates(function: nodes.FunctionDef) -> frozenset[tuple[str, str]]:
+    """`name.attribute` stored by a statement of the function's own body (not nested)."""
+    return frozenset(
+        (str(target.expr.name), str(target.attrname))
+        for statement in function.body
+        if isinstance(statement, nodes.Assign)
+        for target in statement.targets
+        if isinstance(target, nodes.AssignAttr) and isinstance(target.expr, nodes.Name)
+    )
 
 
 def _the_stores(function: nodes.FunctionDef) -> dict[tuple[str, str], nodes.Assign]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from gatecheck.audit import AuditReport
-from gatecheck.audit.conditions import written_comparison
+from gatecheck.audit.conditions import SlotKind, _in_predicate_definition, written_comparison
 from tests.test_audit import MakeTree, audit
 
 # vLLM's platform shape, read through its bodies: the capability as an int.
@@ -282,3 +282,22 @@ def test_a_predicate_given_the_device_by_a_parameter_is_its_own_row(
     assumed), so no call site decides, and the allowlist in the body is the row."""
     report = audit(make_tree, "import os\n" + PLATFORM + snippet)
     assert _rows(report) == rows
+
+
+@pytest.mark.parametrize(
+    ("source", "predicate"),
+    [
+        # A predicate's body, whatever its target (a name or an item).
+        ("def is_hopper():\n    cache[0] = major() == 9  #@\n", True),
+        ("_is_sm100 = major() == 10  #@\n", True),  # a module's name: vocabulary
+        ("def pick():\n    is_sm100 = major() == 10  #@\n", True),  # names a generation
+        ("def pick():\n    is_sm100 = _is_cuda and is_sm100_supported()  #@\n", True),
+        # A local flag written out under a name that promises no generation: a gate.
+        ("def pick():\n    is_supported_arch = major() >= 9  #@\n", False),
+        ("def pick():\n    use_fast = major() >= 9  #@\n", False),  # no predicate's name
+    ],
+)
+def test_which_assignments_are_a_predicates_own(source: str, predicate: bool) -> None:
+    from astroid import extract_node
+
+    assert _in_predicate_definition(extract_node(source), SlotKind.ASSIGN) is predicate

@@ -79,3 +79,11 @@ def test_test_files(path: str, expected: bool) -> None:
 
     module = parse("x = 1\n", path=path)
     assert in_tests(module.body[0]) is expected
+
+
+def test_a_root_under_a_tests_folder_is_no_test() -> None:
+    from astroid import parse
+
+    module = parse("x = 1\n", path="/home/me/tests/proj/pkg/model.py")
+    assert in_tests(module.body[0], {Path("/home/me/tests/proj")}) is False
+    assert in_tests(module.body[0]) is True  # without the root, the folder counts

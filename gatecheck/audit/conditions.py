@@ -1227,10 +1227,11 @@ def _in_predicate_definition(statement: nodes.NodeNG, kind: SlotKind) -> bool:
         return True
     if kind is SlotKind.ASSIGN:
         targets = assigned_names(statement)
-        if all(is_predicate_name(t) for t in targets) and not (
-            local_flag(statement) and not any(names_a_generation(t) for t in targets)
-        ):
-            return bool(targets)
+        if targets and all(is_predicate_name(t) for t in targets):
+            # Unless a local flag written out under a name promising no generation: a gate.
+            generic = not any(names_a_generation(t) for t in targets)
+            if not (generic and local_flag(statement)):
+                return True
     scope = function_scope(statement)
     return isinstance(scope, nodes.FunctionDef) and is_predicate_name(str(scope.name))
 

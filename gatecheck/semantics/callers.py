@@ -390,31 +390,40 @@ def _call_sites(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
     """Every call of `func` in the project, or None when one cannot be resolved. The
     calls are the same for every generation: kept in the shared facts."""
     # A search reached again from inside itself finds nothing.
-    return remembered(ev, ("call-sites", id(func)), lambda: _outside_tests(_search(ev, func)), None)
+    return remembered(
+        ev, ("call-sites", id(func)), lambda: _outside_tests(ev, _search(ev, func)), None
+    )
 
 
-def _outside_tests(sites: list[_Site] | None) -> list[_Site] | None:
+def _outside_tests(ev: Evaluator, sites: list[_Site] | None) -> list[_Site] | None:
     """The calls outside the project's tests where there are some: a test passes each
     value a branch needs on purpose (sglang's `_can_enable(is_blackwell=True)` beside
     the model's `is_blackwell=current_platform.is_blackwell()`), which says nothing of
     what the device decides where the code runs."""
     if not sites:
         return sites
-    running = [site for site in sites if not in_tests(site.call)]
+    roots = ev.project.roots
+    running = [site for site in sites if not in_tests(site.call, roots)]
     return running or sites
 
 
 _TEST_FOLDERS = frozenset({"test", "tests", "testing"})
 
 
-def in_tests(node: nodes.NodeNG) -> bool:
-    """Whether `node` is in a test file: under a `test`/`tests` folder, or named
-    `test_*.py`, `*_test.py` or `conftest.py`."""
+def in_tests(node: nodes.NodeNG, roots: Collection[Path] = ()) -> bool:
+    """Whether `node` is in a test file: named `test_*.py`, `*_test.py` or
+    `conftest.py`, or under a `test`/`tests`/`testing` folder inside the scanned root
+    holding it (a project checked out under a folder named `tests` is no test)."""
     path = PurePath(str(node.root().file or ""))
     name = path.name
     if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
         return True
-    return not _TEST_FOLDERS.isdisjoint(path.parts[:-1])
+    folders = path.parts[:-1]
+    for root in roots:
+        if path.is_relative_to(root):
+            folders = path.relative_to(root).parts[:-1]
+            break
+    return not _TEST_FOLDERS.isdisjoint(folders)
 
 
 def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:

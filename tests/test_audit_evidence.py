@@ -403,15 +403,17 @@ CASES = [
     ),
     # A module that admits the generation together with exactly what a gate admits
     # elsewhere groups them: the gate left one of the group out (FA4's `arch // 10 in
-    # [10, 11]` beside `arch // 10 == 10`, widened to Thor a release later).
+    # [10, 11]` beside `arch // 10 == 10`, widened to Thor a release later; written here
+    # with exact capabilities: a test of all of major 10 is Thor's former major, its own
+    # evidence).
     pytest.param(
-        "major = torch.cuda.get_device_capability()[0]\n"
-        "use_two = major == 10 and x\n"
-        "if major in (10, 11):\n"
+        "cap = torch.cuda.get_device_capability()\n"
+        "use_two = cap == (10, 0) and x\n"
+        "if cap in ((10, 0), (11, 0)):\n"
         "    run_wide()\n",
         "sm110",
         [(4, "likely-gap"), (5, "admits")],
-        "the gate at line 5 admits sm100, sm103, sm110 together",
+        "the gate at line 5 admits sm100, sm110 together",
         id="grouped-with-the-generation-elsewhere",
     ),
     # Noops: a group without the generation, or one holding other majors too.
@@ -426,13 +428,13 @@ CASES = [
         id="grouped-without-the-generation",
     ),
     pytest.param(
-        "major = torch.cuda.get_device_capability()[0]\n"
-        "use_two = major == 10 and x\n"
-        "if major >= 10:\n"
+        "cap = torch.cuda.get_device_capability()\n"
+        "use_two = cap == (10, 0) and x\n"
+        "if cap >= (10, 0):\n"
         "    run_wide()\n",
         "sm110",
         [(4, "probably-deliberate"), (5, "admits")],
-        "a single-generation gate: admits only sm100, sm103",
+        "a single-generation gate: admits only sm100",
         id="grouped-with-other-majors-too",
     ),
     # A docstring's floor speaks for its function's only gate (vLLM's DeepGEMM
@@ -1023,6 +1025,61 @@ def test_a_gate_behind_a_likely_gap_says_so(make_tree: MakeTree) -> None:
     assert inner.reasons[0].endswith("behind the likely gap at line 4")
 
 
+SUPPORTS = (
+    "def supports(prefill):\n"
+    "    if is_sm90_supported():\n"
+    "        return not prefill\n"
+    "    return is_sm100_supported()\n"
+    "\n\n"
+    "def use_xqa(prefill, fp8):\n"
+    "    if not supports(prefill):\n"
+    "        return False\n"
+    "    if is_sm90_supported() and fp8:\n"
+    "        return True\n"
+    "    return False\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # A family sibling's test behind a likely gap reached through a call of its
+        # gate function (a hop), as behind a gate written out.
+        pytest.param(
+            SUPPORTS.replace("if is_sm90_supported() and fp8", "if is_sm100_supported() and fp8"),
+            ("likely-gap", "of sm120's family (Blackwell); behind the likely gap at line 10"),
+            id="a-family-sibling-behind-a-call",
+        ),
+        # Noops: a test of another family behind it picks among the generations the gate
+        # in front lets through (sglang 0.5.23's `if get_platform().is_sm90:` inside `if
+        # is_sm100 or is_sm90`), written as that gate's or not; the gate in front is no
+        # likely gap.
+        pytest.param(SUPPORTS, ("probably-deliberate", "only reached on"), id="noop-restated"),
+        pytest.param(
+            SUPPORTS.replace(
+                "if is_sm90_supported() and fp8",
+                "if torch.cuda.get_device_capability()[0] == 9 and fp8",
+            ),
+            ("probably-deliberate", "only reached on"),
+            id="noop-another-test",
+        ),
+        pytest.param(
+            "# SM120 lacks tcgen05: no XQA or TRTLLM kernels there.\n"
+            + SUPPORTS.replace("if is_sm90_supported() and fp8", "if is_sm100_supported() and fp8"),
+            ("probably-deliberate", "only reached on"),
+            id="noop-the-gate-in-front-documented",
+        ),
+    ],
+)
+def test_a_gate_behind_a_call_of_a_likely_gap(
+    make_tree: MakeTree, source: str, expected: tuple[str, str]
+) -> None:
+    report = audit(make_tree, source)
+    last = max(mod_gates(report), key=lambda g: g.found.line)
+    assert last.gate_class.value == expected[0], last.reasons
+    assert any(expected[1] in r for r in last.reasons), last.reasons
+
+
 CHAIN = (
     "def pick():\n"
     "    if is_sm90_supported():\n"
@@ -1097,3 +1154,54 @@ def test_a_restated_branch_of_a_likely_gap_chain(
     last = max(mod_gates(report), key=lambda g: g.found.line)
     restated = [r for r in last.reasons if "the same test as a branch" in r]
     assert [r.split("; ", 1)[1] for r in restated] == ([reason] if reason else [])
+
+
+FORCED = (
+    "def backend(selected, block_size):\n"
+    "    if selected == 'cutlass' or (\n"
+    "        {auto} and selected is None and block_size == 128\n"
+    "    ):\n"
+    "        return 'cutlass'\n"
+    "    return 'triton'\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("auto", "generation", "expected"),
+    [
+        # vLLM 0.10.1.1's CUTLASS MLA choice, widened to sm103 in 0.12.0: forced anywhere,
+        # chosen by itself only on (10, 0).
+        pytest.param(
+            "torch.cuda.get_device_capability() == (10, 0)",
+            "sm103",
+            ("likely-gap", "admits sm103 only when 'selected == 'cutlass''"),
+            id="chosen-by-itself-on-a-sibling-only",
+        ),
+        pytest.param(
+            "(is_sm90_supported() or is_sm100_supported())",
+            "sm120",
+            ("likely-gap", "admits sm120 only when"),
+            id="chosen-by-itself-on-two-majors",
+        ),
+        # Noops: the automatic choice admits the generation; it is a deliberate one.
+        pytest.param(
+            "torch.cuda.get_device_capability()[0] == 10",
+            "sm103",
+            ("admits", "admits sm103"),
+            id="noop-the-automatic-choice-admits-it",
+        ),
+        pytest.param(
+            "is_sm90_supported()",
+            "sm120",
+            ("admits", "admits sm120"),
+            id="noop-a-single-generation-choice",
+        ),
+    ],
+)
+def test_a_forced_choice_is_read_without_the_force(
+    make_tree: MakeTree, auto: str, generation: str, expected: tuple[str, str]
+) -> None:
+    report = audit(make_tree, FORCED.format(auto=auto), generation)
+    (gate,) = mod_gates(report)
+    assert gate.gate_class.value == expected[0], gate.reasons
+    assert gate.reasons[0].startswith(expected[1]), gate.reasons

@@ -76,7 +76,89 @@ CASES = [
         "it admits only gfx90a",  # `sm == 90` is gfx90a's (9, 0); nobody's own test
         id="a-test-every-amd-generation-passes-is-nobodys-own",
     ),
+    pytest.param(
+        # A list of the CDNA parts before gfx950, named for the whole line: it admits
+        # everything up to gfx950 of the three AMD generations known, but it is written
+        # as an allowlist, not a cut-off, and names no test of gfx950 (xFormers 0.0.30).
+        "import triton\n\n\n"
+        "def is_cdna():\n"
+        "    target = triton.runtime.driver.active.get_current_target()\n"
+        "    return is_hip() and target.arch in ('gfx940', 'gfx942', 'gfx90a')\n\n\n"
+        "def configs():\n"
+        "    if is_cdna():\n"
+        "        return 'cdna'\n"
+        "    raise ValueError('Unknown Device Type')\n",
+        "gfx950",
+        "likely-gap",
+        "'is_cdna' is named for CDNA but leaves out gfx950, a CDNA4 generation",
+        id="an-allowlist-named-for-the-cdna-line",
+    ),
+    pytest.param(
+        "def fast():\n"
+        "    if get_device_sm() // 10 in (7, 8, 9, 10, 11):\n"
+        "        return 'tiled'\n"
+        "    raise ValueError('unsupported')\n",
+        "sm120",
+        "likely-gap",
+        "enumerates 5 majors",
+        id="an-enumeration-of-every-older-major-is-no-cut-off",
+    ),
     # Noops: the generation's own test, and NVIDIA's lines as they were.
+    pytest.param(
+        "def fast():\n"
+        "    if get_device_sm() == 100:\n"
+        "        return 'tcgen05'\n"
+        "    return 'generic'\n",
+        "sm110",
+        "probably-deliberate",
+        "a single-generation gate: admits only sm100",
+        id="an-exact-test-never-took-the-old-name-in",
+    ),
+    pytest.param(
+        # A list of the parts it knew never took (10, 1) in.
+        "def fast():\n"
+        "    if get_device_sm() in (100, 103):\n"
+        "        return 'tcgen05'\n"
+        "    return 'generic'\n",
+        "sm110",
+        "probably-deliberate",
+        "a single-generation gate: admits only sm100, sm103",
+        id="a-list-of-the-parts-it-knew",
+    ),
+    pytest.param(
+        "def fast():\n"
+        "    if get_device_sm() // 10 == 10:\n"
+        "        return 'tcgen05'\n"
+        "    return 'generic'\n",
+        "sm120",
+        "probably-deliberate",
+        "a single-generation gate: admits only sm100, sm103",
+        id="no-former-name-no-renaming",
+    ),
+    pytest.param(
+        "import triton\n\n\n"
+        "def is_cdna3():\n"
+        "    target = triton.runtime.driver.active.get_current_target()\n"
+        "    return is_hip() and target.arch in ('gfx940', 'gfx942')\n\n\n"
+        "def configs():\n"
+        "    if is_cdna3():\n"
+        "        return 'cdna3'\n"
+        "    return 'generic'\n",
+        "gfx950",
+        "probably-deliberate",
+        "a single-generation gate: admits only gfx942",
+        id="a-name-for-one-cdna-part-promises-no-line",
+    ),
+    pytest.param(
+        "def fast():\n"
+        "    if get_device_sm() < 120:\n"
+        "        return 'tiled'\n"
+        "    raise ValueError('unsupported')\n",
+        "sm120",
+        "probably-deliberate",
+        "an older-hardware branch",
+        id="a-written-cut-off-stays-one",
+    ),
     pytest.param(
         "def fast():\n"
         "    if get_device_sm() == 100:\n"
@@ -148,3 +230,23 @@ def test_generation_lines(
 def test_same_line(first: str, second: str, expected: bool) -> None:
     registry = load_ruleset([]).registry
     assert registry.get(first).same_line(registry.get(second)) is expected
+
+
+def test_a_cut_off_written_as_arithmetic(make_tree: MakeTree) -> None:
+    """A hardware quantity's cut-off written as arithmetic (sglang 0.5.23's Blackwell
+    flavours by shared memory): sm120 takes the small-memory branch of its own."""
+    source = (
+        "import torch\n\n\n"
+        "def flavour():\n"
+        "    if get_device_sm() >= 100:\n"
+        "        smem = torch.cuda.get_device_properties(0).shared_memory_per_multiprocessor\n"
+        "        if smem >= 150 * 1024:\n"
+        "            return 'datacenter'\n"
+        "        return 'spark'\n"
+        "    return 'ampere'\n"
+    )
+    tree = make_tree({"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/mod.py": IMPORTS + source})
+    report = run_audit([tree], load_ruleset([]), "sm120")
+    (row,) = (g for g in report.gates if g.path.name == "mod.py" and "smem" in g.found.condition)
+    assert row.gate_class.value == "probably-deliberate", row.reasons
+    assert row.reasons[0].startswith("an older-hardware branch: it admits only sm100, sm103, sm110")

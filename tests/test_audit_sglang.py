@@ -146,12 +146,16 @@ def test_likely_gaps_checked_by_hand(sglang: tuple[Path, AuditReport, float]) ->
             # branches; the backward postprocess constructor's `arch in [80, 90, 100]`
             # (every caller passes `compute_capability * 10`); pdmux's
             # `get_arch_constraints(compute_capability)` ladder `major == 8` / `major == 9`
-            # (its callers pass torch.cuda.get_device_capability()), sm120 to its else.
+            # (its callers pass torch.cuda.get_device_capability()), sm120 to its else;
+            # its `major == 7` branch too since stop 70 (a test of majors 7 and 6 listed
+            # one by one is no older-hardware cut-off, though it admits everything up to
+            # sm75: the chain ends in `raise ValueError("Unsupported compute capability")`).
             "sglang/jit_kernel/flash_attention/cute/interface.py:251",
             "sglang/jit_kernel/flash_attention/cute/interface.py:274",
             "sglang/jit_kernel/flash_attention/cute/interface.py:430",
             "sglang/jit_kernel/flash_attention/cute/interface.py:454",
             "sglang/jit_kernel/flash_attention/cute/flash_bwd_postprocess.py:50",
+            "sglang/srt/multiplex/pdmux_context.py:60",
             "sglang/srt/multiplex/pdmux_context.py:62",
             "sglang/srt/multiplex/pdmux_context.py:64",
             # server_args' `is_sm100_supported()` default picks (backends, MoE runners,
@@ -201,8 +205,9 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
     counts = {c.value: n for c, n in report.counts().items()}
     assert counts == {
         # listed one by one above (49 until an assert-only branch; 49 again since the
-        # branch refusing the caller's option, FA4's `assert deterministic is False`)
-        "likely-gap": 49,
+        # branch refusing the caller's option, FA4's `assert deterministic is False`;
+        # 50 with pdmux_context.py:60, stop 70)
+        "likely-gap": 50,
         # 50 = single-generation gates (server_args' `is_sm100_supported()` /
         # `is_sm90_supported()` / `is_hopper_with_cuda_12_3()` backend picks: sm120's
         # predicate is used elsewhere in that module, so they stay deliberate; sm90-only
@@ -263,7 +268,8 @@ def test_counts_checked_by_hand(sglang: tuple[Path, AuditReport, float]) -> None
         # Hopper forward class (`arch = 90`; the base's `arch: int = 80`), made only in
         # interface.py's `if compute_capability == 9:` branch: sm90 and the gfx9 parts
         # (semantics/instance_classes.py), single-generation.
-        "probably-deliberate": 125,
+        # 124: - pdmux_context.py:60 `major == 7`, a likely gap above (stop 70).
+        "probably-deliberate": 124,
         "decided": 0,  # no rules, no `# gatecheck: ignore` comments in sglang
         # 56: `is_blackwell()` (majors 10, 11, 12), `major >= 9` / `>= 8` cut-offs, and
         # `if sm_version < 90: return False` exits (the feature is where it is false);

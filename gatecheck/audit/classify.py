@@ -43,7 +43,8 @@ from gatecheck.loading.readlog import ReadFrame
 from gatecheck.semantics.admitted import Semantics
 from gatecheck.semantics.call_names import MAX_CALLER_FILES
 from gatecheck.semantics.callers import files_calling
-from gatecheck.semantics.culprit import culprit
+from gatecheck.semantics.culprit import NotFollowed, assigned_value, culprit, returned_value
+from gatecheck.semantics.evaluator import Evaluator
 from gatecheck.semantics.predicates import ScopePredicate, module_predicates
 from gatecheck.suppressions import Suppression, nearest, scan_files
 
@@ -248,6 +249,15 @@ class Classifier:
         if gen in found.admits:
             switched = self._switched_on(found)
             if switched is None:
+                forced = self._forced_only(found)
+                if forced is not None:
+                    # `selected == CUTLASS_MLA or (is_device_capability(100) and selected
+                    # is None)`: what picks it when nobody forces it is a gate of its own
+                    # (vLLM 0.12.0 widened that to sm103); a likely gap there is one.
+                    automatic, switches = forced
+                    gate_class, reasons = self._verdict(automatic, rule_feature)
+                    if gate_class is GateClass.LIKELY_GAP:
+                        return gate_class, (f"admits {gen} only when {switches}", *reasons)
                 return GateClass.ADMITS, (f"admits {gen}",)
             # `if self.enable_fp4_indexer and not is_sm100_supported(): raise`: the
             # feature's set is every generation (the switch may be off), but the option
@@ -490,6 +500,38 @@ class Classifier:
                 self._classifying.discard(id(condition))
         return classes[id(condition)] is GateClass.LIKELY_GAP
 
+    def _forced_only(self, found: ArchCondition) -> tuple[ArchCondition, str] | None:
+        """An enabling `<switches> or <arch tests>` whose switches are the same unknown on
+        every generation of the vendor (an option, a flag, a parameter) and whose arch
+        tests are all false on the audited generation: it gets there only when forced. The
+        gate as the automatic choice's: its set is where an arch test can be true."""
+        condition = found.condition
+        if (
+            found.polarity is not Polarity.ENABLES
+            or found.kind.is_declaration
+            or not isinstance(condition, nodes.BoolOp)
+            or condition.op != "or"
+        ):
+            return None
+        vendor = self.vendor_gens
+        switches: list[nodes.NodeNG] = []
+        automatic: frozenset[str] = frozenset()
+        for operand in condition.values:
+            answer = self.semantics.admission(operand)
+            if varies(answer, vendor):
+                automatic |= answer.can_be_true & vendor
+            elif vendor <= answer.can_be_true:
+                if vendor <= answer.can_be_false:
+                    switches.append(operand)
+                else:
+                    return None  # true on every generation: never a choice
+            # else false on every generation of the vendor: no way in
+        gen = self.generation.name
+        if not switches or not automatic or gen in automatic:
+            return None
+        shown = " or ".join(f"'{not_gaps.short(s, 50)}'" for s in switches)
+        return replace(found, admits=frozenset((found.admits - vendor) | automatic)), shown
+
     def _switched_on(self, found: ArchCondition) -> tuple[ArchCondition, str] | None:
         """A refusal `if <switches> and <arch tests>: raise` whose switches are the same
         unknown on every generation (an option, a flag, a parameter) and whose arch tests
@@ -639,12 +681,16 @@ class Classifier:
         if named is not None:
             return named
         shut_out = (reach & self.vendor_gens) - found.admits
-        if shut_out and all(self.generation.same_line(self.registry.get(g)) for g in shut_out):
+        if (
+            shut_out
+            and all(self.generation.same_line(self.registry.get(g)) for g in shut_out)
+            and self._names_generation(found)
+        ):
             # `if cap != (12, 0): return "generic"`: a gate about this generation
             # itself (its own kernel or its own fallback), not one that forgot it.
             shown = ", ".join(self.registry.ordered(shut_out))
             return f"shuts out only {shown}: a gate about {gen} itself; {_gen_side(found, gen)}"
-        if self._threshold(inside) or (
+        if (self._threshold(inside) and not self._enumerated(found, inside)) or (
             _written_cut_off(found.condition) and self._threshold(inside, reach)
         ):
             side = "an older" if self._older(inside) else "a newer"
@@ -656,6 +702,49 @@ class Classifier:
         if found.polarity is Polarity.ENABLES:
             return self._hole(found)
         return self._named_among_failures(found)
+
+    def _names_generation(self, found: ArchCondition) -> bool:
+        """Whether a term of the gate tests the audited generation's own line: true only
+        there (`is_sm120()`, `major == 12`), or an inequality false only there (`cap !=
+        (12, 0)`, `arch not in ("sm_120", "sm_121")`). An allowlist that shuts out only
+        the generation because it lists every other one the registry knows (xFormers
+        0.0.29's `is_cdna()`, `arch in ("gfx940", "gfx941", "gfx942", "gfx90a", "gfx908")`,
+        the three AMD generations known: widened to gfx950 in 0.0.30) does not name it."""
+        gen = self.generation
+
+        def own_line(gens: frozenset[str]) -> bool:
+            return bool(gens) and all(gen.same_line(self.registry.get(g)) for g in gens)
+
+        for term in found.arch_terms or tuple(operands(found.condition)):
+            admission = self.semantics.admission(term)
+            true = admission.can_be_true & self.vendor_gens
+            if own_line(true) or own_line(true - admission.can_be_false):
+                # true there, or certainly true only there (`arch // 10 == 12` on an
+                # `arch` its callers pass: unknown elsewhere)
+                return True
+            if (
+                isinstance(term, nodes.Compare)
+                and len(term.ops) == 1
+                and term.ops[0][0] in ("!=", "not in", "is not")
+                and own_line(admission.can_be_false & self.vendor_gens)
+            ):
+                return True
+        return False
+
+    def _enumerated(self, found: ArchCondition, inside: frozenset[str]) -> bool:
+        """Whether the gate lets through several generations and every arch term of it is
+        written as equalities or memberships of constants (`arch in ("gfx940", "gfx942",
+        "gfx90a")`, `major == 9 or major == 10`), through local names and argument-less
+        helpers (`is_cdna()`), with no ordering comparison: an allowlist of the parts it
+        names, not a cut-off, whatever the shape of the set it admits (AMD's three
+        generations: a list of the CDNA parts before gfx950 admits everything up to it).
+        False where a term cannot be read so, and for one generation (`sm == 90`, gfx90a's
+        (9, 0) on AMD: a single-generation gate either way)."""
+        if len(inside) < 2:
+            return False
+        evaluator = self.semantics.evaluator(self.generation.name)
+        terms = found.arch_terms or tuple(operands(found.condition))
+        return bool(terms) and all(_equalities_only(evaluator, t, _FOLLOWED) for t in terms)
 
     def _no_entry(self, found: ArchCondition, inside: frozenset[str]) -> str | None:
         """A gate that looks the device up in a table of constant keys, where a missing
@@ -947,9 +1036,16 @@ class Classifier:
         (vLLM 0.24.0 widened DeepGEMM's allowlist and the gates behind it together)."""
         if not excluding:
             return False
-        return all(
-            condition.role is Role.GATE and self._likely_gap(condition) for condition in excluding
-        )
+        return all(self._a_likely_gap_or_its_call(condition) for condition in excluding)
+
+    def _a_likely_gap_or_its_call(self, condition: ArchCondition) -> bool:
+        """A gate classed a likely gap, or a hop passing on the answer of a gate function
+        one of whose gates is (`if not supports_trtllm_attention(...): return False`)."""
+        if condition.role is Role.GATE:
+            return self._likely_gap(condition)
+        if condition.role is Role.HOP:
+            return any(self._likely_gap(root) for root in self.hop_roots.get(id(condition), ()))
+        return False
 
     def _early_exits_before(self, statement: nodes.NodeNG) -> list[ArchCondition]:
         """`if not is_deep_gemm_supported(): return False, "..."` earlier in the same
@@ -1144,14 +1240,37 @@ class Classifier:
         if found.role is Role.PREDICATE:  # a predicate's own test: its name's promise
             named.append((found.qualname.rsplit(".", 1)[-1], found.admission.can_be_true))
         for name, admits in named:
-            if family not in name.lower():
-                continue
-            if self.generation.name not in admits and admits & same_family:
-                return (
-                    f"'{name}' is named for {self.generation.family} but leaves out "
-                    f"{self.generation.name}, a {self.generation.family} generation"
-                )
+            if family in name.lower():
+                if self.generation.name not in admits and admits & same_family:
+                    return (
+                        f"'{name}' is named for {self.generation.family} but leaves out "
+                        f"{self.generation.name}, a {self.generation.family} generation"
+                    )
+            elif (line := self._line_named(name)) is not None:
+                stem, members = line
+                if self.generation.name not in admits and admits & members:
+                    return (
+                        f"'{name}' is named for {stem} but leaves out {self.generation.name}, "
+                        f"a {self.generation.family} generation"
+                    )
         return None
+
+    def _line_named(self, name: str) -> tuple[str, frozenset[str]] | None:
+        """The line of numbered families the audited generation's belongs to, where
+        `name` spells it without a number (`is_cdna` for CDNA2, CDNA3 and CDNA4, gfx950's
+        CDNA4; not `is_cdna3`), with the vendor's generations of that line."""
+        family = self.generation.family
+        stem = family.rstrip("0123456789")
+        if not stem or stem == family:
+            return None
+        if re.search(rf"{re.escape(stem.lower())}(?!\d)", name.lower()) is None:
+            return None
+        members = frozenset(
+            g
+            for g in self.vendor_gens
+            if self.registry.get(g).family.rstrip("0123456789").lower() == stem.lower()
+        )
+        return stem, members
 
     def _suppressions_of(self, path: Path) -> list[Suppression]:
         # Read as `check` reads them (scan_files), once per file.
@@ -1289,6 +1408,49 @@ def _written_cut_off(condition: nodes.NodeNG) -> bool:
     return op in ("<", "<=", ">", ">=") and (_constant(right) or _constant(condition.left))
 
 
+# How many names and helpers _equalities_only follows from one term.
+_FOLLOWED = 4
+
+
+def _equalities_only(evaluator: Evaluator, term: nodes.NodeNG, hops: int) -> bool:
+    """`term`, an operand of a gate's and/or/not structure, is a comparison by `==`, `!=`,
+    `in` or `not in` with a constant or a collection of constants, or a local name or an
+    argument-less helper (possibly in another module) whose one value or return is made
+    of such terms only."""
+    if isinstance(term, nodes.Compare):
+        constant_side = _constants(term.left) or all(_constants(r) for _, r in term.ops)
+        return constant_side and all(op in ("==", "!=", "in", "not in") for op, _ in term.ops)
+    if hops <= 0:
+        return False
+    value: nodes.NodeNG | None = None
+    if isinstance(term, nodes.Name):
+        value = _one_assigned_value(term)
+    elif isinstance(term, nodes.Call) and not term.args and not term.keywords:
+        value = _one_returned_value(evaluator, term)
+    if value is None:
+        return False
+    parts = tuple(operands(value))
+    return all(_equalities_only(evaluator, part, hops - 1) for part in parts)
+
+
+def _constants(node: nodes.NodeNG) -> bool:
+    if isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)):
+        return bool(node.elts) and all(_constants(e) for e in node.elts)
+    return isinstance(node, nodes.Const)
+
+
+def _one_assigned_value(name: nodes.Name) -> nodes.NodeNG | None:
+    with contextlib.suppress(NotFollowed):
+        return assigned_value(name)
+    return None
+
+
+def _one_returned_value(evaluator: Evaluator, call: nodes.Call) -> nodes.NodeNG | None:
+    with contextlib.suppress(NotFollowed):
+        return returned_value(evaluator, call)
+    return None
+
+
 def _loaded_names(module: nodes.Module) -> set[str]:
     names = {str(n.name) for n in module.nodes_of_class(nodes.Name)}
     return names | {str(n.attrname) for n in module.nodes_of_class(nodes.Attribute)}
@@ -1345,8 +1507,11 @@ def _lower_bound(term: nodes.Compare) -> bool:
 
 
 def _constant(node: nodes.NodeNG) -> bool:
+    """A number or tuple written out, or arithmetic of numbers (`150 * 1024`)."""
     if isinstance(node, nodes.Const):
         return True
+    if isinstance(node, nodes.BinOp):
+        return _constant(node.left) and _constant(node.right)
     return isinstance(node, nodes.Tuple) and all(isinstance(e, nodes.Const) for e in node.elts)
 
 

@@ -66,18 +66,18 @@ def step(evaluator: Evaluator, target: nodes.NodeNG) -> nodes.NodeNG | None:
     """The expression one local name or argument-less helper behind `target` (None:
     not a name or helper this follows); NotFollowed when it is one but cannot be followed."""
     if isinstance(target, nodes.Name) and not _NAMED_FOR_ARCH.search(target.name):
-        return _assigned_value(target)
+        return assigned_value(target)
     if (
         isinstance(target, nodes.Call)
         and not target.args
         and not target.keywords
         and not _NAMED_FOR_ARCH.search(target.func.as_string())
     ):
-        return _returned_value(evaluator, target)
+        return returned_value(evaluator, target)
     return None
 
 
-def _assigned_value(name: nodes.Name) -> nodes.NodeNG | None:
+def assigned_value(name: nodes.Name) -> nodes.NodeNG | None:
     scope, bound = name.lookup(name.name)
     if not isinstance(scope, (nodes.FunctionDef, nodes.Module)):
         return None
@@ -97,7 +97,7 @@ def _assigned_value(name: nodes.Name) -> nodes.NodeNG | None:
     return statement.value
 
 
-def _returned_value(evaluator: Evaluator, call: nodes.Call) -> nodes.NodeNG | None:
+def returned_value(evaluator: Evaluator, call: nodes.Call) -> nodes.NodeNG | None:
     callee = evaluator.value(call.func)
     if not isinstance(callee, FunctionRef) or not isinstance(callee.node, nodes.FunctionDef):
         return None

@@ -103,6 +103,19 @@ CASES = [
         "enumerates 5 majors",
         id="an-enumeration-of-every-older-major-is-no-cut-off",
     ),
+    pytest.param(
+        # Thor reported (10, 1) before CUDA 13.0: a major-10 test took it in then (vLLM
+        # 0.15.1's FA4 `major != 10`, widened to Thor in 0.18.0).
+        "def fast():\n"
+        "    if get_device_sm() // 10 == 10:\n"
+        "        return 'tcgen05'\n"
+        "    return 'generic'\n",
+        "sm110",
+        "likely-gap",
+        "admits sm100, sm103, every generation of major 10, but not sm110, which reported "
+        "(10, 1) under earlier toolkits",
+        id="a-major-test-the-generation-was-renamed-out-of",
+    ),
     # Noops: the generation's own test, and NVIDIA's lines as they were.
     pytest.param(
         "def fast():\n"

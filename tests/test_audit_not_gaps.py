@@ -458,6 +458,11 @@ def test_gates_in_tests_come_after_the_product(make_tree: MakeTree) -> None:
         ("'is_sm120' (line 4) admits sm120 and is at hand in this module, but never used", 1),
         ("'is_sm120' (line 4) admits sm120 and is used elsewhere in this module, not here", 2),
         ("admits only sm100, sm103, of sm120's family (Blackwell)", -1),
+        (
+            "admits sm100, sm103, every generation of major 10, but not sm110, which reported "
+            "(10, 1) under earlier toolkits: a test of major 10 that took it in then",
+            -1,
+        ),
         ("the allowlist is 'CAPS' at line 3: [(9, 0), (10, 0)]", 0),
         ("only reads its parameter 'x': the callers' condition is the decision", -6),
         # Which option a refusal is read for is no evidence; a refusal of a whole vendor
@@ -757,7 +762,9 @@ CALLERS_GROUP = [
         "def finish(arch, dim):\n"
         "    return 'two' if arch // 10 == 10 else 'one'\n",
         [("api.py", 13, "admits"), ("helper.py", 7, "likely-gap"), ("helper.py", 13, "likely-gap")],
-        "the gate at line 13 of pkg.api admits sm100, sm103, sm110 together",
+        # A test of all of major 10 is also Thor's former major (the registry's
+        # `formerly`), evidence of its own that comes first.
+        "which reported (10, 1) under earlier toolkits",
         id="object-and-function-given-the-callers-arch",
     ),
     pytest.param(
@@ -802,7 +809,7 @@ CALLERS_GROUP_NOOPS = [
     pytest.param(
         "import torch\n\n\n"
         "def finish(arch, dim):\n"
-        "    return 'two' if torch.cuda.get_device_capability()[0] == 10 else 'one'\n\n\n"
+        "    return 'two' if torch.cuda.get_device_capability() == (10, 0) else 'one'\n\n\n"
         "class Finisher:\n"
         "    def __init__(self, arch, paired):\n"
         "        pass\n\n"

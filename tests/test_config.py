@@ -605,6 +605,20 @@ def test_load_registry_default() -> None:
     assert registry.get("sm120").capability == (12, 0)
     assert registry.get("gfx942").vendor == "amd"
     assert registry.names[0] == "sm70"
+    # Thor was sm_101 before CUDA 13.0; no other generation was renamed.
+    assert registry.get("sm110").formerly == (10, 1)
+    assert [g.name for g in registry.generations if g.formerly is not None] == ["sm110"]
+
+
+def test_a_former_capability_is_two_numbers(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path / "generations.yaml",
+        "generations:\n"
+        "  - {name: sm110, vendor: nvidia, capability: [11, 0], family: Blackwell, formerly: [10]}\n",
+    )
+    with pytest.raises(ConfigErrors) as raised:
+        load_registry(path)
+    assert "formerly" in raised.value.errors[0].message
 
 
 def test_load_registry_reports_errors(tmp_path: Path) -> None:

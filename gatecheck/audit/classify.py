@@ -830,6 +830,9 @@ class Classifier:
                 f"admits {shown} but not {gen}, of the same major {self.generation.major}: "
                 "an exact-minor test (the commonest gap in history)"
             )
+        renamed = self._renamed_out(found, inside)
+        if renamed is not None:
+            reasons.append(renamed)
         told = self._told(found, inside)
         majors = sorted({self.registry.get(g).major for g in told})
         if len(majors) >= 2 and not self._one_other_family(told):
@@ -848,6 +851,35 @@ class Classifier:
         if floor is not None:
             reasons.append(floor)
         return reasons
+
+    def _renamed_out(self, found: ArchCondition, inside: frozenset[str]) -> str | None:
+        """The generation reported another capability under earlier toolkits (Thor: (10,
+        1) before CUDA 13.0), the gate admits every generation of that major, of its
+        family, and reads that capability as it reads them: a test of the major, written
+        when it took the generation in (vLLM 0.15.1's FA4 `major != 10`, widened to Thor
+        in 0.18.0), not a list of the parts it knew (`arch in (100, 103)`)."""
+        gen = self.generation
+        former = self.semantics.former_evaluator(gen.name)
+        if gen.formerly is None or former is None or found.kind.is_declaration:
+            return None
+        old_major = gen.formerly[0]
+        line = frozenset(
+            g
+            for g in self.vendor_gens
+            if self.registry.get(g).major == old_major
+            and self.registry.get(g).family.lower() == gen.family.lower()
+        )
+        if not line or not line <= inside:
+            return None
+        then = former.truth(found.condition)
+        if any(self.semantics.evaluator(g).truth(found.condition) is not then for g in line):
+            return None
+        shown = ", ".join(self.registry.ordered(line))
+        return (
+            f"admits {shown}, every generation of major {old_major}, but not {gen.name}, "
+            f"which reported {gen.formerly} under earlier toolkits: a test of major "
+            f"{old_major} that took it in then"
+        )
 
     def _floor_beside(self, found: ArchCondition, inside: frozenset[str]) -> str | None:
         """`is_sm_at_least_89() or is_MI300()` audited for gfx950 (torchao 0.17.0, which

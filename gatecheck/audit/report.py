@@ -238,6 +238,9 @@ REASON_WEIGHTS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
         # A likely gap on that ground alone (classify.py) weighs 1, below any one piece
         # of evidence read in the gate itself.
         (r"^admits only .*, of .*'s family \(", -1),
+        # A test of the major the generation reported under earlier toolkits: written
+        # when it took the generation in, or for the parts of that major alone.
+        (r"under earlier toolkits: a test of major", -1),
         (r"^refuses every \w+ generation \(", -1),
         (r"^the per-device table .* has no entry for", -1),
         (r"^refuses \w+ when '", 0),

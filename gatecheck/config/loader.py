@@ -697,6 +697,7 @@ def _generation(entry: Entry) -> Generation:
         smem_per_block_optin=_shared_memory(entry, "per_block_optin"),
         smem_per_sm=_shared_memory(entry, "per_sm"),
         hardware=frozenset(_strings(entry, "hardware")),
+        formerly=_release(entry, "formerly"),
     )
 
 

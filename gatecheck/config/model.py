@@ -39,6 +39,9 @@ class Generation:
     # requirement (schema.HARDWARE: `tcgen05`, `tmem`, `wgmma`...). A feature no generation
     # lists is taken as missing everywhere.
     hardware: frozenset[str] = frozenset()
+    # The capability it reported under earlier toolkits (Thor: (10, 1) before CUDA 13.0,
+    # (11, 0) since): a test written then for that major took it in.
+    formerly: tuple[int, int] | None = None
 
     @property
     def major(self) -> int:

@@ -84,6 +84,13 @@ GENERATION_SCHEMA: Schema = {
             "minItems": 2,
             "maxItems": 2,
         },
+        # The capability the device reported under earlier toolkits: [major, minor].
+        "formerly": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 0},
+            "minItems": 2,
+            "maxItems": 2,
+        },
         # Bytes of shared memory: per block once opted in, and per SM.
         "shared_memory": {
             "type": "object",

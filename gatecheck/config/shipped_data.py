@@ -13,13 +13,13 @@ from gatecheck.config.model import (
     SourceLocation,
 )
 
-DIGEST = "bb5c49585afb230a7de7b64a4333ca556d2171c0a0bc045d4599291ebcaa2fe0"
+DIGEST = "82f8a188d09be24438377705561290d86c19249f34ff21485cef7a3e12fe97cf"
 
 # loader.validation_digest of each shipped file (schema and text): passed jsonschema.
 VALIDATED: frozenset[str] = frozenset(
     [
-        "3318cb604754ea884470cd3ccc0bd7c93e6f8c05d0c3c5168673b7277321b855",  # sglang.yaml
-        "4e05cfb9da4b90fdfed500854396e466533d6c16ec4dfd51fe3a37938fc4f539",  # generations.yaml
+        "8134786967696bab880dea4bcb9e911e33e0b0da4998861853eef9329e3ac131",  # generations.yaml
+        "8148c22a81d693470d92b5f1bfc218cdc9250c3b3eba1c4413eecf1db712da06",  # sglang.yaml
     ]
 )
 
@@ -38,6 +38,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=98304,
                     smem_per_sm=98304,
                     hardware=frozenset(),
+                    formerly=None,
                 ),
                 Generation(
                     name="sm75",
@@ -49,6 +50,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=65536,
                     smem_per_sm=65536,
                     hardware=frozenset(),
+                    formerly=None,
                 ),
                 Generation(
                     name="sm80",
@@ -60,6 +62,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=166912,
                     smem_per_sm=167936,
                     hardware=frozenset({"mma.sp"}),
+                    formerly=None,
                 ),
                 Generation(
                     name="sm86",
@@ -71,6 +74,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=101376,
                     smem_per_sm=102400,
                     hardware=frozenset({"mma.sp"}),
+                    formerly=None,
                 ),
                 Generation(
                     name="sm87",
@@ -82,6 +86,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=166912,
                     smem_per_sm=167936,
                     hardware=frozenset({"mma.sp"}),
+                    formerly=None,
                 ),
                 Generation(
                     name="sm89",
@@ -93,6 +98,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=101376,
                     smem_per_sm=102400,
                     hardware=frozenset({"mma.sp"}),
+                    formerly=None,
                 ),
                 Generation(
                     name="sm90",
@@ -104,6 +110,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=232448,
                     smem_per_sm=233472,
                     hardware=frozenset({"dsmem", "mma.sp", "tma-multicast", "wgmma"}),
+                    formerly=None,
                 ),
                 Generation(
                     name="sm100",
@@ -117,6 +124,7 @@ def ruleset(folder: Path) -> RuleSet:
                     hardware=frozenset(
                         {"2cta", "dsmem", "mma.sp", "tcgen05", "tma-multicast", "tmem", "umma"}
                     ),
+                    formerly=None,
                 ),
                 Generation(
                     name="sm103",
@@ -130,6 +138,7 @@ def ruleset(folder: Path) -> RuleSet:
                     hardware=frozenset(
                         {"2cta", "dsmem", "mma.sp", "tcgen05", "tma-multicast", "tmem", "umma"}
                     ),
+                    formerly=None,
                 ),
                 Generation(
                     name="sm110",
@@ -143,6 +152,7 @@ def ruleset(folder: Path) -> RuleSet:
                     hardware=frozenset(
                         {"2cta", "dsmem", "mma.sp", "tcgen05", "tma-multicast", "tmem", "umma"}
                     ),
+                    formerly=(10, 1),
                 ),
                 Generation(
                     name="sm120",
@@ -154,6 +164,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=101376,
                     smem_per_sm=102400,
                     hardware=frozenset({"mma.sp"}),
+                    formerly=None,
                 ),
                 Generation(
                     name="sm121",
@@ -165,6 +176,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=101376,
                     smem_per_sm=102400,
                     hardware=frozenset({"mma.sp"}),
+                    formerly=None,
                 ),
                 Generation(
                     name="gfx90a",
@@ -176,6 +188,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=None,
                     smem_per_sm=None,
                     hardware=frozenset(),
+                    formerly=None,
                 ),
                 Generation(
                     name="gfx942",
@@ -187,6 +200,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=None,
                     smem_per_sm=None,
                     hardware=frozenset(),
+                    formerly=None,
                 ),
                 Generation(
                     name="gfx950",
@@ -198,6 +212,7 @@ def ruleset(folder: Path) -> RuleSet:
                     smem_per_block_optin=None,
                     smem_per_sm=None,
                     hardware=frozenset(),
+                    formerly=None,
                 ),
             )
         ),

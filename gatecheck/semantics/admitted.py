@@ -251,6 +251,48 @@ class Semantics:
             self._evaluators[key] = found
         return found
 
+    def former_evaluator(self, generation: str) -> Evaluator | None:
+        """An evaluator of the device a registry generation was under earlier toolkits
+        (its `formerly` capability: Thor as (10, 1)), sharing what reads no device with
+        the registry's; None for a generation never renamed."""
+        from dataclasses import replace
+
+        current = self.registry.get(generation)
+        if current.formerly is None:
+            return None
+        key = (f"{generation}@formerly", (), False)
+        found = self._evaluators.get(key)
+        if found is None:
+            from gatecheck.semantics.evaluator import Evaluator
+
+            major, minor = current.formerly
+            former = replace(
+                current, name=f"{generation}@{major}.{minor}", capability=current.formerly
+            )
+            former = replace(former, formerly=None)
+            bindings, calls = (
+                ({}, {}) if not self.shortcuts else self._shared.setdefault(((), False), ({}, {}))
+            )
+            found = Evaluator(
+                self.project,
+                self.registry,
+                former,
+                self.vocabulary,
+                {},
+                idioms=self.idioms,
+                reads=Reads(log=self.project.read_log),
+                binding_memo=Memo(bindings, None),
+                call_memo=Memo(calls, None),
+                facts=self._facts,
+                held=self._held,
+                epoch=self._epoch,
+                follow_callers=self.follow_callers,
+                follow_flow=self.follow_flow,
+                unset_environment=False,
+            )
+            self._evaluators[key] = found
+        return found
+
     def _each(
         self,
         compute: Callable[[str, Evaluator], T],

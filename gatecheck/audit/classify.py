@@ -708,8 +708,8 @@ class Classifier:
         there (`is_sm120()`, `major == 12`), or an inequality false only there (`cap !=
         (12, 0)`, `arch not in ("sm_120", "sm_121")`). An allowlist that shuts out only
         the generation because it lists every other one the registry knows (xFormers
-        0.0.29's `is_cdna()`, `arch in ("gfx940", "gfx941", "gfx942", "gfx90a", "gfx908")`,
-        the three AMD generations known: widened to gfx950 in 0.0.30) does not name it."""
+        0.0.30's `is_cdna()`, `arch in ("gfx940", "gfx941", "gfx942", "gfx90a", "gfx908")`,
+        the three AMD generations known: widened to gfx950 by 0.0.33) does not name it."""
         gen = self.generation
 
         def own_line(gens: frozenset[str]) -> bool:

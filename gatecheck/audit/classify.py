@@ -1450,37 +1450,22 @@ def _equalities_only(evaluator: Evaluator, term: nodes.NodeNG, hops: int) -> boo
     argument-less helper (possibly in another module) whose one value or return is made
     of such terms only."""
     if isinstance(term, nodes.Compare):
-        constant_side = _constants(term.left) or all(_constants(r) for _, r in term.ops)
+        constant_side = _constant(term.left) or all(_constant(r) for _, r in term.ops)
         return constant_side and all(op in ("==", "!=", "in", "not in") for op, _ in term.ops)
     if hops <= 0:
         return False
-    value: nodes.NodeNG | None = None
-    if isinstance(term, nodes.Name):
-        value = _one_assigned_value(term)
-    elif isinstance(term, nodes.Call) and not term.args and not term.keywords:
-        value = _one_returned_value(evaluator, term)
+    try:
+        if isinstance(term, nodes.Name):
+            value = assigned_value(term)
+        elif isinstance(term, nodes.Call) and not term.args and not term.keywords:
+            value = returned_value(evaluator, term)
+        else:
+            return False
+    except NotFollowed:
+        return False
     if value is None:
         return False
-    parts = tuple(operands(value))
-    return all(_equalities_only(evaluator, part, hops - 1) for part in parts)
-
-
-def _constants(node: nodes.NodeNG) -> bool:
-    if isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)):
-        return bool(node.elts) and all(_constants(e) for e in node.elts)
-    return isinstance(node, nodes.Const)
-
-
-def _one_assigned_value(name: nodes.Name) -> nodes.NodeNG | None:
-    with contextlib.suppress(NotFollowed):
-        return assigned_value(name)
-    return None
-
-
-def _one_returned_value(evaluator: Evaluator, call: nodes.Call) -> nodes.NodeNG | None:
-    with contextlib.suppress(NotFollowed):
-        return returned_value(evaluator, call)
-    return None
+    return all(_equalities_only(evaluator, part, hops - 1) for part in operands(value))
 
 
 def _loaded_names(module: nodes.Module) -> set[str]:
@@ -1539,12 +1524,15 @@ def _lower_bound(term: nodes.Compare) -> bool:
 
 
 def _constant(node: nodes.NodeNG) -> bool:
-    """A number or tuple written out, or arithmetic of numbers (`150 * 1024`)."""
+    """A constant written out: a number or string, arithmetic of numbers (`150 * 1024`),
+    or a tuple, list or set of constants."""
     if isinstance(node, nodes.Const):
         return True
     if isinstance(node, nodes.BinOp):
         return _constant(node.left) and _constant(node.right)
-    return isinstance(node, nodes.Tuple) and all(isinstance(e, nodes.Const) for e in node.elts)
+    if isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)):
+        return bool(node.elts) and all(_constant(e) for e in node.elts)
+    return False
 
 
 _LITERALS = (nodes.List, nodes.Tuple, nodes.Set, nodes.Dict)

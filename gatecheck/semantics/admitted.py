@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from gatecheck.config.model import Registry, VocabularyEntry
+from gatecheck.config.model import Generation, Registry, VocabularyEntry
 from gatecheck.loading.project import Project
 from gatecheck.semantics.reads import Epoch, Memo, Reads, Recorded
 
@@ -222,31 +222,10 @@ class Semantics:
         key = (generation, flag_items, unset_environment)
         found = self._evaluators.get(key)
         if found is None:
-            from gatecheck.semantics.evaluator import Evaluator
-
-            bindings, calls = (
-                ({}, {})
-                if not self.shortcuts
-                else self._shared.setdefault((flag_items, unset_environment), ({}, {}))
-            )
             # With no variable set, what read none is taken from the other world.
             base = self.evaluator(generation, flags) if unset_environment else None
-            found = Evaluator(
-                self.project,
-                self.registry,
-                self.registry.get(generation),
-                self.vocabulary,
-                dict(flag_items),
-                idioms=self.idioms,
-                reads=Reads(log=self.project.read_log),  # see loading/readlog.py
-                binding_memo=Memo(bindings, None if base is None else base.binding_memo),
-                call_memo=Memo(calls, None if base is None else base.call_memo),
-                facts=self._facts,
-                held=self._held,
-                epoch=self._epoch,
-                follow_callers=self.follow_callers,
-                follow_flow=self.follow_flow,
-                unset_environment=unset_environment,
+            found = self._new_evaluator(
+                self.registry.get(generation), flag_items, unset_environment, base
             )
             self._evaluators[key] = found
         return found
@@ -263,35 +242,51 @@ class Semantics:
         key = (f"{generation}@formerly", (), False)
         found = self._evaluators.get(key)
         if found is None:
-            from gatecheck.semantics.evaluator import Evaluator
-
             major, minor = current.formerly
             former = replace(
-                current, name=f"{generation}@{major}.{minor}", capability=current.formerly
+                current,
+                name=f"{generation}@{major}.{minor}",
+                capability=current.formerly,
+                formerly=None,
             )
-            former = replace(former, formerly=None)
-            bindings, calls = (
-                ({}, {}) if not self.shortcuts else self._shared.setdefault(((), False), ({}, {}))
-            )
-            found = Evaluator(
-                self.project,
-                self.registry,
-                former,
-                self.vocabulary,
-                {},
-                idioms=self.idioms,
-                reads=Reads(log=self.project.read_log),
-                binding_memo=Memo(bindings, None),
-                call_memo=Memo(calls, None),
-                facts=self._facts,
-                held=self._held,
-                epoch=self._epoch,
-                follow_callers=self.follow_callers,
-                follow_flow=self.follow_flow,
-                unset_environment=False,
-            )
+            found = self._new_evaluator(former, (), False, None)
             self._evaluators[key] = found
         return found
+
+    def _new_evaluator(
+        self,
+        generation: Generation,
+        flag_items: tuple[tuple[str, Any], ...],
+        unset_environment: bool,
+        base: Evaluator | None,
+    ) -> Evaluator:
+        """An evaluator of `generation` whose memos share, with every evaluator of the
+        same flags and environment, what reads no device; `base`: the evaluator of the
+        world with the environment read, whose memos it falls back to."""
+        from gatecheck.semantics.evaluator import Evaluator
+
+        bindings, calls = (
+            ({}, {})
+            if not self.shortcuts
+            else self._shared.setdefault((flag_items, unset_environment), ({}, {}))
+        )
+        return Evaluator(
+            self.project,
+            self.registry,
+            generation,
+            self.vocabulary,
+            dict(flag_items),
+            idioms=self.idioms,
+            reads=Reads(log=self.project.read_log),  # see loading/readlog.py
+            binding_memo=Memo(bindings, None if base is None else base.binding_memo),
+            call_memo=Memo(calls, None if base is None else base.call_memo),
+            facts=self._facts,
+            held=self._held,
+            epoch=self._epoch,
+            follow_callers=self.follow_callers,
+            follow_flow=self.follow_flow,
+            unset_environment=unset_environment,
+        )
 
     def _each(
         self,

@@ -2,7 +2,9 @@
 assigns it, `.name` its name, `Kind["BIG"]` the member of that name. Thresholds kept in
 an Enum (a shared-memory amount per architecture, compared with the device's) are read
 through them; a member the class lacks, a value from `auto()` and an attribute that is
-not `.value` / `.name` stay unknown."""
+not `.value` / `.name` stay unknown. `Kind(value)` is the member with that value (a value
+no member has raises); an Enum mixing in `str` or `int` (sglang's `class DeviceType(str,
+Enum)`) has members equal to their values, read as those values."""
 
 from __future__ import annotations
 
@@ -37,6 +39,40 @@ props = torch.cuda.get_device_properties(0)
 smem = props.shared_memory_per_block_optin
 """
 
+NVIDIA = frozenset(
+    {"sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90"}
+    | {"sm100", "sm103", "sm110", "sm120", "sm121"}
+)
+# A platform record naming its device with a `str` Enum, as sglang's kernel registry does.
+MIXED = """import dataclasses
+import enum
+import torch
+
+
+class Device(str, enum.Enum):
+    CUDA = "cuda"
+    HIP = "hip"
+    CPU = "cpu"
+
+
+@dataclasses.dataclass(frozen=True)
+class Platform:
+    kind: str
+
+    @property
+    def device(self):
+        try:
+            return Device(self.kind)
+        except ValueError:
+            return Device.CPU
+
+
+def platform(kind=None):
+    if kind is not None:
+        return Platform(kind)
+    return Platform("hip" if torch.version.hip is not None else "cuda")
+"""
+
 CASES = [
     pytest.param(HEADER, "smem >= Need.BIG.value", HOPPER_SIZED | AMD, id="value"),
     pytest.param(HEADER, 'smem >= Need["BIG"].value', HOPPER_SIZED | AMD, id="by-name"),
@@ -48,10 +84,19 @@ CASES = [
     pytest.param(HEADER, 'Need.BIG.name == "SMALL"', frozenset(), id="name-differs"),
     pytest.param(HEADER, 'Need.LARGE.name == "BIG"', EVERY, id="alias-is-its-member"),
     pytest.param(HEADER, "Need.SMALL.value == 1", frozenset(), id="value-differs"),
+    pytest.param(HEADER, "Need(232448) == Need.BIG", EVERY, id="by-value"),
+    pytest.param(HEADER, "Need(232448) == Need.SMALL", frozenset(), id="by-value-another-member"),
+    pytest.param(MIXED, 'platform().device == "cuda"', NVIDIA, id="str-mixin-equals-its-value"),
+    pytest.param(MIXED, "platform().device == Device.CUDA", NVIDIA, id="str-mixin-by-value"),
+    pytest.param(MIXED, 'platform("npu").device == Device.CPU', EVERY, id="no-member-raises"),
     # Noops: what the class does not say.
     pytest.param(HEADER, "Need.AUTO.value == 4", EVERY, id="noop-auto"),
     pytest.param(HEADER, 'Need["HUGE"].value == 1', EVERY, id="noop-missing-member"),
     pytest.param(HEADER, "Need.BIG.label == 1", EVERY, id="noop-other-attribute"),
+    pytest.param(HEADER, "Need(7) == Need.BIG", EVERY, id="noop-a-value-no-member-has"),
+    pytest.param(
+        HEADER, "Need(torch.cuda.device_count()) == Need.BIG", EVERY, id="noop-a-value-not-known"
+    ),
     pytest.param(
         HEADER + "class Plain:\n    BIG = 1\n",
         'Plain["BIG"] == 1',

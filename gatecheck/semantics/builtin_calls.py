@@ -309,4 +309,15 @@ def _isinstance_one(ev: Evaluator, value: Any, kind: Any) -> Any:
         return isinstance(value, python_type)
     if isinstance(kind, ClassRef) and isinstance(value, InstanceRef):
         return any(k is kind.node for k in classes.mro(ev, value.cls)) or UNKNOWN
+    if isinstance(kind, ClassRef) and type(value) in _PLAIN_VALUES:
+        # A constant a builtin makes (sglang's `frozenset({...})` of requirements tested
+        # `isinstance(capabilities, CapabilityRequirement)`) is no instance of the
+        # project's classes; not the domain's own tuples (a Capability may stand for a
+        # platform's DeviceCapability).
+        return False
     return UNKNOWN
+
+
+_PLAIN_VALUES = frozenset(
+    {int, float, str, bytes, bool, type(None), tuple, list, dict, set, frozenset}
+)

@@ -17,6 +17,7 @@ from gatecheck.semantics import (
     builtin_calls,
     classes,
     conventions,
+    dataclass_init,
     environment,
     replay,
     text_patterns,
@@ -259,6 +260,12 @@ def call(
     NoneOr (see values.NoneOr); everyone else gets plain values. `certain`: `func` is
     the function the call runs, not one option of several."""
     if isinstance(func, FunctionRef):
+        spread = _each_instance(args, kwargs)
+        if spread is not None:
+            # One of a few objects passed (a factory's returns, `PlatformInfo.detect()`):
+            # the body read for each, so that its fields are read together.
+            results = (call(ev, func, a, k, syntax, optional, False) for a, k in spread)
+            return either(until_unknown(ev, results))
         result = _call_function(ev, func, list(args), dict(kwargs))
         if result is RAISES:
             # No value; the call node noted where this is the function that runs
@@ -278,6 +285,17 @@ def call(
     if isinstance(func, ClassRef):
         made = syntax.parent if syntax is not None else None
         bare = isinstance(made, nodes.Call) and not made.args and not made.keywords
+        if not kwargs:
+            member = classes.enum_call(ev, func.node, args)
+            if member is classes.NO_MEMBER:
+                if certain and isinstance(made, nodes.Call):
+                    ev.raising.append(made)  # a ValueError: no member has the value
+                return UNKNOWN
+            if member is not classes.NOT_AN_ENUM_CALL:
+                return member
+        record = dataclass_init.constructed(ev, func.node, args, kwargs)
+        if record is not None:
+            return record
         return classes.instantiate(func.node, args, kwargs, defaults_hold=bare)
     if isinstance(func, RecordCopy):
         return classes.replaced(func, args, kwargs)
@@ -311,6 +329,34 @@ def _pure_call(ev: Evaluator, func: Any, args: Sequence[Any], kwargs: Mapping[st
 
 # Argument lists a call through one-of-a-few constants is evaluated with, at most.
 _MAX_EACH = 16
+# ... and a project function's call through one of a few objects of the project.
+_MAX_EACH_INSTANCE = 4
+
+
+def _each_instance(
+    args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> list[tuple[list[Any], dict[str, Any]]] | None:
+    """The argument lists a call stands for where an argument is one of a few instances
+    of the project's classes (each option of each such OneOf, the other arguments as they
+    are), or None: no such argument, or more than _MAX_EACH_INSTANCE lists. A body read
+    with the OneOf itself answers each field read apart, every combination of the
+    options' fields: `(p.major, p.minor)` of `cls(major=...)` or `cls()` mixes them."""
+    every = [*args, *kwargs.values()]
+    if not any(_instances(a) for a in every):
+        return None
+    lists: list[list[Any]] = [[]]
+    for argument in every:
+        options = argument.options if _instances(argument) else (argument,)
+        lists = [[*head, o] for head in lists for o in options]
+        if len(lists) > _MAX_EACH_INSTANCE:
+            return None
+    names = list(kwargs)
+    count = len(args)
+    return [(each[:count], dict(zip(names, each[count:], strict=True))) for each in lists]
+
+
+def _instances(value: Any) -> bool:
+    return isinstance(value, OneOf) and all(isinstance(o, InstanceRef) for o in value.options)
 
 
 def _each_option(args: Sequence[Any]) -> list[tuple[Any, ...]] | None:

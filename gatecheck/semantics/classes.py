@@ -25,6 +25,8 @@ from gatecheck.semantics.values import (
     FunctionRef,
     InstanceRef,
     RecordCopy,
+    contains_unknown,
+    is_constant,
 )
 
 if TYPE_CHECKING:
@@ -33,6 +35,9 @@ if TYPE_CHECKING:
 # Bases that define no attributes of an instance's own (for the __getattr__ fallback).
 _PLAIN_BASES = {"abc.ABC", "typing.Generic"}
 _PLAIN_ENUMS = {"enum.Enum"}
+_ENUMS = {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"}
+# The builtin types an Enum mixes in so that its members are values of that type.
+_DATA_TYPES = frozenset({"str", "int", "float", "bytes"})
 
 
 def mro(
@@ -105,6 +110,11 @@ def class_attribute(
             return _tagged(ev, cls, name, receiver, reader)
         if isinstance(node, nodes.FunctionDef):
             return _method(ev, node, klass, cls, receiver)
+        if isinstance(receiver, InstanceRef) and isinstance(node.parent, nodes.AnnAssign):
+            # A field's default, `field(default=...)`'s where the annotation is one.
+            default = dataclass_init.field_default(ev, node.parent)
+            if default is not dataclass_init.NO_FIELD_CALL:
+                return default
         value = ev.binding_value(node)
         if isinstance(node, nodes.ClassDef):
             return value
@@ -315,14 +325,58 @@ def instance_assigns(ev: Evaluator, cls: nodes.ClassDef, name: str) -> bool:
 
 
 def is_enum(ev: Evaluator, cls: nodes.ClassDef) -> bool:
-    """A subclass of enum.Enum (plain: IntEnum/StrEnum/Flag members compare equal
-    to their values, so their values are read as they are)."""
+    """A subclass of enum.Enum whose members are no values of a builtin type (IntEnum,
+    StrEnum and an Enum mixing in `str` or `int`, sglang's `class DeviceType(str, Enum)`,
+    have members that compare equal to their values, so their values are read as they
+    are; `DeviceType.CUDA == "cuda"` is true)."""
+    plain = False
     for klass in mro(ev, cls):
         for base in klass.bases:
             value = ev.eval(base, None)
             if isinstance(value, ExternalRef) and value.dotted in _PLAIN_ENUMS:
-                return True
-    return False
+                plain = True
+            elif isinstance(value, Builtin) and value.name in _DATA_TYPES:
+                return False
+    return plain
+
+
+def enum_call(ev: Evaluator, cls: nodes.ClassDef, args: Sequence[Any]) -> Any:
+    """`DeviceType(value)` of a class deriving from an enum: the member whose value it is
+    (as its members are read: the value itself where they compare equal to their
+    values); NO_MEMBER where no member has that value (Python raises ValueError);
+    NOT_AN_ENUM_CALL where `cls` derives from no enum or the call is another."""
+    if len(args) != 1 or not _derives_from_enum(ev, cls):
+        return NOT_AN_ENUM_CALL
+    wanted = args[0]
+    if not is_constant(wanted) or contains_unknown(wanted):
+        return UNKNOWN
+    plain = is_enum(ev, cls)
+    unread = False
+    for stmt in cls.body:
+        if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if not isinstance(target, nodes.AssignName) or target.name.startswith("_"):
+            continue
+        value = ev.eval(stmt.value, None)
+        if not is_constant(value):
+            unread = True
+        elif type(value) is type(wanted) and value == wanted:
+            return enum_member(cls, target.name) if plain else value
+    return UNKNOWN if unread else NO_MEMBER
+
+
+# enum_call's answers besides a member: none has the value; not an enum's call.
+NO_MEMBER = object()
+NOT_AN_ENUM_CALL = object()
+
+
+def _derives_from_enum(ev: Evaluator, cls: nodes.ClassDef) -> bool:
+    return any(
+        isinstance(value, ExternalRef) and value.dotted in _ENUMS
+        for klass in mro(ev, cls)
+        for value in (ev.eval(base, None) for base in klass.bases)
+    )
 
 
 def enum_member(cls: nodes.ClassDef, name: str) -> EnumMember | None:

@@ -16,11 +16,20 @@ field), nor one a method assigns again (`__post_init__`: `self.x = ...`,
 `object.__setattr__(self, "x", ...)`). Its value is then what the constructions pass
 (callers.field_from_constructions, which also gives up where `dataclasses.replace` may
 give it another); else it is unknown, as a class-level default read through an instance
-was before."""
+was before.
+
+The same `__init__` is written for a pydantic dataclass (`pydantic.dataclasses.dataclass`,
+vLLM's config classes) and for a subclass of `msgspec.Struct` (sglang's kernel
+registry): the fields its class bodies annotate, base classes' first, a default where
+the annotation has a value (`msgspec.field(default=...)` as `field()`), the keyword-only
+ones last (the class keyword `kw_only=True`, for the fields of that class body). A
+construction of such a class leaves every field it does not pass at its default
+(`constructed`), so `Req(device="cuda")` holds the class body's `min_sm = None`."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,13 +37,16 @@ from astroid import nodes
 
 from gatecheck.semantics import callers, classes
 from gatecheck.semantics.reads import remembered
-from gatecheck.semantics.values import UNKNOWN, ClassRef, ExternalRef
+from gatecheck.semantics.values import UNKNOWN, ClassRef, ExternalRef, InstanceRef
 
 if TYPE_CHECKING:
     from gatecheck.semantics.evaluator import Evaluator
 
-_DATACLASS = "dataclasses.dataclass"
-_FIELD = "dataclasses.field"
+# The decorators that write a dataclass's `__init__`, the base whose subclasses get one,
+# and the calls that spell a field's options, as the imports bind them.
+_DATACLASS = frozenset({"dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
+_STRUCT = "msgspec.Struct"
+_FIELD = frozenset({"dataclasses.field", "msgspec.field"})
 # Annotations spelled as dataclasses reads them (it too matches a string annotation's text).
 _CLASS_VAR = re.compile(r"(?:typing\.|t\.)?ClassVar\b")
 _INIT_VAR = re.compile(r"(?:dataclasses\.)?InitVar\b")
@@ -90,8 +102,31 @@ def _assigned_again(ev: Evaluator, cls: nodes.ClassDef, name: str) -> bool:
 def init_parameters(ev: Evaluator, cls: nodes.ClassDef) -> dict[str, callers.Parameter] | None:
     """The fields the `__init__` @dataclass writes for `cls` takes, as parameters by
     name; None where none is written or its parameters are not known."""
-    found = _init(ev, cls)
+    found = remembered(ev, ("dataclass-init", id(cls)), lambda: _init(ev, cls), None)
     return None if found is None else {n: p for n, (p, field) in found.items() if field}
+
+
+def constructed(
+    ev: Evaluator, cls: nodes.ClassDef, args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> InstanceRef | None:
+    """What `cls(*args, **kwargs)` makes where its `__init__` is the one a dataclass
+    decorator or `msgspec.Struct` writes: each field the call passes, by its place or
+    its name, the others at their defaults (the class bodies'); None where that
+    `__init__` is not known."""
+    found = remembered(ev, ("dataclass-init", id(cls)), lambda: _init(ev, cls), None)
+    if found is None:
+        return None
+    instance = InstanceRef(cls, defaults_hold=True)
+    for name, (parameter, is_field) in found.items():
+        if not is_field:
+            continue
+        if _assigned_again(ev, cls, name):
+            instance.attrs[name] = UNKNOWN  # `__post_init__` may set it to anything
+        elif parameter.index is not None and parameter.index < len(args):
+            instance.attrs[name] = args[parameter.index]
+        elif name in kwargs:
+            instance.attrs[name] = kwargs[name]
+    return instance
 
 
 def _init(ev: Evaluator, cls: nodes.ClassDef) -> dict[str, tuple[callers.Parameter, bool]] | None:
@@ -103,7 +138,7 @@ def _init(ev: Evaluator, cls: nodes.ClassDef) -> dict[str, tuple[callers.Paramet
     order = list(classes.mro(ev, cls))
     for klass in order:
         bases = [ev.value(base) for base in klass.bases]
-        if not all(isinstance(b, ClassRef) or classes.plain_base(b) for b in bases):
+        if not all(isinstance(b, ClassRef) or classes.plain_base(b) or _struct(b) for b in bases):
             return None  # a base not read may bring fields of its own
         if sum(1 for b in bases if isinstance(b, ClassRef) and _holds_fields(ev, b.node)) > 1:
             return None
@@ -133,25 +168,60 @@ def _holds_fields(ev: Evaluator, cls: nodes.ClassDef) -> bool:
     return any(_options(ev, klass) is not None for klass in classes.mro(ev, cls))
 
 
+# field_default's answer where the annotation's value is no `field()` call.
+NO_FIELD_CALL = object()
+
+
+def field_default(ev: Evaluator, statement: nodes.AnnAssign) -> Any:
+    """The default a `field()` call gives the field `statement` annotates (unknown for a
+    `default_factory`, or none); NO_FIELD_CALL where its value is not such a call."""
+    value = statement.value
+    if not isinstance(value, nodes.Call):
+        return NO_FIELD_CALL
+    called = ev.value(value.func)
+    if not (isinstance(called, ExternalRef) and called.dotted in _FIELD):
+        return NO_FIELD_CALL
+    given = next((k.value for k in value.keywords or () if k.arg == "default"), None)
+    return UNKNOWN if given is None else ev.value(given)
+
+
 def _options(ev: Evaluator, cls: nodes.ClassDef) -> _Options | object | None:
-    """The options of `cls`'s @dataclass decorator; None: it has none; _UNREAD: they
-    are not constants."""
+    """The options of `cls`'s @dataclass decorator, or of its class keywords where it
+    is a `msgspec.Struct`; None: it is neither; _UNREAD: they are not constants."""
     for decorator in cls.decorators.nodes if cls.decorators else ():
         target = decorator.func if isinstance(decorator, nodes.Call) else decorator
         value = ev.value(target)
-        if not (isinstance(value, ExternalRef) and value.dotted == _DATACLASS):
+        if not (isinstance(value, ExternalRef) and value.dotted in _DATACLASS):
             continue
-        read = {"init": True, "kw_only": False}
-        for keyword in decorator.keywords or () if isinstance(decorator, nodes.Call) else ():
-            if keyword.arg is None:
-                return _UNREAD
-            if keyword.arg in read:
-                given = ev.value(keyword.value)
-                if not isinstance(given, bool):
-                    return _UNREAD
-                read[keyword.arg] = given
-        return _Options(**read)
+        keywords = decorator.keywords if isinstance(decorator, nodes.Call) else None
+        return _read_options(ev, keywords, {"init": True, "kw_only": False})
+    if _is_struct(ev, cls):
+        # A Struct always writes `__init__`; its `kw_only` is of this class body's fields.
+        return _read_options(ev, cls.keywords, {"kw_only": False}, init=True)
     return None
+
+
+def _read_options(
+    ev: Evaluator, keywords: list[nodes.Keyword] | None, read: dict[str, bool], **fixed: bool
+) -> _Options | object:
+    for keyword in keywords or ():
+        if keyword.arg is None:
+            return _UNREAD
+        if keyword.arg in read:
+            given = ev.value(keyword.value)
+            if not isinstance(given, bool):
+                return _UNREAD
+            read[keyword.arg] = given
+    return _Options(**read, **fixed)
+
+
+def _struct(value: Any) -> bool:
+    return isinstance(value, ExternalRef) and value.dotted == _STRUCT
+
+
+def _is_struct(ev: Evaluator, cls: nodes.ClassDef) -> bool:
+    """`cls` derives from `msgspec.Struct`, itself or through a class of the project."""
+    return any(_struct(ev.value(base)) for klass in classes.mro(ev, cls) for base in klass.bases)
 
 
 def _fields(ev: Evaluator, cls: nodes.ClassDef, kw_only: bool) -> dict[str, _Field] | None:
@@ -189,7 +259,7 @@ def _field(
     if not isinstance(value, nodes.Call):
         return _Field(value, kw_only, True, initvar)
     called = ev.value(value.func)
-    if not (isinstance(called, ExternalRef) and called.dotted == _FIELD):
+    if not (isinstance(called, ExternalRef) and called.dotted in _FIELD):
         return _Field(value, kw_only, True, initvar)
     if value.args:
         return None

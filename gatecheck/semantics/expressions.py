@@ -600,6 +600,8 @@ def _subscript(ev: Evaluator, node: nodes.Subscript, env: Env | None) -> Any:
         # A module's memo table (`return _CACHE[device]`): one of the values it holds.
         items = filled_item(ev, node.value, env)
         return UNKNOWN if items is None else either(items)
+    if isinstance(container, SetItems):
+        return UNKNOWN  # a set's items in no known order: which one is first is not known
     if isinstance(node.slice, nodes.Slice):
         parts = [
             None if p is None else ev.eval(p, env)
@@ -931,6 +933,11 @@ def _over_items(
     env: Env | None,
     prelude: Prelude,
 ) -> Any:
+    # Over a set of known items (sglang's `frozenset({CapabilityRequirement.cuda(...)})`):
+    # in the hash order, which only a set built from the values can keep to.
+    unordered = isinstance(items, (set, frozenset)) and not contains_unknown(list(items))
+    if unordered:
+        items = tuple(items)
     if not isinstance(target, nodes.AssignName):
         # `major * 10 + minor for major, minor in caps`: over the devices, or over a
         # known list of known tuples (`[cap(0), cap(1)]`), each unpacked.
@@ -958,6 +965,8 @@ def _over_items(
             keep = keep and verdict
         if keep:
             values.append(ev.eval(elt, inner))
+    if unordered and len(items) > 1 and kind is not set:
+        return SetItems(values)  # the items, in no known order (any() and all() read them)
     return _collected(kind, values)
 
 

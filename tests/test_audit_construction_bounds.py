@@ -116,6 +116,29 @@ def test_each_construction_bound_is_a_row(
     assert bound_rows(audit(make_tree, ruleset, RECORD, kernels)) == expected
 
 
+# Made by a classmethod through `cls(...)` (sglang's `CapabilityRequirement.cuda(min_sm=
+# ...)`): each call of the classmethod is a construction, at the value it passes.
+FACTORY = RECORD.replace(
+    "    def ok(self, device=None):\n",
+    "    @classmethod\n    def at_least(cls, cc=None):\n        return cls(min_cc=cc)\n\n"
+    "    def ok(self, device=None):\n",
+)
+
+
+def test_each_call_of_a_factory_classmethod_is_a_construction(
+    make_tree: MakeTree, ruleset: RuleSet
+) -> None:
+    kernels = {
+        "a": "A = Needs.at_least((9, 0))\n",
+        "b": "B = Needs.at_least(cc=(10, 0))\n",
+        "c": "C = Needs.at_least()\n",
+    }
+    assert bound_rows(audit(make_tree, ruleset, FACTORY, kernels)) == [
+        ("a.py", 4, "(9, 0)", "pkg.reg.a", FROM_SM90),
+        ("b.py", 4, "(10, 0)", "pkg.reg.b", FROM_SM100),
+    ]
+
+
 @pytest.mark.parametrize(
     ("record", "kernels"),
     [

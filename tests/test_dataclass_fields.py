@@ -80,6 +80,18 @@ CASES = [
         BELOW_10,
         id="a-threshold-from-three-constructions-one-leaving-the-default",
     ),
+    pytest.param(
+        # `cls(...)` in a classmethod is a construction too: read as the other one's
+        # default alone, the field was None and the gate true nowhere.
+        THRESHOLD.replace(
+            "    def ok(self):",
+            "    @classmethod\n    def of(cls, cc):\n        return cls(min_cc=cc)\n\n"
+            "    def ok(self):",
+        )
+        + "A = Cap()\nB = Cap.of((10, 0))\n",
+        BELOW_10,
+        id="made-by-a-classmethod-through-cls",
+    ),
 ]
 
 # Each must stay unknown (every generation): read as the constructions' device value
@@ -141,6 +153,13 @@ NOOPS = [
     pytest.param(
         specs("    top_cc: InitVar[tuple]\n", "Specs(torch.cuda.get_device_capability())"),
         id="an-init-var-is-no-field",
+    ),
+    pytest.param(
+        specs(
+            "    top_cc: tuple\n\n    def older(self):\n        return type(self)((12, 0))\n",
+            "Specs(torch.cuda.get_device_capability())",
+        ),
+        id="a-construction-through-type-self-is-not-read",
     ),
 ]
 

@@ -213,15 +213,66 @@ def field_arguments(
         return None
     found: list[tuple[nodes.NodeNG, Any]] = []
     for site in sites:
-        node = next((k.value for k in site.call.keywords or () if k.arg == name), None)
-        if node is None and parameter.index is not None:
-            at = parameter.index - site.offset
-            plain = not any(isinstance(a, nodes.Starred) for a in site.call.args)
-            if plain and 0 <= at < len(site.call.args):
-                node = site.call.args[at]
-        if node is not None:
+        node = _spelled_argument(site, parameter)
+        if node is None:
+            continue
+        through = _through_factory(ev, site, node)
+        if through is None:
             found.append((node, _argument(ev, site, parameter)))
+        elif through is _NOT_FOUND:
+            return None
+        else:
+            found.extend(through)
     return found
+
+
+def _spelled_argument(site: _Site, parameter: Parameter) -> nodes.NodeNG | None:
+    """The expression `site` spells for `parameter`, by keyword or by place."""
+    node = next((k.value for k in site.call.keywords or () if k.arg == parameter.name), None)
+    if node is None and parameter.index is not None:
+        at = parameter.index - site.offset
+        plain = not any(isinstance(a, nodes.Starred) for a in site.call.args)
+        if plain and 0 <= at < len(site.call.args):
+            node = site.call.args[at]
+    return node
+
+
+def _through_factory(ev: Evaluator, site: _Site, node: nodes.NodeNG) -> Any:
+    """Where a classmethod's `cls(...)` passes one of its own parameters on (`min_cuda_arch
+    =min_sm`): what each call of the classmethod spells for it (`CapabilityRequirement.
+    cuda(min_sm=(10, 0))`), the expression and its value, calls leaving it to its default
+    not among them; `_NOT_FOUND` where those calls are not all known. None where `node`
+    is no such parameter."""
+    through = _factory_calls(ev, site, node)
+    if through is None or through is _NOT_FOUND:
+        return through
+    calls, parameter = through
+    found: list[tuple[nodes.NodeNG, Any]] = []
+    for call_site in calls:
+        spelled = _spelled_argument(call_site, parameter)
+        if spelled is not None:
+            found.append((spelled, _argument(ev, call_site, parameter)))
+    return found
+
+
+def _factory_calls(ev: Evaluator, site: _Site, node: nodes.NodeNG) -> Any:
+    """The calls of the classmethod whose `cls(...)` `site` is, and its parameter that
+    `node` (what `site` passes for a field) is; None where `node` is no parameter of a
+    classmethod; `_NOT_FOUND` where the calls are not all known."""
+    method = site.call.frame()
+    if not (
+        isinstance(method, nodes.FunctionDef)
+        and isinstance(node, nodes.Name)
+        and "classmethod" in decorator_names(method)
+    ):
+        return None
+    bound = method.locals.get(node.name, [])
+    if len(bound) != 1 or not isinstance(bound[0], nodes.AssignName):
+        return None
+    if not isinstance(bound[0].parent, nodes.Arguments):
+        return None  # a local of the classmethod: its value is read where it is made
+    calls = _call_sites(ev, method)
+    return _NOT_FOUND if calls is None else (calls, _parameter(method, bound[0]))
 
 
 def _field_sites(ev: Evaluator, cls: nodes.ClassDef, name: str) -> list[_Site] | None:
@@ -441,10 +492,46 @@ def _search(ev: Evaluator, func: nodes.FunctionDef) -> list[_Site] | None:
 
 def _constructions(ev: Evaluator, cls: nodes.ClassDef, offset: int) -> list[_Site] | None:
     """The calls constructing @dataclass `cls` (by its name), for its fields' values:
-    searched in more files than a function's callers (MAX_CONSTRUCTION_FILES)."""
+    searched in more files than a function's callers (MAX_CONSTRUCTION_FILES); and those
+    its classmethods make through their first parameter (`return cls(min_cuda_arch=
+    min_sm)` in sglang's `CapabilityRequirement.cuda`). None where a method constructs its
+    own class otherwise (`type(self)(...)`, `self.__class__(...)`): not all are read."""
     spelled = str(cls.name)
-    return _calls_of(
+    sites = _calls_of(
         ev, spelled, cls, offset, cls.root(), MAX_CONSTRUCTION_FILES, MAX_CONSTRUCTIONS
+    )
+    inner = _own_constructions(cls, offset)
+    if sites is None or inner is None:
+        return None
+    return [*sites, *inner]
+
+
+def _own_constructions(cls: nodes.ClassDef, offset: int) -> list[_Site] | None:
+    """The calls `cls`'s own methods construct it with: `cls(...)` in a classmethod; None
+    where one constructs it as `type(self)(...)` or `self.__class__(...)`."""
+    found: list[_Site] = []
+    for method in cls.mymethods():
+        params = [*method.args.posonlyargs, *method.args.args]
+        first = params[0].name if params else None
+        factory = first is not None and "classmethod" in decorator_names(method)
+        for call in method.nodes_of_class(nodes.Call):
+            callee = call.func
+            if factory and isinstance(callee, nodes.Name) and callee.name == first:
+                found.append(_Site(call, offset))
+            elif _own_class(callee):
+                return None
+    return found
+
+
+def _own_class(callee: nodes.NodeNG) -> bool:
+    """`type(x)` or `x.__class__`: a class read off an instance at run time."""
+    if isinstance(callee, nodes.Attribute):
+        return callee.attrname == "__class__"
+    return (
+        isinstance(callee, nodes.Call)
+        and isinstance(callee.func, nodes.Name)
+        and callee.func.name == "type"
+        and len(callee.args) == 1
     )
 
 

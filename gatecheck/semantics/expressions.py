@@ -280,10 +280,18 @@ def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
     if left is UNKNOWN and len(node.ops) == 1:
         # Whatever the right side is (see _compare_one), it is not read (nor what it
         # imports built), but for a lookup: one that certainly misses raises, and the
-        # comparison has no value there (`ws in SIZES[cap]`, noted for diverging.py).
-        right_node = node.ops[0][1]
+        # comparison has no value there (`ws in SIZES[cap]`, noted for diverging.py);
+        # and for a call's container: one that is empty holds nothing (vLLM's `c.
+        # weight_type not in query_marlin_supported_quant_types(...)`, `[]` below sm75).
+        op, right_node = node.ops[0]
         if isinstance(right_node, nodes.Subscript):
             ev.eval(right_node, env)
+        elif (
+            op in ("in", "not in")
+            and isinstance(right_node, (nodes.Call, nodes.Name))
+            and _empty(ev.eval(right_node, env))
+        ):
+            return op == "not in"
         return UNKNOWN
     outcome: Any = True
     for op, right_node in node.ops:
@@ -298,6 +306,11 @@ def _compare(ev: Evaluator, node: nodes.Compare, env: Env | None) -> Any:
 
 
 _ORDERING = frozenset(("<", "<=", ">", ">="))
+
+
+def _empty(container: Any) -> bool:
+    """A container known to hold nothing: `x in` it is false whatever `x` is."""
+    return type(container) in (tuple, list, dict, set, frozenset, str) and not container
 
 
 def compare(ev: Evaluator, op: str, left: Any, right: Any) -> Any:

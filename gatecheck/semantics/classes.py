@@ -352,17 +352,12 @@ def enum_call(ev: Evaluator, cls: nodes.ClassDef, args: Sequence[Any]) -> Any:
         return UNKNOWN
     plain = is_enum(ev, cls)
     unread = False
-    for stmt in cls.body:
-        if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
-            continue
-        target = stmt.targets[0]
-        if not isinstance(target, nodes.AssignName) or target.name.startswith("_"):
-            continue
-        value = ev.eval(stmt.value, None)
+    for name, node in _member_lines(cls):
+        value = ev.eval(node, None)
         if not is_constant(value):
             unread = True
         elif type(value) is type(wanted) and value == wanted:
-            return enum_member(cls, target.name) if plain else value
+            return enum_member(cls, name) if plain else value
     return UNKNOWN if unread else NO_MEMBER
 
 
@@ -383,19 +378,25 @@ def enum_member(cls: nodes.ClassDef, name: str) -> EnumMember | None:
     """`Color.RED`: the member (an alias, a later name with an earlier member's known
     value, is that member); None for methods and names that are not members."""
     values: dict[Any, str] = {}
+    for member, node in _member_lines(cls):
+        value = node.value if isinstance(node, nodes.Const) else UNKNOWN
+        canonical = member
+        if value is not UNKNOWN and isinstance(value, (int, str, float, bool, bytes)):
+            canonical = values.setdefault(value, member)
+        if member == name:
+            return EnumMember(cls, canonical)
+    return None
+
+
+def _member_lines(cls: nodes.ClassDef) -> Iterator[tuple[str, nodes.NodeNG]]:
+    """Each `NAME = value` line of an enum's body that makes a member, in order (the
+    name, the value's expression)."""
     for stmt in cls.body:
         if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
             continue
         target = stmt.targets[0]
-        if not isinstance(target, nodes.AssignName) or target.name.startswith("_"):
-            continue
-        value = stmt.value.value if isinstance(stmt.value, nodes.Const) else UNKNOWN
-        canonical = target.name
-        if value is not UNKNOWN and isinstance(value, (int, str, float, bool, bytes)):
-            canonical = values.setdefault(value, target.name)
-        if target.name == name:
-            return EnumMember(cls, canonical)
-    return None
+        if isinstance(target, nodes.AssignName) and not target.name.startswith("_"):
+            yield str(target.name), stmt.value
 
 
 def enum_value(ev: Evaluator, member: EnumMember) -> Any:

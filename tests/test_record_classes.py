@@ -82,7 +82,7 @@ def satisfied(capabilities, platform):
 """
 
 STRUCT = PLATFORM.format(
-    imports="from typing import Optional, Tuple\n\nimport msgspec",
+    imports="from enum import Enum\nfrom typing import Optional, Tuple\n\nimport msgspec",
     record="",
     base="(msgspec.Struct, frozen=True)",
 )
@@ -158,6 +158,13 @@ NOOPS = [
         "Platform.detect().major == 10",
         {"gfx90a", "gfx942", "gfx950", *SM10X},
         id="a-base-not-read-may-write-init",
+    ),
+    pytest.param(
+        STRUCT + "\n\nclass Kind(str, Enum):\n    CUDA = 'cuda'\n",
+        "isinstance(Kind.CUDA, Kind) and Platform.detect().major == 10",
+        # The member is read as its value, a str: an instance of a class deriving from str.
+        SM10X,
+        id="a-str-enum-member-may-be-an-instance",
     ),
     pytest.param(
         STRUCT,

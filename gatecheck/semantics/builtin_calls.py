@@ -309,11 +309,12 @@ def _isinstance_one(ev: Evaluator, value: Any, kind: Any) -> Any:
         return isinstance(value, python_type)
     if isinstance(kind, ClassRef) and isinstance(value, InstanceRef):
         return any(k is kind.node for k in classes.mro(ev, value.cls)) or UNKNOWN
-    if isinstance(kind, ClassRef) and type(value) in _PLAIN_VALUES:
+    if isinstance(kind, ClassRef) and type(value) in _PLAIN_VALUES and _no_builtin(ev, kind):
         # A constant a builtin makes (sglang's `frozenset({...})` of requirements tested
-        # `isinstance(capabilities, CapabilityRequirement)`) is no instance of the
-        # project's classes; not the domain's own tuples (a Capability may stand for a
-        # platform's DeviceCapability).
+        # `isinstance(capabilities, CapabilityRequirement)`) is no instance of a project
+        # class deriving from no builtin type; not the domain's own tuples (a Capability
+        # may stand for a platform's DeviceCapability), nor a `(str, Enum)`'s member, read
+        # as its value.
         return False
     return UNKNOWN
 
@@ -321,3 +322,21 @@ def _isinstance_one(ev: Evaluator, value: Any, kind: Any) -> Any:
 _PLAIN_VALUES = frozenset(
     {int, float, str, bytes, bool, type(None), tuple, list, dict, set, frozenset}
 )
+# Bases from outside the project known to derive from no builtin type but `object`.
+_OBJECT_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "msgspec.Struct"})
+
+
+def _no_builtin(ev: Evaluator, kind: ClassRef) -> bool:
+    """Whether every base of `kind`'s classes is the project's, `object`, or one known to
+    derive from no builtin type (so none of its instances is a str, an int, a tuple...)."""
+    for klass in classes.mro(ev, kind.node):
+        for base in klass.bases:
+            value = ev.eval(base, None)
+            if isinstance(value, ClassRef):
+                continue
+            if isinstance(value, Builtin) and value.name == "object":
+                continue
+            if isinstance(value, ExternalRef) and value.dotted in _OBJECT_BASES:
+                continue
+            return False
+    return True

@@ -9,8 +9,10 @@ Enum)`) has members equal to their values, read as those values."""
 from __future__ import annotations
 
 import pytest
+from astroid import nodes
 
 from gatecheck.config.model import RuleSet
+from gatecheck.semantics.admitted import Semantics, in_memory_project
 from tests.admission import EVERY, assert_can_be_true
 
 HOPPER_SIZED = frozenset({"sm90", "sm100", "sm103", "sm110"})
@@ -109,3 +111,25 @@ CASES = [
 @pytest.mark.parametrize(("source", "expr", "admitted"), CASES)
 def test_enum_values(ruleset: RuleSet, source: str, expr: str, admitted: object) -> None:
     assert_can_be_true(ruleset, source, expr, admitted)
+
+
+def test_a_parameter_annotated_with_a_str_enum_is_no_instance_of_it(ruleset: RuleSet) -> None:
+    """An enum's instances are its members: a parameter annotated with one that no caller
+    passes is not read as an instance made by the class (conventions._annotated_instance),
+    a `(str, Enum)` no more than a plain one; the member's property stays unread."""
+    text = (
+        MIXED.replace(
+            "    @property\n    def device(self):", "    @property\n    def unused(self):"
+        )
+        + "\n\nclass Kind(str, enum.Enum):\n    A = 'a'\n\n    @property\n    def native(self):\n"
+        "        return False\n\n\ndef fast(kind: Kind):\n"
+        "    return (kind.native or torch.version.hip is None) and "
+        "torch.cuda.get_device_capability()[0] >= 9  # gate\n"
+    )
+    project = in_memory_project({"gate": text})
+    module = project.module("gate")
+    assert module is not None
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "# gate" in t)
+    node = next(r.value for r in module.nodes_of_class(nodes.Return) if r.lineno == line)
+    admission = Semantics(project, ruleset.registry, follow_callers=True).admission(node)
+    assert {"gfx90a", "gfx942", "gfx950"} <= admission.can_be_true

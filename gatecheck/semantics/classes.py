@@ -329,15 +329,33 @@ def is_enum(ev: Evaluator, cls: nodes.ClassDef) -> bool:
     StrEnum and an Enum mixing in `str` or `int`, sglang's `class DeviceType(str, Enum)`,
     have members that compare equal to their values, so their values are read as they
     are; `DeviceType.CUDA == "cuda"` is true)."""
-    plain = False
+    return _enum_kind(ev, cls) == _PLAIN
+
+
+# _enum_kind's answers: members read as members; members read as their values.
+_PLAIN, _VALUED = "plain", "valued"
+
+
+def _enum_kind(ev: Evaluator, cls: nodes.ClassDef) -> str | None:
+    """How `cls`'s members are read where it derives from an enum (None where not):
+    _PLAIN for an enum.Enum mixing in no builtin type, else _VALUED."""
+    enum = plain = valued = False
     for klass in mro(ev, cls):
         for base in klass.bases:
             value = ev.eval(base, None)
-            if isinstance(value, ExternalRef) and value.dotted in _PLAIN_ENUMS:
-                plain = True
+            if isinstance(value, ExternalRef) and value.dotted in _ENUMS:
+                enum = True
+                plain = plain or value.dotted in _PLAIN_ENUMS
             elif isinstance(value, Builtin) and value.name in _DATA_TYPES:
-                return False
-    return plain
+                valued = True
+    if not enum:
+        return None
+    return _PLAIN if plain and not valued else _VALUED
+
+
+def derives_from_enum(ev: Evaluator, cls: nodes.ClassDef) -> bool:
+    """Whether `cls` is an enum of any kind (its instances are its members)."""
+    return _enum_kind(ev, cls) is not None
 
 
 def enum_call(ev: Evaluator, cls: nodes.ClassDef, args: Sequence[Any]) -> Any:
@@ -345,12 +363,13 @@ def enum_call(ev: Evaluator, cls: nodes.ClassDef, args: Sequence[Any]) -> Any:
     (as its members are read: the value itself where they compare equal to their
     values); NO_MEMBER where no member has that value (Python raises ValueError);
     NOT_AN_ENUM_CALL where `cls` derives from no enum or the call is another."""
-    if len(args) != 1 or not _derives_from_enum(ev, cls):
+    kind = _enum_kind(ev, cls) if len(args) == 1 else None
+    if kind is None:
         return NOT_AN_ENUM_CALL
     wanted = args[0]
     if not is_constant(wanted) or contains_unknown(wanted):
         return UNKNOWN
-    plain = is_enum(ev, cls)
+    plain = kind == _PLAIN
     unread = False
     for name, node in _member_lines(cls):
         value = ev.eval(node, None)
@@ -364,14 +383,6 @@ def enum_call(ev: Evaluator, cls: nodes.ClassDef, args: Sequence[Any]) -> Any:
 # enum_call's answers besides a member: none has the value; not an enum's call.
 NO_MEMBER = object()
 NOT_AN_ENUM_CALL = object()
-
-
-def _derives_from_enum(ev: Evaluator, cls: nodes.ClassDef) -> bool:
-    return any(
-        isinstance(value, ExternalRef) and value.dotted in _ENUMS
-        for klass in mro(ev, cls)
-        for value in (ev.eval(base, None) for base in klass.bases)
-    )
 
 
 def enum_member(cls: nodes.ClassDef, name: str) -> EnumMember | None:

@@ -290,7 +290,7 @@ def _annotated_instance(ev: Evaluator, node: nodes.NodeNG, args: nodes.Arguments
     if not isinstance(found, (nodes.Name, nodes.Attribute)):
         return None
     ref = ev.value(found)
-    if not isinstance(ref, ClassRef) or classes.is_enum(ev, ref.node):
+    if not isinstance(ref, ClassRef) or classes.derives_from_enum(ev, ref.node):
         return None
     from gatecheck.semantics import subclasses  # imports conventions' importers
 
